@@ -1,0 +1,349 @@
+"""Layoffs onto the knocker's melds (R4.4, R4.5) and the defender's best defence.
+
+The knocker's melds are indexed 0..m-1 in the order given. ``laid_off`` lists, per knocker
+meld, the cards earlier defenders (3-4 player games) already added to it. A defender may add
+the fourth card of a set of three and cards extending a run at either end, never onto cards an
+earlier defender laid off: an end an earlier defender extended is closed, and so is a set he
+completed. With ``layoff_chain`` ``own`` a defender may extend one end with several of his own
+consecutive cards (8h then 9h onto 5h 6h 7h); with ``none`` only the card adjacent to each end
+of the knocker's own cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from ginrummy.cards import CARD_NAMES, LANE
+from ginrummy.rules import LayoffChain
+from ginrummy.solver.melds import (
+    CardsLike,
+    MeldKind,
+    _kind_of_mask,
+    best_melds_mask,
+    check_card,
+    deadwood_mask,
+    to_mask,
+)
+
+__all__ = [
+    "Defence",
+    "LayoffChainLike",
+    "LayoffTarget",
+    "best_defence",
+    "check_layoffs",
+    "layoff_targets",
+]
+
+LayoffChainLike = LayoffChain | str
+"""A :class:`~ginrummy.rules.LayoffChain` or its value, ``"own"`` or ``"none"``."""
+
+
+def _names(cards: Iterable[int]) -> str:
+    return " ".join(CARD_NAMES[c] for c in cards)
+
+
+@dataclass(frozen=True, slots=True)
+class LayoffTarget:
+    """What a defender may add to knocker meld number ``meld``.
+
+    ``cards``: the knocker's meld (runs by rank, sets by suit); ``laid_off``: what earlier
+    defenders added to it; ``fourth``: for a set of three still open, its missing card;
+    ``low`` / ``high``: for a run, the cards that may extend its lower / upper end, nearest
+    first. A card of ``low`` may be laid off only together with every card before it in
+    ``low`` (with ``layoff_chain`` ``none`` these hold one card at most).
+    """
+
+    meld: int
+    kind: MeldKind
+    cards: tuple[int, ...]
+    laid_off: tuple[int, ...]
+    fourth: int | None
+    low: tuple[int, ...]
+    high: tuple[int, ...]
+
+    @property
+    def adjacent(self) -> tuple[int, ...]:
+        """The cards that may be laid off on their own, lowest first."""
+        out = [self.fourth] if self.fourth is not None else []
+        out += self.low[:1] + self.high[:1]
+        return tuple(sorted(out))
+
+    @property
+    def mask(self) -> int:
+        """Bitmask of every card that may go onto this meld (some only after others)."""
+        mask = 0
+        for card in (*self.low, *self.high):
+            mask |= 1 << card
+        if self.fourth is not None:
+            mask |= 1 << self.fourth
+        return mask
+
+    def describe(self) -> str:
+        """``meld 2 (5h 6h 7h)``."""
+        return f"meld {self.meld} ({_names(self.cards)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Defence:
+    """A defender's answer to a knock: his own ``melds``, ``layoffs`` as (card, knocker meld
+    index) pairs in an order they can be laid (each run end nearest card first), and what is
+    left: ``unmatched`` (highest rank first) worth ``deadwood``."""
+
+    melds: tuple[tuple[int, ...], ...]
+    layoffs: tuple[tuple[int, int], ...]
+    unmatched: tuple[int, ...]
+    deadwood: int
+
+    def __str__(self) -> str:
+        melds = " ".join(f"[{_names(m)}]" for m in self.melds)
+        lays = " ".join(f"{CARD_NAMES[c]}>{i}" for c, i in self.layoffs)
+        parts = [p for p in (melds, f"lay off {lays}" if lays else "") if p]
+        parts.append(f"| {_names(self.unmatched)}".rstrip())
+        return f"{' '.join(parts)} ({self.deadwood})"
+
+
+def _chain(chain: LayoffChainLike) -> LayoffChain:
+    try:
+        return LayoffChain(chain)
+    except ValueError:
+        raise ValueError(f"layoff chain {chain!r}: expected 'own' or 'none'") from None
+
+
+def _table(
+    knocker_melds: Sequence[Sequence[int]], laid_off: Sequence[Sequence[int]] | None
+) -> tuple[list[tuple[MeldKind, tuple[int, ...]]], list[tuple[int, ...]], int]:
+    """Checked knocker melds (kind, sorted cards), earlier layoffs per meld, all table cards."""
+    melds: list[tuple[MeldKind, tuple[int, ...]]] = []
+    table = 0
+    for i, meld in enumerate(knocker_melds):
+        own = [check_card(c, f"knocker meld {i}: card") for c in meld]
+        mask = to_mask(own)
+        kind = _kind_of_mask(mask)
+        if kind is None:
+            raise ValueError(f"knocker meld {i} ({_names(sorted(own))}) is not a meld")
+        if mask & table:
+            raise ValueError(f"knocker meld {i} ({_names(sorted(own))}) shares a card with "
+                             "an earlier meld")
+        table |= mask
+        melds.append((kind, tuple(sorted(own, key=_set_order if kind == "set" else None))))
+    if laid_off is None:
+        return melds, [() for _ in melds], table
+    if len(laid_off) != len(melds):
+        raise ValueError(f"laid_off lists {len(laid_off)} melds; the knocker laid {len(melds)}")
+    laid: list[tuple[int, ...]] = []
+    for i, ((kind, cards), extra) in enumerate(zip(melds, laid_off, strict=True)):
+        more = [check_card(c, f"laid_off[{i}]: card") for c in extra]
+        mask = to_mask(more)
+        if mask & table:
+            raise ValueError(f"laid_off[{i}]: a card is already on the table")
+        whole = to_mask(cards) | mask
+        if more and _kind_of_mask(whole) != kind:
+            raise ValueError(f"laid_off[{i}] ({_names(more)}) does not extend knocker meld "
+                             f"{i} ({_names(cards)})")
+        table |= mask
+        laid.append(tuple(sorted(more)))
+    return melds, laid, table
+
+
+def _set_order(card: int) -> int:
+    return card // LANE
+
+
+def _targets(
+    melds: list[tuple[MeldKind, tuple[int, ...]]],
+    laid: list[tuple[int, ...]],
+    table: int,
+    chain: LayoffChain,
+) -> list[LayoffTarget]:
+    limit = 1 if chain is LayoffChain.NONE else LANE
+    out: list[LayoffTarget] = []
+    for i, ((kind, cards), extra) in enumerate(zip(melds, laid, strict=True)):
+        if kind == "set":
+            fourth = None
+            if len(cards) == 3 and not extra:
+                rank = cards[0] % LANE
+                fourth = next((rank + LANE * s for s in range(4)
+                               if not table >> (rank + LANE * s) & 1), None)
+            out.append(LayoffTarget(i, kind, cards, extra, fourth, (), ()))
+            continue
+        base = cards[0] - cards[0] % LANE
+        lo = cards[0] % LANE
+        hi = cards[-1] % LANE
+        low: list[int] = []
+        high: list[int] = []
+        if not any(c % LANE < lo for c in extra):
+            r = lo - 1
+            while r >= 0 and len(low) < limit and not table >> (base + r) & 1:
+                low.append(base + r)
+                r -= 1
+        if not any(c % LANE > hi for c in extra):
+            r = hi + 1
+            while r < LANE and len(high) < limit and not table >> (base + r) & 1:
+                high.append(base + r)
+                r += 1
+        out.append(LayoffTarget(i, kind, cards, extra, None, tuple(low), tuple(high)))
+    return out
+
+
+def layoff_targets(
+    knocker_melds: Sequence[Sequence[int]],
+    laid_off: Sequence[Sequence[int]] | None = None,
+    chain: LayoffChainLike = "own",
+) -> list[LayoffTarget]:
+    """For each knocker meld, in order, the cards a defender may add to it (R4.4, R4.5)."""
+    melds, laid, table = _table(knocker_melds, laid_off)
+    return _targets(melds, laid, table, _chain(chain))
+
+
+def check_layoffs(
+    knocker_melds: Sequence[Sequence[int]],
+    layoffs: Iterable[tuple[int, int]],
+    chain: LayoffChainLike = "own",
+    laid_off: Sequence[Sequence[int]] | None = None,
+) -> str | None:
+    """``None`` if one defender may lay off these (card, knocker meld index) pairs together,
+    else a short message saying what is wrong. The order of the pairs does not matter.
+
+    Malformed input (not a card, no such meld, knocker melds that are not melds) raises
+    ``ValueError``; that the cards are the defender's own is the caller's to check.
+    """
+    rule = _chain(chain)
+    melds, laid, table = _table(knocker_melds, laid_off)
+    targets = _targets(melds, laid, table, rule)
+    groups: list[list[int]] = [[] for _ in targets]
+    seen = 0
+    pairs: list[tuple[int, int]] = []
+    for pair in layoffs:
+        try:
+            card, index = pair
+        except (TypeError, ValueError):
+            raise ValueError(f"layoff {pair!r}: expected a (card, meld index) pair") from None
+        check_card(card, "layoff card")
+        if not isinstance(index, int) or isinstance(index, bool) or not (
+            0 <= index < len(targets)
+        ):
+            raise ValueError(f"layoff {CARD_NAMES[card]}: no knocker meld {index!r} "
+                             f"(the knocker laid {len(targets)})")
+        pairs.append((card, index))
+    for card, index in sorted(pairs):
+        bit = 1 << card
+        if table & bit:
+            return f"{CARD_NAMES[card]} is already on the table"
+        if seen & bit:
+            return f"{CARD_NAMES[card]} is laid off twice"
+        seen |= bit
+        groups[index].append(card)
+    for target, group in zip(targets, groups, strict=True):
+        if group:
+            problem = _check_one(target, group, rule)
+            if problem:
+                return problem
+    return None
+
+
+def _check_one(target: LayoffTarget, group: list[int], rule: LayoffChain) -> str | None:
+    desc = target.describe()
+    first = target.cards[0]
+    if target.kind == "set":
+        for card in group:
+            if card % LANE != first % LANE:
+                return f"{CARD_NAMES[card]} cannot go on {desc}: a set takes only its rank"
+        card = group[0]
+        if target.fourth is None:
+            if len(target.cards) == 4:
+                return f"{CARD_NAMES[card]} cannot go on {desc}: the set has four cards already"
+            return (f"{CARD_NAMES[card]} cannot go on {desc}: an earlier defender completed "
+                    "the set")
+        return None
+    lo = first % LANE
+    hi = target.cards[-1] % LANE
+    for card in group:
+        if card // LANE != first // LANE:
+            return f"{CARD_NAMES[card]} cannot extend {desc}: not of its suit"
+    below = sorted((c for c in group if c % LANE < lo), reverse=True)
+    above = sorted(c for c in group if c % LANE > hi)
+    for side, allowed, closed in (
+        (below, target.low, any(c % LANE < lo for c in target.laid_off)),
+        (above, target.high, any(c % LANE > hi for c in target.laid_off)),
+    ):
+        if not side:
+            continue
+        if closed:
+            return (f"{CARD_NAMES[side[0]]} cannot extend {desc}: an earlier defender already "
+                    "extended that end")
+        k = 0
+        while k < len(side) and k < len(allowed) and side[k] == allowed[k]:
+            k += 1
+        if k < len(side):
+            card = side[k]
+            if (card % LANE == 0 and hi == LANE - 1) or (card % LANE == LANE - 1 and lo == 0):
+                return f"{CARD_NAMES[card]} cannot extend {desc}: runs never wrap"
+            gap = abs(card % LANE - (lo if side is below else hi))
+            if rule is LayoffChain.NONE and k == len(allowed) == 1 and gap == 2:
+                return (f"{CARD_NAMES[card]} cannot extend {desc}: only a card adjacent to the "
+                        "knocker's own cards may be laid off (layoff chain 'none')")
+            return f"{CARD_NAMES[card]} cannot extend {desc}: it must be adjacent"
+    return None
+
+
+def best_defence(
+    hand: CardsLike,
+    knocker_melds: Sequence[Sequence[int]],
+    chain: LayoffChainLike = "own",
+    laid_off: Sequence[Sequence[int]] | None = None,
+) -> Defence:
+    """The defender's own melds and layoffs leaving him the least deadwood (R4.4).
+
+    Every legal combination of layoffs is tried (a card that fits two knocker melds is tried
+    on each), the rest of the hand arranged at its best. Among equal deadwood the first found
+    wins: knocker melds in order, fewer cards laid off on each before more.
+    """
+    mask = to_mask(hand)
+    melds, laid, table = _table(knocker_melds, laid_off)
+    if mask & table:
+        card = (mask & table & -(mask & table)).bit_length() - 1
+        raise ValueError(f"{CARD_NAMES[card]} is both in the hand and on the table")
+    targets = _targets(melds, laid, table, _chain(chain))
+    per_meld: list[list[tuple[int, tuple[tuple[int, int], ...]]]] = []
+    for target in targets:
+        i = target.meld
+        if target.kind == "set":
+            if target.fourth is not None and mask >> target.fourth & 1:
+                per_meld.append([(0, ()), (1 << target.fourth, ((target.fourth, i),))])
+            continue
+        ends: list[list[tuple[int, tuple[tuple[int, int], ...]]]] = []
+        for side in (target.low, target.high):
+            options: list[tuple[int, tuple[tuple[int, int], ...]]] = [(0, ())]
+            taken = 0
+            pairs: tuple[tuple[int, int], ...] = ()
+            for card in side:
+                if not mask >> card & 1:
+                    break
+                taken |= 1 << card
+                pairs += ((card, i),)
+                options.append((taken, pairs))
+            ends.append(options)
+        if len(ends[0]) > 1 or len(ends[1]) > 1:
+            per_meld.append([(lm | hm, lp + hp) for lm, lp in ends[0] for hm, hp in ends[1]])
+    best_dw = deadwood_mask(mask)
+    best_taken = 0
+    best_pairs: tuple[tuple[int, int], ...] = ()
+    for combo in product(*per_meld):
+        taken = 0
+        clash = False
+        for part, _ in combo:
+            if taken & part:
+                clash = True
+                break
+            taken |= part
+        if clash or not taken:
+            continue
+        dw = deadwood_mask(mask ^ taken)
+        if dw < best_dw:
+            best_dw = dw
+            best_taken = taken
+            best_pairs = tuple(p for _, ps in combo for p in ps)
+    arrangement = best_melds_mask(mask ^ best_taken)
+    return Defence(arrangement.melds, best_pairs, arrangement.unmatched, arrangement.deadwood)
