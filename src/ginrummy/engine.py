@@ -1,0 +1,530 @@
+"""The state machine of one hand of Gin Rummy for 2-4 players (RULES.md R2-R4).
+
+A :class:`Hand` is created from a ruleset, a dealer and a deck order (explicit, from a seed, or
+shuffled by the caller); it then moves only through :meth:`Hand.apply`, which checks every
+action and raises an :class:`~ginrummy.errors.IllegalActionError` (leaving the state unchanged)
+for one that is not allowed. Reshuffles of the discard pile (R4.7) are chance actions
+(:class:`~ginrummy.actions.Reshuffle`) supplied by whoever runs the game, so a hand is a pure
+function of its deck and its action list.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ginrummy import errors
+from ginrummy.actions import (
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Knock,
+    LayOff,
+    Melds,
+    Pass,
+    Reshuffle,
+    action_text,
+    parse_action,
+)
+from ginrummy.cards import CARD_VALUES, Card, card_name, cards_of, format_cards, suit_of
+from ginrummy.rules import LayoffChain, Ruleset, StockEnd, UpcardOffer
+from ginrummy.scoring import HandResult, Outcome, score_hand, void_result
+from ginrummy.solver import (
+    Arrangement,
+    Defence,
+    arrangement_from_melds,
+    best_defence,
+    best_melds,
+    check_layoffs,
+    knock_options,
+)
+
+CHANCE = -1
+"""The pseudo-seat that supplies reshuffles."""
+NOBODY = -2
+"""``to_move`` once the hand is over."""
+
+
+class Phase(StrEnum):
+    """Where a hand stands; each phase has its own legal actions."""
+
+    OFFER = "offer"          # first-turn upcard: take or pass (R3.5)
+    DRAW = "draw"            # draw from stock or discard pile
+    DISCARD = "discard"      # discard, knock or gin
+    LAYOFF = "layoff"        # a defender lays down melds and layoffs (R4.4)
+    RESHUFFLE = "reshuffle"  # chance: new stock from the discards (R4.7)
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One entry of a seat's log; ``card`` is the stock card drawn, shown only to the drawer.
+
+    A reshuffle appears with an empty order: nobody sees the new stock.
+    """
+
+    seat: int
+    action: Action
+    card: Card | None = None
+
+    def text(self, gin: bool = False, with_card: bool = True) -> str:
+        """The action in notation, with the drawn card when known."""
+        if isinstance(self.action, Reshuffle):
+            return "reshuffle"
+        drew = f" ({card_name(self.card)})" if with_card and self.card is not None else ""
+        return action_text(self.action, gin and isinstance(self.action, Knock)) + drew
+
+    def __str__(self) -> str:
+        who = "chance" if self.seat < 0 else f"seat {self.seat}"
+        return f"{who}: {self.text()}"
+
+
+_HIDDEN_RESHUFFLE = Reshuffle(())
+
+
+@dataclass(frozen=True)
+class KnockInfo:
+    """What the knocker laid down."""
+
+    knocker: int
+    discard: Card | None
+    melds: Melds
+    unmatched: tuple[Card, ...]
+    deadwood: int
+    gin: bool
+    big_gin: bool
+
+
+@dataclass(frozen=True)
+class DefenceInfo:
+    """What one defender laid down: own melds, layoffs (card, knocker meld index), the rest."""
+
+    seat: int
+    melds: Melds
+    layoffs: tuple[tuple[Card, int], ...]
+    unmatched: tuple[Card, ...]
+    deadwood: int
+
+
+def deal_order(seed: int | None = None, rng: random.Random | None = None) -> list[Card]:
+    """A shuffled deck order: from ``rng`` if given, else from ``seed`` (deterministic)."""
+    deck = list(range(52))
+    (rng or random.Random(seed)).shuffle(deck)
+    return deck
+
+
+class Hand:
+    """One hand: deal, turns, knock or gin, layoffs, scoring."""
+
+    def __init__(self, rules: Ruleset, dealer: int, deck: Sequence[Card]) -> None:
+        n = rules.players
+        if not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
+        if sorted(deck) != list(range(52)):
+            raise ValueError("deck must hold each of the 52 cards exactly once")
+        self.rules = rules
+        self.players = n
+        self.dealer = dealer
+        self.deck: tuple[Card, ...] = tuple(deck)
+        size = rules.cards_per_hand
+        hands = [0] * n
+        for i in range(n * size):  # R2.3: one at a time from the dealer's left
+            hands[(dealer + 1 + i) % n] |= 1 << deck[i]
+        self.hands: list[int] = hands
+        self.upcard: Card = deck[n * size]
+        self.discards: list[Card] = [self.upcard]
+        self.stock: list[Card] = list(reversed(deck[n * size + 1:]))  # top is stock[-1]
+        self.log: list[tuple[int, Action]] = []
+        # per-seat logs (R3.4), and the spectators' log as the last entry
+        self.seat_logs: list[list[Event]] = [[] for _ in range(n + 1)]
+        self.discard_history: list[Card] = [self.upcard]  # every card put face up, in order
+        self.known: list[int] = [0] * n  # cards taken from the discard pile, still held
+        self.taken: Card | None = None  # card just taken from the pile this turn
+        self.reshuffles = 0
+        self._after_reshuffle = 0  # who draws first from a reshuffled stock
+        self.passes = 0
+        self.stock_only = False
+        self.knock: KnockInfo | None = None
+        self.defences: list[DefenceInfo] = []
+        self.laid_off: list[list[Card]] = []
+        self.result: HandResult | None = None
+        first = (dealer + 1) % n
+        if rules.upcard_offer is UpcardOffer.NONE:
+            self.phase, self.to_move = Phase.DRAW, first
+        elif rules.upcard_offer is UpcardOffer.NON_DEALER_FIRST:
+            self.phase, self.to_move = Phase.OFFER, first
+        else:
+            self.phase, self.to_move = Phase.OFFER, dealer
+
+    # ----------------------------------------------------------------- construction helpers
+    @classmethod
+    def deal(cls, rules: Ruleset, dealer: int = 0, seed: int | None = None,
+             rng: random.Random | None = None) -> Hand:
+        """A hand dealt from a seeded (or given) random generator."""
+        return cls(rules, dealer, deal_order(seed, rng))
+
+    def copy(self) -> Hand:
+        """An independent copy (replays its log on the same deck)."""
+        clone = Hand(self.rules, self.dealer, self.deck)
+        for seat, action in self.log:
+            clone._apply(seat, action)
+        return clone
+
+    # ----------------------------------------------------------------- derived facts
+    @property
+    def over(self) -> bool:
+        """True once the hand has a result."""
+        return self.phase is Phase.OVER
+
+    @property
+    def knock_limit(self) -> int:
+        """The knock limit in force: ``oklahoma_knock_limit`` uses the first upcard (R5.4)."""
+        if self.rules.oklahoma_knock_limit:
+            value = CARD_VALUES[self.upcard]
+            return min(self.rules.knock_limit, 0 if value == 1 else value)
+        return self.rules.knock_limit
+
+    @property
+    def top_discard(self) -> Card | None:
+        """The card that may be taken, if any."""
+        return self.discards[-1] if self.discards else None
+
+    def hand_of(self, seat: int) -> list[Card]:
+        """A seat's cards, lowest first."""
+        return cards_of(self.hands[seat])
+
+    def snapshot(self) -> tuple[object, ...]:
+        """Every piece of state as a hashable tuple (for equality checks in tests)."""
+        return (
+            self.phase, self.to_move, tuple(self.hands), tuple(self.stock),
+            tuple(self.discards), tuple(self.known), self.taken, self.reshuffles,
+            self.passes, self.stock_only, self.knock, tuple(self.defences),
+            tuple(tuple(x) for x in self.laid_off), self.result, len(self.log),
+        )
+
+    # ----------------------------------------------------------------- legal actions
+    def legal_actions(self) -> list[Action]:
+        """The actions open to the player (or chance) to move; knocks with the best melds.
+
+        A knock with any other valid arrangement of the same discard is also legal
+        (:meth:`is_legal`); for layoffs the proposal is the best defence only.
+        """
+        phase = self.phase
+        if phase is Phase.DRAW:
+            if self.stock_only or not self.discards:
+                return [DrawStock()]
+            return [DrawStock(), DrawDiscard()]
+        if phase is Phase.DISCARD:
+            hand = self.hands[self.to_move]
+            forbidden = self.taken if self.rules.no_rediscard_of_taken_card else None
+            out: list[Action] = [Discard(c) for c in cards_of(hand) if c != forbidden]
+            for option in knock_options(hand, self.knock_limit, self.rules.big_gin, forbidden):
+                out.append(Knock(option.discard, option.arrangement.melds))
+            return out
+        if phase is Phase.OFFER:
+            return [DrawDiscard(), Pass()]
+        if phase is Phase.LAYOFF:
+            best = self.best_defence(self.to_move)
+            return [LayOff(best.melds, best.layoffs)]
+        return []
+
+    def discard_choices(self) -> list[Card]:
+        """The cards that may be discarded now (DISCARD phase)."""
+        if self.phase is not Phase.DISCARD:
+            return []
+        forbidden = self.taken if self.rules.no_rediscard_of_taken_card else None
+        return [c for c in cards_of(self.hands[self.to_move]) if c != forbidden]
+
+    def best_defence(self, seat: int) -> Defence:
+        """The layoffs and melds that leave ``seat`` the least deadwood now (R4.4)."""
+        if self.knock is None:
+            raise errors.WrongPhaseError("nobody has knocked")
+        return best_defence(self.hands[seat], self.knock.melds,
+                            self.rules.layoff_chain, self.laid_off)
+
+    def is_legal(self, action: Action, seat: int | None = None) -> bool:
+        """Whether ``apply`` would accept the action."""
+        try:
+            self.verify(action, seat)
+        except errors.IllegalActionError:
+            return False
+        return True
+
+    # ----------------------------------------------------------------- applying actions
+    def apply(self, action: Action | str, seat: int | None = None) -> None:
+        """Check and play an action (or its text) for ``seat`` (default: whoever is to move).
+
+        Raises an :class:`~ginrummy.errors.IllegalActionError` subclass and changes nothing
+        if the action is not legal now.
+        """
+        if isinstance(action, str):
+            try:
+                action = parse_action(action)
+            except ValueError as exc:
+                raise errors.IllegalActionError(str(exc)) from None
+        self.verify(action, seat)
+        self._apply(self.to_move, action)
+
+    def verify(self, action: Action, seat: int | None = None) -> None:
+        """Raise the specific error for an action that may not be played now."""
+        if self.phase is Phase.OVER:
+            raise errors.HandOverError("the hand is over")
+        if seat is not None and seat != self.to_move:
+            who = "chance" if self.to_move == CHANCE else f"seat {self.to_move}"
+            raise errors.NotYourTurnError(f"seat {seat} acted but {who} is to move")
+        phase = self.phase
+        kind = type(action)
+        allowed = _PHASE_ACTIONS[phase]
+        if kind not in allowed:
+            names = ", ".join(_ACTION_NAMES[k] for k in allowed)
+            raise errors.WrongPhaseError(
+                f"{_ACTION_NAMES.get(kind, kind.__name__)} is not allowed in the {phase} phase;"
+                f" expected {names}"
+            )
+        if isinstance(action, DrawDiscard):
+            if phase is Phase.DRAW and self.stock_only:
+                raise errors.IllegalActionError(
+                    "everybody passed the upcard: the first player draws from the stock (R3.5)")
+            if not self.discards:
+                raise errors.IllegalActionError("the discard pile is empty")
+        elif isinstance(action, Discard):
+            self._check_discard(action.card)
+        elif isinstance(action, Knock):
+            self._check_knock(action)
+        elif isinstance(action, LayOff):
+            self._check_layoff(action)
+        elif isinstance(action, Reshuffle):
+            expected = sorted(self.discards[:-1])
+            if sorted(action.order) != expected or len(action.order) != len(expected):
+                raise errors.InvalidChanceError(
+                    "a reshuffle must order exactly the discards below the top card")
+
+    def _check_discard(self, card: Card) -> None:
+        if not 0 <= card < 52 or not self.hands[self.to_move] >> card & 1:
+            raise errors.CardNotHeldError(f"{_name(card)} is not in seat {self.to_move}'s hand")
+        if card == self.taken and self.rules.no_rediscard_of_taken_card:
+            raise errors.RediscardError(
+                f"{card_name(card)} was just taken from the discard pile and may not be "
+                "discarded this turn (R3.3)")
+
+    def _check_knock(self, action: Knock) -> Arrangement:
+        hand = self.hands[self.to_move]
+        if action.discard is None:
+            if not self.rules.big_gin:
+                raise errors.IllegalActionError("big gin is off: a knock needs a discard")
+            rest = hand
+        else:
+            self._check_discard(action.discard)
+            rest = hand & ~(1 << action.discard)
+        try:
+            arrangement = arrangement_from_melds(rest, action.melds)
+        except ValueError as exc:
+            raise errors.InvalidArrangementError(str(exc)) from None
+        if action.discard is None and arrangement.deadwood:
+            raise errors.KnockLimitError("big gin needs every card in a meld")
+        limit = self.knock_limit
+        if arrangement.deadwood > limit:
+            raise errors.KnockLimitError(
+                f"deadwood {arrangement.deadwood} is above the knock limit {limit} (R4.1)")
+        return arrangement
+
+    def _check_layoff(self, action: LayOff) -> Defence:
+        assert self.knock is not None
+        seat = self.to_move
+        hand = self.hands[seat]
+        if self.knock.gin and action.layoffs:
+            raise errors.InvalidLayoffError("nobody may lay off on a gin hand (R4.2)")
+        layoff_mask = 0
+        for card, _ in action.layoffs:
+            if not 0 <= card < 52 or not hand >> card & 1:
+                raise errors.CardNotHeldError(f"{_name(card)} is not in seat {seat}'s hand")
+            if layoff_mask >> card & 1:
+                raise errors.InvalidLayoffError(f"{card_name(card)} is laid off twice")
+            layoff_mask |= 1 << card
+        try:
+            arrangement = arrangement_from_melds(hand & ~layoff_mask, action.melds)
+        except ValueError as exc:
+            raise errors.InvalidArrangementError(str(exc)) from None
+        try:
+            problem = check_layoffs(self.knock.melds, action.layoffs,
+                                    self.rules.layoff_chain, self.laid_off)
+        except ValueError as exc:
+            problem = str(exc)
+        if problem:
+            raise errors.InvalidLayoffError(problem)
+        return Defence(arrangement.melds, tuple(action.layoffs), arrangement.unmatched,
+                       arrangement.deadwood)
+
+    def _apply(self, seat: int, action: Action) -> None:
+        """Play an already verified action (the fast path used by replays and simulations)."""
+        self.log.append((seat, action))
+        drawn: Card | None = None
+        n = self.players
+        if isinstance(action, DrawStock):
+            drawn = self.stock.pop()
+            self.hands[seat] |= 1 << drawn
+            self.taken = None
+            self.phase = Phase.DISCARD
+        elif isinstance(action, DrawDiscard):
+            card = self.discards.pop()
+            self.hands[seat] |= 1 << card
+            self.known[seat] |= 1 << card
+            self.taken = card
+            self.phase = Phase.DISCARD
+        elif isinstance(action, Discard):
+            self._discard(seat, action.card)
+            self._end_turn(seat)
+        elif isinstance(action, Pass):
+            self.passes += 1
+            if self.passes == n or (self.rules.upcard_offer is UpcardOffer.DEALER_FIRST
+                                    and self.passes == 2):
+                self.phase = Phase.DRAW
+                self.to_move = (self.dealer + 1) % n
+                self.stock_only = True
+            else:
+                self.to_move = (seat + 1) % n
+        elif isinstance(action, Knock):
+            self._knock(seat, action)
+        elif isinstance(action, LayOff):
+            self._lay_off(seat, action)
+        elif isinstance(action, Reshuffle):
+            top = self.discards[-1]
+            self.stock = list(reversed(action.order))
+            self.discards = [top]
+            self.reshuffles += 1
+            self.phase = Phase.DRAW
+            self.to_move = self._after_reshuffle
+        public = Event(seat, _HIDDEN_RESHUFFLE if isinstance(action, Reshuffle) else action)
+        for s, seat_log in enumerate(self.seat_logs):
+            seat_log.append(Event(seat, action, drawn) if drawn is not None and s == seat
+                            else public)
+
+    def _discard(self, seat: int, card: Card) -> None:
+        self.hands[seat] &= ~(1 << card)
+        self.known[seat] &= ~(1 << card)
+        self.discards.append(card)
+        self.discard_history.append(card)
+        self.taken = None
+
+    def _end_turn(self, seat: int) -> None:
+        self.stock_only = False
+        rules = self.rules
+        if rules.stock_end is StockEnd.VOID_AT_TWO:
+            if len(self.stock) <= 2:
+                self._finish(void_result(self.players))
+                return
+        elif not self.stock:
+            if self.reshuffles < rules.max_reshuffles and len(self.discards) > 1:
+                self.phase = Phase.RESHUFFLE
+                self.to_move = CHANCE
+                self._after_reshuffle = (seat + 1) % self.players
+                return
+            self._finish(void_result(self.players))
+            return
+        self.phase = Phase.DRAW
+        self.to_move = (seat + 1) % self.players
+
+    def _knock(self, seat: int, action: Knock) -> None:
+        hand = self.hands[seat]
+        rest = hand if action.discard is None else hand & ~(1 << action.discard)
+        arrangement = arrangement_from_melds(rest, action.melds)
+        if action.discard is not None:
+            self._discard(seat, action.discard)
+        gin = arrangement.deadwood == 0
+        self.knock = KnockInfo(seat, action.discard, arrangement.melds, arrangement.unmatched,
+                               arrangement.deadwood, gin, action.discard is None)
+        self.laid_off = [[] for _ in arrangement.melds]
+        if gin:
+            for i in range(1, self.players):
+                defender = (seat + i) % self.players
+                best = best_melds(self.hands[defender])
+                self.defences.append(DefenceInfo(defender, best.melds, (), best.unmatched,
+                                                 best.deadwood))
+            self._score()
+        else:
+            self.phase = Phase.LAYOFF
+            self.to_move = (seat + 1) % self.players
+
+    def _lay_off(self, seat: int, action: LayOff) -> None:
+        defence = self._check_layoff(action)
+        for card, index in defence.layoffs:
+            self.laid_off[index].append(card)
+        self.defences.append(DefenceInfo(seat, defence.melds, defence.layoffs,
+                                         defence.unmatched, defence.deadwood))
+        assert self.knock is not None
+        following = (seat + 1) % self.players
+        if following == self.knock.knocker:
+            self._score()
+        else:
+            self.to_move = following
+
+    def _score(self) -> None:
+        knock = self.knock
+        assert knock is not None
+        deadwood = [0] * self.players
+        deadwood[knock.knocker] = knock.deadwood
+        for defence in self.defences:
+            deadwood[defence.seat] = defence.deadwood
+        self._finish(score_hand(self.rules, knock.knocker, deadwood, knock.gin, knock.big_gin,
+                                suit_of(self.upcard) == 0))
+
+    def _finish(self, result: HandResult) -> None:
+        self.result = result
+        self.phase = Phase.OVER
+        self.to_move = NOBODY
+
+    # ----------------------------------------------------------------- chance
+    def reshuffle_order(self, rng: random.Random) -> Reshuffle:
+        """A chance action: the discards below the top card, shuffled by ``rng``."""
+        if self.phase is not Phase.RESHUFFLE:
+            raise errors.WrongPhaseError("no reshuffle is due")
+        order = list(self.discards[:-1])
+        rng.shuffle(order)
+        return Reshuffle(tuple(order))
+
+    # ----------------------------------------------------------------- text
+    def action_log_text(self) -> list[str]:
+        """The log in notation (gin knocks written as ``gin``)."""
+        gin = self.knock is not None and self.knock.gin
+        return [action_text(a, gin) for _, a in self.log]
+
+    def __repr__(self) -> str:
+        hands = " | ".join(format_cards(self.hand_of(s)) for s in range(self.players))
+        return (f"<Hand dealer={self.dealer} phase={self.phase} to_move={self.to_move} "
+                f"stock={len(self.stock)} top={_name(self.top_discard)} hands=[{hands}]>")
+
+
+def _name(card: Card | None) -> str:
+    if card is None:
+        return "-"
+    return card_name(card) if isinstance(card, int) and 0 <= card < 52 else repr(card)
+
+
+_PHASE_ACTIONS: dict[Phase, tuple[type, ...]] = {
+    Phase.OFFER: (DrawDiscard, Pass),
+    Phase.DRAW: (DrawStock, DrawDiscard),
+    Phase.DISCARD: (Discard, Knock),
+    Phase.LAYOFF: (LayOff,),
+    Phase.RESHUFFLE: (Reshuffle,),
+    Phase.OVER: (),
+}
+_ACTION_NAMES: dict[type, str] = {
+    Pass: "pass", DrawStock: "stock", DrawDiscard: "take", Discard: "discard",
+    Knock: "knock", LayOff: "layoff", Reshuffle: "reshuffle",
+}
+
+__all__ = [
+    "CHANCE",
+    "NOBODY",
+    "DefenceInfo",
+    "Event",
+    "Hand",
+    "KnockInfo",
+    "LayoffChain",
+    "Outcome",
+    "Phase",
+    "deal_order",
+]
