@@ -99,6 +99,12 @@ class Reshuffle:
 
 Action = Union[Pass, DrawStock, DrawDiscard, Discard, Knock, LayOff, Reshuffle]
 
+PASS = Pass()
+DRAW_STOCK = DrawStock()
+DRAW_DISCARD = DrawDiscard()
+DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in range(52))
+"""Shared instances (actions are immutable values; equal instances compare equal)."""
+
 
 def _knock_text(word: str, discard: Card | None, melds: Melds) -> str:
     parts = [word]
@@ -145,7 +151,7 @@ def parse_action(text: str) -> Action:
     if word in ("pass", "stock", "take"):
         if rest:
             raise ValueError(f"{word!r} takes no argument, got {rest!r}")
-        return {"pass": Pass(), "stock": DrawStock(), "take": DrawDiscard()}[word]
+        return {"pass": PASS, "stock": DRAW_STOCK, "take": DRAW_DISCARD}[word]
     if word == "discard":
         if not rest or " " in rest:
             raise ValueError(f"discard needs exactly one card, got {rest!r}")

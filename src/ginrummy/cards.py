@@ -111,14 +111,39 @@ def mask_of(cards: Iterable[Card]) -> int:
     return mask
 
 
+def _lane_tables() -> tuple[tuple[tuple[Card, ...], ...], ...]:
+    tables = []
+    for suit in range(4):
+        table: list[tuple[Card, ...]] = [()]
+        for lane in range(1, 1 << LANE):
+            low = lane & -lane
+            table.append(((low.bit_length() - 1 + LANE * suit),) + table[lane ^ low])
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+_LANE_CARDS = _lane_tables()
+_S, _H, _D, _C = _LANE_CARDS
+
+
 def cards_of(mask: int) -> list[Card]:
     """The cards of a bitmask, lowest index first."""
-    out: list[Card] = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    return [
+        *_S[mask & LANE_MASK],
+        *_H[mask >> 13 & LANE_MASK],
+        *_D[mask >> 26 & LANE_MASK],
+        *_C[mask >> 39 & LANE_MASK],
+    ]
+
+
+def cards_tuple(mask: int) -> tuple[Card, ...]:
+    """The cards of a bitmask as a tuple, lowest index first."""
+    return (
+        _S[mask & LANE_MASK]
+        + _H[mask >> 13 & LANE_MASK]
+        + _D[mask >> 26 & LANE_MASK]
+        + _C[mask >> 39 & LANE_MASK]
+    )
 
 
 def format_cards(cards: Iterable[Card]) -> str:

@@ -14,9 +14,14 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from ginrummy import errors
 from ginrummy.actions import (
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
     Action,
     Discard,
     DrawDiscard,
@@ -39,7 +44,7 @@ from ginrummy.solver import (
     best_defence,
     best_melds,
     check_layoffs,
-    knock_options,
+    knock_options_mask,
 )
 
 CHANCE = -1
@@ -59,8 +64,7 @@ class Phase(StrEnum):
     OVER = "over"
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One entry of a seat's log; ``card`` is the stock card drawn, shown only to the drawer.
 
     A reshuffle appears with an empty order: nobody sees the new stock.
@@ -135,6 +139,11 @@ class Hand:
             hands[(dealer + 1 + i) % n] |= 1 << deck[i]
         self.hands: list[int] = hands
         self.upcard: Card = deck[n * size]
+        self.knock_limit = rules.knock_limit
+        """The knock limit in force: ``oklahoma_knock_limit`` uses the first upcard (R5.4)."""
+        if rules.oklahoma_knock_limit:
+            value = CARD_VALUES[self.upcard]
+            self.knock_limit = min(rules.knock_limit, 0 if value == 1 else value)
         self.discards: list[Card] = [self.upcard]
         self.stock: list[Card] = list(reversed(deck[n * size + 1:]))  # top is stock[-1]
         self.log: list[tuple[int, Action]] = []
@@ -179,13 +188,6 @@ class Hand:
         """True once the hand has a result."""
         return self.phase is Phase.OVER
 
-    @property
-    def knock_limit(self) -> int:
-        """The knock limit in force: ``oklahoma_knock_limit`` uses the first upcard (R5.4)."""
-        if self.rules.oklahoma_knock_limit:
-            value = CARD_VALUES[self.upcard]
-            return min(self.rules.knock_limit, 0 if value == 1 else value)
-        return self.rules.knock_limit
 
     @property
     def top_discard(self) -> Card | None:
@@ -215,17 +217,18 @@ class Hand:
         phase = self.phase
         if phase is Phase.DRAW:
             if self.stock_only or not self.discards:
-                return [DrawStock()]
-            return [DrawStock(), DrawDiscard()]
+                return [DRAW_STOCK]
+            return [DRAW_STOCK, DRAW_DISCARD]
         if phase is Phase.DISCARD:
             hand = self.hands[self.to_move]
             forbidden = self.taken if self.rules.no_rediscard_of_taken_card else None
-            out: list[Action] = [Discard(c) for c in cards_of(hand) if c != forbidden]
-            for option in knock_options(hand, self.knock_limit, self.rules.big_gin, forbidden):
+            out: list[Action] = [DISCARDS[c] for c in cards_of(hand) if c != forbidden]
+            for option in knock_options_mask(hand, self.knock_limit, self.rules.big_gin,
+                                             forbidden):
                 out.append(Knock(option.discard, option.arrangement.melds))
             return out
         if phase is Phase.OFFER:
-            return [DrawDiscard(), Pass()]
+            return [DRAW_DISCARD, PASS]
         if phase is Phase.LAYOFF:
             best = self.best_defence(self.to_move)
             return [LayOff(best.melds, best.layoffs)]
@@ -363,21 +366,23 @@ class Hand:
         self.log.append((seat, action))
         drawn: Card | None = None
         n = self.players
-        if isinstance(action, DrawStock):
+        kind = type(action)
+        if kind is DrawStock:
             drawn = self.stock.pop()
             self.hands[seat] |= 1 << drawn
             self.taken = None
             self.phase = Phase.DISCARD
-        elif isinstance(action, DrawDiscard):
+        elif kind is DrawDiscard:
             card = self.discards.pop()
             self.hands[seat] |= 1 << card
             self.known[seat] |= 1 << card
             self.taken = card
             self.phase = Phase.DISCARD
-        elif isinstance(action, Discard):
+        elif kind is Discard:
+            assert isinstance(action, Discard)
             self._discard(seat, action.card)
             self._end_turn(seat)
-        elif isinstance(action, Pass):
+        elif kind is Pass:
             self.passes += 1
             if self.passes == n or (self.rules.upcard_offer is UpcardOffer.DEALER_FIRST
                                     and self.passes == 2):
@@ -397,10 +402,11 @@ class Hand:
             self.reshuffles += 1
             self.phase = Phase.DRAW
             self.to_move = self._after_reshuffle
-        public = Event(seat, _HIDDEN_RESHUFFLE if isinstance(action, Reshuffle) else action)
-        for s, seat_log in enumerate(self.seat_logs):
-            seat_log.append(Event(seat, action, drawn) if drawn is not None and s == seat
-                            else public)
+        public = Event(seat, _HIDDEN_RESHUFFLE if type(action) is Reshuffle else action, None)
+        for seat_log in self.seat_logs:
+            seat_log.append(public)
+        if drawn is not None:
+            self.seat_logs[seat][-1] = Event(seat, action, drawn)
 
     def _discard(self, seat: int, card: Card) -> None:
         self.hands[seat] &= ~(1 << card)

@@ -9,18 +9,16 @@ the action log with other players' stock draws showing no card.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from ginrummy.cards import Card, card_name, cards_of
+from ginrummy.cards import Card, card_name, cards_tuple, format_cards
 from ginrummy.engine import DefenceInfo, Event, Hand, KnockInfo, Phase
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
 from ginrummy.scoring import HandResult
 
 
-@dataclass(frozen=True)
-class SeatView:
+class SeatView(NamedTuple):
     """Public facts about one seat; ``cards`` only when the viewer may see them."""
 
     seat: int
@@ -29,21 +27,31 @@ class SeatView:
     cards: tuple[Card, ...] | None
 
 
-@dataclass(frozen=True)
 class PlayerView:
-    """Everything ``seat`` may know (``seat`` is ``None`` for a spectator)."""
+    """Everything ``seat`` may know (``seat`` is ``None`` for a spectator).
+
+    Built in constant time: the cards, seats and log are materialised when first read. It
+    holds nothing the seat may not know: its own cards, counts and public cards of the others
+    (all cards once revealed, R4.8), and its own log (a list the engine only appends to, read
+    up to the length it had when the view was taken).
+    """
+
+    __slots__ = (
+        "_counts", "_history", "_history_len", "_known", "_log", "_log_len", "_revealed",
+        "dealer", "defences", "discard_pile", "hand_mask", "hand_number", "hands_won",
+        "knock", "knock_limit", "laid_off", "phase", "reshuffles", "result", "rules",
+        "scores", "seat", "stock_size", "taken", "to_move", "top_discard", "upcard",
+    )
 
     seat: int | None
     rules: Ruleset
     phase: Phase
     to_move: int
     dealer: int
-    hand: tuple[Card, ...]
-    seats: tuple[SeatView, ...]
+    hand_mask: int
     upcard: Card
     top_discard: Card | None
     discard_pile: tuple[Card, ...] | None
-    discard_history: tuple[Card, ...]
     stock_size: int
     knock_limit: int
     taken: Card | None
@@ -52,10 +60,46 @@ class PlayerView:
     defences: tuple[DefenceInfo, ...]
     laid_off: tuple[tuple[Card, ...], ...]
     result: HandResult | None
-    log: tuple[Event, ...]
-    scores: tuple[int, ...] | None = None
-    hands_won: tuple[int, ...] | None = None
-    hand_number: int = 1
+    scores: tuple[int, ...] | None
+    hands_won: tuple[int, ...] | None
+    hand_number: int
+
+    @property
+    def hand(self) -> tuple[Card, ...]:
+        """The viewer's own cards, lowest first (empty for a spectator)."""
+        return cards_tuple(self.hand_mask)
+
+    @property
+    def seats(self) -> tuple[SeatView, ...]:
+        """Counts, cards known to be held (taken from the pile) and, when visible, cards."""
+        revealed = self._revealed
+        return tuple(
+            SeatView(s, count, cards_tuple(self._known[s]),
+                     cards_tuple(revealed[s]) if revealed is not None
+                     else self.hand if s == self.seat else None)
+            for s, count in enumerate(self._counts)
+        )
+
+    @property
+    def discard_history(self) -> tuple[Card, ...]:
+        """Every card put face up this hand, in order (the upcard first)."""
+        return tuple(self._history[: self._history_len])
+
+    @property
+    def log(self) -> tuple[Event, ...]:
+        """The viewer's log: others' stock draws show no card, reshuffles no order."""
+        return tuple(self._log[: self._log_len])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PlayerView):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"<PlayerView seat={self.seat} phase={self.phase} to_move={self.to_move} "
+                f"hand={format_cards(self.hand)}>")
 
     @property
     def my_turn(self) -> bool:
@@ -126,37 +170,37 @@ def view(state: Hand | Match, seat: int | None) -> PlayerView:
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"seat must be 0..{n - 1} or None for a spectator, got {seat}")
     revealed = hand.knock is not None  # R4.8: every hand is shown after a knock
-    seats = tuple(
-        SeatView(
-            s,
-            hand.hands[s].bit_count(),
-            tuple(cards_of(hand.known[s])),
-            tuple(cards_of(hand.hands[s])) if (revealed or s == seat) else None,
-        )
-        for s in range(n)
-    )
-    return PlayerView(
-        seat=seat,
-        rules=hand.rules,
-        phase=hand.phase,
-        to_move=hand.to_move,
-        dealer=hand.dealer,
-        hand=tuple(cards_of(hand.hands[seat])) if seat is not None else (),
-        seats=seats,
-        upcard=hand.upcard,
-        top_discard=hand.top_discard,
-        discard_pile=tuple(hand.discards) if hand.rules.discard_history_visible else None,
-        discard_history=tuple(hand.discard_history),
-        stock_size=len(hand.stock),
-        knock_limit=hand.knock_limit,
-        taken=hand.taken,
-        reshuffles=hand.reshuffles,
-        knock=hand.knock,
-        defences=tuple(hand.defences),
-        laid_off=tuple(tuple(x) for x in hand.laid_off),
-        result=hand.result,
-        log=tuple(hand.seat_logs[n if seat is None else seat]),
-        scores=tuple(match.scores) if match else None,
-        hands_won=tuple(match.hands_won) if match else None,
-        hand_number=len(match.hands) if match else 1,
-    )
+    hands = hand.hands
+    v = object.__new__(PlayerView)
+    v.seat = seat
+    v.rules = hand.rules
+    v.phase = hand.phase
+    v.to_move = hand.to_move
+    v.dealer = hand.dealer
+    v.hand_mask = hands[seat] if seat is not None else 0
+    v._counts = tuple(map(int.bit_count, hands))
+    v._known = tuple(hand.known)
+    v._revealed = tuple(hands) if revealed else None
+    v.upcard = hand.upcard
+    v.top_discard = hand.discards[-1] if hand.discards else None
+    v.discard_pile = tuple(hand.discards) if hand.rules.discard_history_visible else None
+    v._history = hand.discard_history
+    v._history_len = len(hand.discard_history)
+    v.stock_size = len(hand.stock)
+    v.knock_limit = hand.knock_limit
+    v.taken = hand.taken
+    v.reshuffles = hand.reshuffles
+    v.knock = hand.knock
+    if revealed:
+        v.defences = tuple(hand.defences)
+        v.laid_off = tuple(tuple(x) for x in hand.laid_off)
+    else:
+        v.defences = v.laid_off = ()
+    v.result = hand.result
+    log = hand.seat_logs[n if seat is None else seat]
+    v._log = log
+    v._log_len = len(log)
+    v.scores = tuple(match.scores) if match else None
+    v.hands_won = tuple(match.hands_won) if match else None
+    v.hand_number = len(match.hands) if match else 1
+    return v

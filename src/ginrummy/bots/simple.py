@@ -5,10 +5,21 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ginrummy.actions import Action, Discard, DrawDiscard, DrawStock, Knock, LayOff, Pass
+from ginrummy.actions import (
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
+    Action,
+    Discard,
+    DrawDiscard,
+    Knock,
+    LayOff,
+)
 from ginrummy.cards import CARD_VALUES, Card, cards_of
 from ginrummy.engine import Phase
-from ginrummy.solver import best_melds, deadwood_mask
+from ginrummy.solver import deadwood_mask
+from ginrummy.solver.discards import discard_deadwoods_mask
 from ginrummy.views import PlayerView
 
 
@@ -25,16 +36,26 @@ class RandomBot:
         return legal[self.rng.randrange(len(legal))]
 
 
-def best_after_discard(hand_mask: int, forbidden: Card | None = None) -> tuple[int, Card]:
-    """The least deadwood reachable by discarding one card, and that card (highest first)."""
-    best = (1 << 30, -1)
-    for card in sorted(cards_of(hand_mask), key=lambda c: (-CARD_VALUES[c], -c)):
-        if card == forbidden:
-            continue
-        dw = deadwood_mask(hand_mask & ~(1 << card))
-        if dw < best[0]:
-            best = (dw, card)
-    return best
+def best_after_discard(hand_mask: int, forbidden: Card | None = None) -> int:
+    """The least deadwood reachable by discarding one card other than ``forbidden``."""
+    return min(dw for dw, card in discard_deadwoods_mask(hand_mask) if card != forbidden)
+
+
+def highest_unmatched(hand_mask: int, allowed: int) -> Card:
+    """The discard of the simple player: the highest card (by value, then rank, then suit)
+    left unmatched by some least-deadwood arrangement; failing that (every such card is
+    forbidden), the allowed card whose discard leaves the least deadwood.
+
+    A card c is unmatched in some least-deadwood arrangement exactly when
+    deadwood(hand - c) == deadwood(hand) - value(c).
+    """
+    whole = deadwood_mask(hand_mask)
+    options = [(dw, card) for dw, card in discard_deadwoods_mask(hand_mask)
+               if allowed >> card & 1]
+    unmatched = [card for dw, card in options if dw == whole - CARD_VALUES[card]]
+    if unmatched:
+        return max(unmatched, key=lambda c: (CARD_VALUES[c], c % 13, c))
+    return min(options, key=lambda o: (o[0], -CARD_VALUES[o[1]], -o[1]))[1]
 
 
 class SimpleBot:
@@ -52,28 +73,23 @@ class SimpleBot:
         phase = view.phase
         if phase is Phase.LAYOFF:
             return next(a for a in legal if isinstance(a, LayOff))
-        hand = 0
-        for card in view.hand:
-            hand |= 1 << card
+        hand = view.hand_mask
         if phase in (Phase.OFFER, Phase.DRAW):
             top = view.top_discard
             can_take = any(isinstance(a, DrawDiscard) for a in legal)
             if can_take and top is not None:
-                after, _ = best_after_discard(hand | 1 << top, forbidden=top)
+                after = best_after_discard(hand | 1 << top, forbidden=top)
                 if after < deadwood_mask(hand):
-                    return DrawDiscard()
-            return Pass() if phase is Phase.OFFER else DrawStock()
+                    return DRAW_DISCARD
+            return PASS if phase is Phase.OFFER else DRAW_STOCK
         knocks = [a for a in legal if isinstance(a, Knock)]
         if knocks:
             return min(knocks, key=lambda k: _knock_deadwood(hand, k))
-        discards = {a.card for a in legal if isinstance(a, Discard)}
-        unmatched = [c for c in best_melds(hand).unmatched if c in discards]
-        if unmatched:
-            card = max(unmatched, key=lambda c: (CARD_VALUES[c], c))
-        else:
-            forbidden = None if len(discards) == len(view.hand) else view.taken
-            card = best_after_discard(hand, forbidden)[1]
-        return Discard(card)
+        allowed = 0
+        for action in legal:
+            if type(action) is Discard:
+                allowed |= 1 << action.card
+        return DISCARDS[highest_unmatched(hand, allowed)]
 
 
 def _knock_deadwood(hand: int, knock: Knock) -> int:
