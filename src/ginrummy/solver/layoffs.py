@@ -298,7 +298,8 @@ def best_defence(
 
     Every legal combination of layoffs is tried (a card that fits two knocker melds is tried
     on each), the rest of the hand arranged at its best. Among equal deadwood the first found
-    wins: knocker melds in order, fewer cards laid off on each before more.
+    wins, in lexicographic order of the number of cards laid off on meld 0, on meld 1, ...:
+    with no gain, nothing is laid off.
     """
     mask = to_mask(hand)
     melds, laid, table = _table(knocker_melds, laid_off)
