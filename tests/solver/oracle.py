@@ -10,7 +10,7 @@ sub-hand is solved once. It knows nothing of lanes, tables or maximal blocks.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import combinations, product
+from itertools import combinations, pairwise, product
 
 
 def value(card: int) -> int:
@@ -32,7 +32,7 @@ def cards_in(mask: int) -> list[int]:
 def is_run(cards: Iterable[int]) -> bool:
     cs = sorted(cards)
     return (len(cs) >= 3 and len({c // 13 for c in cs}) == 1
-            and all(b == a + 1 for a, b in zip(cs, cs[1:], strict=False)))
+            and all(b == a + 1 for a, b in pairwise(cs)))
 
 
 def is_set(cards: Iterable[int]) -> bool:

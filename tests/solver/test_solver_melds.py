@@ -124,7 +124,7 @@ def test_bad_cards_are_refused() -> None:
     with pytest.raises(ValueError):
         is_meld([1, 2, "x"])  # type: ignore[list-item]
     with pytest.raises(TypeError):
-        deadwood("As 2s")
+        deadwood("As 2s")  # type: ignore[arg-type]
 
 
 def test_arrangement_str_and_cards() -> None:
