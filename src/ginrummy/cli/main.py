@@ -1,0 +1,175 @@
+"""``ginrummy``: the command-line entry point (argparse) and its error handling.
+
+The parsers are all built here; each subcommand's module is imported only when it runs.
+Bad arguments print one line on stderr and exit with status 2, never a traceback (set
+``GINRUMMY_DEBUG=1`` to see one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+
+from ginrummy import __version__
+from ginrummy.cli.options import add_rules_arguments
+from ginrummy.rules import PRESETS
+
+PROG = "ginrummy"
+
+EXAMPLES = """\
+examples:
+  ginrummy play                              a match to 100 against the simple bot
+  ginrummy play --preset playok --target 200 --oklahoma
+  ginrummy play --preset arena --players 3 --pool 500
+  ginrummy analyze "3s 5s 6s 5c 6c 3d 6d 4h 5h 6h 7h"
+  ginrummy simulate --players simple,simple --hands 2000 --seed 1 --preset eaai --json
+  ginrummy replay ginrummy-20250101-120000.ginrec.json --verbose
+  ginrummy rules playok
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Gin Rummy exactly as the rulebooks say: play in the terminal, analyze "
+        "hands, simulate bots, replay game records.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser(
+        "play", help="play a match in the terminal against the computer",
+        description="Play a match (or a single-hand game) against computer players. You are "
+        "seat 0; the others are bots. Type h during the game for help.")
+    add_rules_arguments(play)
+    play.add_argument("--opponent", default="simple", metavar="NAME[,NAME...]",
+                      help="computer player(s): random or simple (default simple); one name "
+                      "for all, or one per computer seat")
+    play.add_argument("--seed", type=int, help="deterministic deals (default: a live, "
+                      "unpredictable shuffle)")
+    play.add_argument("--pool", type=int, metavar="CENTS",
+                      help="prize pool in cents (single_hand format only)")
+    rec = play.add_mutually_exclusive_group()
+    rec.add_argument("--record", metavar="FILE", help="save the game record to FILE "
+                     "(default: ginrummy-<timestamp>.ginrec.json here)")
+    rec.add_argument("--no-record", action="store_true", help="do not save a game record")
+    play.add_argument("--sort", choices=("suit", "rank"), default="suit",
+                      help="how your hand is sorted (default suit; 's' toggles in play)")
+    play.add_argument("--ascii", action="store_true",
+                      help="plain ASCII: no suit symbols, no colour")
+
+    analyze = sub.add_parser(
+        "analyze", help="best melds, deadwood and knock options of a hand",
+        description="Analyze a hand: least deadwood, every best arrangement, and for "
+        "hand_size+1 cards the knock options.")
+    analyze.add_argument("cards", nargs="+", metavar="CARDS",
+                         help='cards such as "As 2s 3s Td 10h Q♥" (one or several arguments)')
+    analyze.add_argument("--knock-limit", type=int, default=10, metavar="N",
+                         help="knock limit (default 10)")
+    analyze.add_argument("--big-gin", action="store_true", help="allow big gin")
+    analyze.add_argument("--hand-size", type=int, default=10, metavar="N",
+                         help="the game's hand size; knock options are listed for N+1 cards "
+                         "(default 10)")
+    analyze.add_argument("--taken", metavar="CARD",
+                         help="the card just taken from the discard pile (may not be "
+                         "discarded, R3.3)")
+    analyze.add_argument("--json", action="store_true", help="JSON output")
+
+    simulate = sub.add_parser(
+        "simulate", help="play many hands between built-in players and time them",
+        description="Play N complete hands between built-in players (one name per seat), "
+        "deals, reshuffles and bots seeded from --seed, dealer rotating.")
+    simulate.add_argument("--players", dest="seats", default="random,random",
+                          metavar="NAME,NAME[,...]",
+                          help="one player per seat: random or simple (default random,random)")
+    simulate.add_argument("--hands", type=int, default=1000, metavar="N",
+                          help="number of hands (default 1000)")
+    simulate.add_argument("--seed", type=int, help="random seed (default: a random one, "
+                          "reported)")
+    add_rules_arguments(simulate, convenience=False)
+    simulate.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+    replay = sub.add_parser(
+        "replay", help="replay a game record, checking every action and result",
+        description="Replay a game record file: each hand's result and the final score.")
+    replay.add_argument("file", metavar="FILE", help="a .ginrec.json game record")
+    replay.add_argument("--verbose", "-v", action="store_true", help="print every action")
+
+    rules = sub.add_parser(
+        "rules", help="print a preset's options as a table",
+        description="Print the options of a preset (with --set overrides), or of all presets "
+        "side by side.")
+    rules.add_argument("preset_name", nargs="?", metavar="PRESET", type=str.lower,
+                       choices=list(PRESETS), help=f"one of {', '.join(PRESETS)}")
+    rules.add_argument("--set", dest="sets", action="append", metavar="OPTION=VALUE",
+                       default=[], help="override an option (repeatable)")
+    return parser
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command = args.command
+    if command == "play":
+        from ginrummy.cli.play import run_play
+
+        return run_play(args)
+    if command == "analyze":
+        from ginrummy.cli.analyze import run_analyze
+
+        return run_analyze(args)
+    if command == "simulate":
+        from ginrummy.cli.simulate import run_simulate
+
+        return run_simulate(args)
+    if command == "replay":
+        from ginrummy.cli.replay import run_replay
+
+        return run_replay(args)
+    if command == "rules":
+        from ginrummy.cli.rulestable import run_rules
+
+        return run_rules(args)
+    raise AssertionError(command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 failure, 2 bad arguments)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(None if argv is None else list(argv))
+    except SystemExit as exc:  # argparse: --help, --version, or a usage error (status 2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): stop quietly
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 1
+    except (ValueError, OSError) as exc:  # RulesetError, RecordError, UsageError, files
+        if os.environ.get("GINRUMMY_DEBUG"):
+            raise
+        print(f"{PROG} {args.command}: error: {_message(exc)}", file=sys.stderr)
+        return 2
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror}"
+    return str(exc) or type(exc).__name__
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
