@@ -104,9 +104,21 @@ LANE_DISCARD_GAIN: list[int] = [
 # --------------------------------------------------------------------------- input
 
 
+_BIT_OF = {card: 1 << card for card in range(NUM_CARDS)}
+_bit_of = _BIT_OF.__getitem__
+
+
 def to_mask(cards: CardsLike) -> int:
     """The bitmask of ``cards`` (a CardSet, an int bitmask or card ints); ``ValueError`` on a
     value that is not a card, a repeated card or a mask outside the deck."""
+    if isinstance(cards, (list, tuple, set, frozenset)):
+        try:
+            mask: int = sum(map(_bit_of, cards))
+        except (KeyError, TypeError):
+            return _to_mask_checked(cards)
+        if mask.bit_count() == len(cards):
+            return mask
+        return _to_mask_checked(cards)
     if isinstance(cards, int):
         if 0 <= cards <= FULL_DECK_MASK and not isinstance(cards, bool):
             return cards
@@ -116,6 +128,10 @@ def to_mask(cards: CardsLike) -> int:
     if isinstance(cards, (str, bytes)):
         raise TypeError("cards must be card ints, a CardSet or a mask; parse text with "
                         "ginrummy.cards.parse_cards")
+    return _to_mask_checked(cards)
+
+
+def _to_mask_checked(cards: Iterable[int]) -> int:
     mask = 0
     for card in cards:
         if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < NUM_CARDS:
@@ -220,6 +236,15 @@ def deadwood(cards: CardsLike) -> int:
 
     Exact for any number of cards (a hand holds 0 to 11).
     """
+    if type(cards) is list:  # the common case, inlined
+        try:
+            mask: int = sum(map(_bit_of, cards))
+        except (KeyError, TypeError):
+            mask = _to_mask_checked(cards)
+        else:
+            if mask.bit_count() != len(cards):
+                mask = _to_mask_checked(cards)
+        return deadwood_mask(mask)
     return deadwood_mask(to_mask(cards))
 
 
