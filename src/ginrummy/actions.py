@@ -20,7 +20,7 @@ Notation (one action per string; cards in the text form of :mod:`ginrummy.cards`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from ginrummy.cards import Card, card_name, format_cards, parse_card, parse_card_list
@@ -65,13 +65,19 @@ class Discard:
 
 @dataclass(frozen=True, slots=True)
 class Knock:
-    """Discard (``None`` for big gin) and lay down ``melds``; the other cards are deadwood."""
+    """Discard (``None`` for big gin) and lay down ``melds``; the other cards are deadwood.
+
+    ``gin`` is true when the player announced gin (the ``gin`` notation): the engine then
+    refuses melds that leave deadwood. It does not take part in comparisons: gin is read from
+    the arrangement (R4.3), so a knock leaving no deadwood is a gin either way.
+    """
 
     discard: Card | None
     melds: Melds
+    gin: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
-        return _knock_text("knock", self.discard, self.melds)
+        return _knock_text("gin" if self.gin else "knock", self.discard, self.melds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +146,8 @@ def _parse_melds(text: str, what: str) -> tuple[Melds, str]:
 def parse_action(text: str) -> Action:
     """Parse the notation above. Raises ``ValueError`` naming what is wrong.
 
-    ``gin`` parses to a :class:`Knock`; the engine checks that it leaves no deadwood.
+    ``gin`` parses to a :class:`Knock` with ``gin`` set; the engine checks that it leaves no
+    deadwood.
     """
     stripped = text.strip()
     if not stripped:
@@ -164,7 +171,7 @@ def parse_action(text: str) -> Action:
         discard = parse_card(tokens[0]) if tokens else None
         if discard is None and word == "knock":
             raise ValueError("knock needs a discard (only big gin has none: write 'gin [...]')")
-        return Knock(discard, melds)
+        return Knock(discard, melds, gin=word == "gin")
     if word == "layoff":
         melds, loose = _parse_melds(rest, word)
         layoffs: list[tuple[Card, int]] = []

@@ -328,6 +328,10 @@ class Hand:
             raise errors.InvalidArrangementError(str(exc)) from None
         if action.discard is None and arrangement.deadwood:
             raise errors.KnockLimitError("big gin needs every card in a meld")
+        if action.gin and arrangement.deadwood:
+            raise errors.KnockLimitError(
+                f"gin needs every card in a meld; these melds leave deadwood "
+                f"{arrangement.deadwood} (R4.2)")
         limit = self.knock_limit
         if arrangement.deadwood > limit:
             raise errors.KnockLimitError(
