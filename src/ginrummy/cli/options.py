@@ -147,8 +147,9 @@ def seat_names(spec: str, count: int, what: str, repeat: bool = False) -> list[s
     if repeat and len(names) == 1:
         names *= count
     if len(names) != count:
-        raise UsageError(f"{what}: {count} seats need {count} names, one per seat "
-                         f"(e.g. {','.join(['simple'] * count)}); got {len(names)}")
+        seats = f"{count} seats need {count} names" if count > 1 else "1 seat needs 1 name"
+        raise UsageError(f"{what}: {seats}, one per seat (e.g. {','.join(['simple'] * count)}); "
+                         f"got {len(names)}")
     for name in names:
         if name not in BOTS:
             raise UsageError(f"{what}: unknown player {name!r}; known: {', '.join(BOTS)}")

@@ -143,7 +143,7 @@ class PlaySession:
         self.screen.say()
         self.screen.say(self.p.title(f"Hand {v.hand_number}: {dealer} "
                                      f"{'deal' if dealer == 'You' else 'deals'}"))
-        self.screen.say(f"Upcard: {self.p.card(v.upcard)}")
+        self.screen.say(f"{self.rules.describe()} · upcard {self.p.card(v.upcard)}")
         if self.rules.oklahoma_spades_double and suit_of(v.upcard) == 0:
             self.screen.say(self.p.bad(f"Oklahoma: the upcard {self.p.name(v.upcard)} is a "
                                        "spade, this hand counts double."))

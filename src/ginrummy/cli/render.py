@@ -262,7 +262,7 @@ def score_sheet_lines(p: Painter, names: Sequence[str], rules: Ruleset,
                       sheet: Sequence[tuple[int, HandResult | None]]) -> list[str]:
     """The running score sheet of a match: each hand's outcome, points and running totals."""
     n = len(names)
-    width = max(8, *(len(x) + 2 for x in names))
+    width = max(12, *(len(x) + 2 for x in names))
     head = "hand  " + "result".ljust(22) + "".join(x.rjust(width) for x in names)
     lines = [p.strong(head)]
     totals = [0] * n
@@ -280,8 +280,8 @@ def score_sheet_lines(p: Painter, names: Sequence[str], rules: Ruleset,
         for s in range(n):
             if rules.format is Format.MATCH:
                 totals[s] += result.points[s]
-                cells.append((f"+{result.points[s]}" if result.points[s] else "") +
-                             f" {totals[s]}")
+                gained = f" (+{result.points[s]})" if result.points[s] else ""
+                cells.append(f"{totals[s]}{gained}")
             else:
                 pen = result.penalties[s] if result.penalties is not None else 0
                 cells.append(f"-{pen}" if pen else "0")
