@@ -444,9 +444,12 @@ class Hand:
         if action.discard is not None:
             self._discard(seat, action.discard)
         gin = arrangement.deadwood == 0
-        self.knock = KnockInfo(seat, action.discard, arrangement.melds, arrangement.unmatched,
+        # keep the melds in the order he laid them: layoffs number them so (CARD@N)
+        by_cards = {frozenset(m): m for m in arrangement.melds}
+        melds = tuple(by_cards[frozenset(m)] for m in action.melds)
+        self.knock = KnockInfo(seat, action.discard, melds, arrangement.unmatched,
                                arrangement.deadwood, gin, action.discard is None)
-        self.laid_off = [[] for _ in arrangement.melds]
+        self.laid_off = [[] for _ in melds]
         if gin:
             for i in range(1, self.players):
                 defender = (seat + i) % self.players
