@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 
 from ginrummy.cards import CARD_NAMES
 from ginrummy.solver.melds import (
@@ -10,10 +11,12 @@ from ginrummy.solver.melds import (
     RUN_DEADWOOD,
     Arrangement,
     CardsLike,
+    _set_removals,
     best_melds_mask,
-    deadwood_mask,
     to_mask,
 )
+
+_NO_DEADWOOD = 1 << 30
 
 __all__ = ["KnockOption", "knock_options", "knock_options_mask"]
 
@@ -72,13 +75,12 @@ def knock_options_mask(
     h = mask >> 13 & 8191
     d = mask >> 26 & 8191
     c = mask >> 39
+    triples = s & h & (d | c) | d & c & (s | h)
     t = RUN_DEADWOOD
-    found: list[tuple[int, int]] = []
-    if not (s & h & (d | c) | d & c & (s | h)):
-        # No rank with three cards, and taking a card away cannot make one: only the
-        # discard's lane changes, so each discard costs one lookup.
+    g = LANE_DISCARD_GAIN
+    if not triples:
+        # Taking a card away cannot make a set: only the discard's lane changes.
         whole = t[s] + t[h] + t[d] + t[c]
-        g = LANE_DISCARD_GAIN
         if (
             whole - g[s] > knock_limit
             and whole - g[h] > knock_limit
@@ -87,37 +89,56 @@ def knock_options_mask(
             and not (big_gin and whole == 0)
         ):
             return []
-        for base, lane in ((0, s), (13, h), (26, d), (39, c)):
-            if whole - g[lane] > knock_limit:
-                continue
-            others = whole - t[lane]
-            rest = lane
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                dw = others + t[lane ^ low]
-                if dw <= knock_limit:
-                    found.append((dw, base + low.bit_length() - 1))
+        found: dict[int, int] = {}
+        _discards(found, whole, (s, h, d, c), knock_limit)
     else:
-        whole = deadwood_mask(mask)
-        top = (s | h | d | c).bit_length()
-        # Laying a card aside lowers deadwood by at most its value.
-        if whole - min(top, 10) > knock_limit and not (big_gin and whole == 0):
-            return []
-        rest = mask
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            dw = deadwood_mask(mask ^ low)
-            if dw <= knock_limit:
-                found.append((dw, low.bit_length() - 1))
+        # Every choice of sets of the hand, and each discard outside those sets: that covers
+        # every choice of sets of the hand less that discard.
+        found = {}
+        whole = _NO_DEADWOOD
+        for combo in product(*_set_removals(mask, triples)):
+            m = mask ^ sum(combo)
+            ls = m & 8191
+            lh = m >> 13 & 8191
+            ld = m >> 26 & 8191
+            lc = m >> 39
+            base = t[ls] + t[lh] + t[ld] + t[lc]
+            if base < whole:
+                whole = base
+            if (
+                base - g[ls] > knock_limit
+                and base - g[lh] > knock_limit
+                and base - g[ld] > knock_limit
+                and base - g[lc] > knock_limit
+            ):
+                continue
+            _discards(found, base, (ls, lh, ld, lc), knock_limit)
     out: list[KnockOption] = []
     if big_gin and whole == 0:
         out.append(KnockOption(None, best_melds_mask(mask), 0, True, True))
-    found.sort()
-    for dw, card in found:
-        if card == forbidden:
-            continue
-        out.append(KnockOption(card, best_melds_mask(mask ^ 1 << card), dw, dw == 0, False))
+    for dw, card in sorted((dw, card) for card, dw in found.items()):
+        if card != forbidden:
+            out.append(KnockOption(card, best_melds_mask(mask ^ 1 << card), dw, dw == 0, False))
     return out
 
+
+def _discards(
+    found: dict[int, int], base: int, lanes: tuple[int, int, int, int], knock_limit: int
+) -> None:
+    """Record in ``found`` (card -> least deadwood) each discard from ``lanes`` (cards left
+    for runs, run deadwood ``base`` in all) that leaves at most ``knock_limit``."""
+    t = RUN_DEADWOOD
+    g = LANE_DISCARD_GAIN
+    for suit, lane in enumerate(lanes):
+        if base - g[lane] > knock_limit:
+            continue
+        others = base - t[lane]
+        rest = lane
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            dw = others + t[lane ^ low]
+            if dw <= knock_limit:
+                card = 13 * suit + low.bit_length() - 1
+                if dw < found.get(card, _NO_DEADWOOD):
+                    found[card] = dw

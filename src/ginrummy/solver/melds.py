@@ -205,7 +205,8 @@ def _deadwood_one_set(s: int, h: int, d: int, c: int, bit: int) -> int:
 
 
 def _set_removals(mask: int, triples: int) -> list[tuple[int, ...]]:
-    """For each rank of ``triples`` (lane bits), the masks of the cards its set may take."""
+    """For each rank of ``triples`` (lane bits), the masks of the cards its set may take: the
+    full set, then (with four) each triple leaving out spades, hearts, ..., then no set."""
     out: list[tuple[int, ...]] = []
     while triples:
         bit = triples & -triples
@@ -213,10 +214,10 @@ def _set_removals(mask: int, triples: int) -> list[tuple[int, ...]]:
         spread = bit | bit << 13 | bit << 26 | bit << 39
         full = mask & spread
         if full == spread:
-            out.append((0, full, full ^ bit, full ^ bit << 13, full ^ bit << 26,
-                        full ^ bit << 39))
+            out.append((full, full ^ bit, full ^ bit << 13, full ^ bit << 26,
+                        full ^ bit << 39, 0))
         else:
-            out.append((0, full))
+            out.append((full, 0))
     return out
 
 
@@ -282,13 +283,14 @@ def _kind_of_mask(mask: int) -> MeldKind | None:
 # --------------------------------------------------------------------------- arrangements
 
 
-def _meld_key(meld: tuple[int, ...]) -> tuple[int, int, int]:
-    first = meld[0]
-    return first % LANE, first // LANE, len(meld)
+_RANK_MAJOR = tuple((c % LANE) * 4 + c // LANE for c in range(NUM_CARDS))
+_HIGH_FIRST = tuple((LANE - 1 - c % LANE) * 4 + c // LANE for c in range(NUM_CARDS))
+_high_first = _HIGH_FIRST.__getitem__
 
 
-def _unmatched_key(card: int) -> tuple[int, int]:
-    return -(card % LANE), card // LANE
+def _meld_key(meld: tuple[int, ...]) -> int:
+    """Melds by their first card, rank then suit (melds are disjoint, so this never ties)."""
+    return _RANK_MAJOR[meld[0]]
 
 
 def _cards_desc(mask: int) -> tuple[int, ...]:
@@ -297,7 +299,7 @@ def _cards_desc(mask: int) -> tuple[int, ...]:
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low
-    out.sort(key=_unmatched_key)
+    out.sort(key=_high_first)
     return tuple(out)
 
 
@@ -314,6 +316,19 @@ def _lane_runs(lane: int, base: int) -> list[tuple[int, ...]]:
         runs.append(tuple(range(base + start, base + start + length)))
         covered ^= block
     return runs
+
+
+_LaneParts = tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]
+# Per suit, lane -> (its runs, its other cards), filled as lanes are met (at most 4 x 8192).
+_LANE_PARTS: tuple[dict[int, _LaneParts], ...] = ({}, {}, {}, {})
+
+
+def _lane_parts(suit: int, lane: int) -> _LaneParts:
+    base = LANE * suit
+    free = lane & ~RUN_COVER[lane]
+    parts = (tuple(_lane_runs(lane, base)), tuple(base + r for r in range(LANE) if free >> r & 1))
+    _LANE_PARTS[suit][lane] = parts
+    return parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,14 +379,20 @@ class Arrangement:
 def _arrangement(rest: int, sets: tuple[tuple[int, ...], ...]) -> Arrangement:
     """The arrangement with these sets, runs on the maximal blocks of ``rest``."""
     melds = list(sets)
-    unmatched = rest
-    for suit in range(4):
-        lane = rest >> (LANE * suit) & _LANE_MASK
-        if RUN_COVER[lane]:
-            melds.extend(_lane_runs(lane, LANE * suit))
-            unmatched &= ~(RUN_COVER[lane] << (LANE * suit))
-    melds.sort(key=_meld_key)
-    return Arrangement(tuple(melds), _cards_desc(unmatched), mask_value(unmatched))
+    unmatched: list[int] = []
+    t = RUN_DEADWOOD
+    dw = 0
+    for suit, lane in enumerate((rest & 8191, rest >> 13 & 8191, rest >> 26 & 8191, rest >> 39)):
+        if lane:
+            parts = _LANE_PARTS[suit].get(lane) or _lane_parts(suit, lane)
+            melds += parts[0]
+            unmatched += parts[1]
+            dw += t[lane]
+    if len(melds) > 1:
+        melds.sort(key=_meld_key)
+    if len(unmatched) > 1:
+        unmatched.sort(key=_high_first)
+    return Arrangement(tuple(melds), tuple(unmatched), dw)
 
 
 def _set_choices(mask: int, triples: int) -> list[list[tuple[int, tuple[int, ...] | None]]]:
@@ -424,10 +445,28 @@ def best_melds_mask(mask: int) -> Arrangement:
     h = mask >> 13 & 8191
     d = mask >> 26 & 8191
     c = mask >> 39
-    if not (s & h & (d | c) | d & c & (s | h)):
+    triples = s & h & (d | c) | d & c & (s | h)
+    if not triples:
         return _arrangement(mask, ())
-    best = min(_candidates(mask), key=lambda cand: cand[0])
-    return _arrangement(best[1], best[2])
+    t = RUN_DEADWOOD
+    best = _NO_DEADWOOD
+    taken = 0
+    for combo in product(*_set_removals(mask, triples)):
+        removed = sum(combo)
+        m = mask ^ removed
+        v = t[m & 8191] + t[m >> 13 & 8191] + t[m >> 26 & 8191] + t[m >> 39]
+        if v < best:
+            best = v
+            taken = removed
+    sets: list[tuple[int, ...]] = []
+    while triples:
+        bit = triples & -triples
+        triples ^= bit
+        rank = bit.bit_length() - 1
+        meld = tuple(rank + LANE * s for s in range(4) if taken >> (rank + LANE * s) & 1)
+        if meld:
+            sets.append(meld)
+    return _arrangement(mask ^ taken, tuple(sets))
 
 
 def best_melds(cards: CardsLike) -> Arrangement:
