@@ -200,3 +200,18 @@ def test_typed_layoffs(monkeypatch: pytest.MonkeyPatch,
     assert defence.layoffs == ((parse_card("Kh"), 1),)
     assert defence.deadwood == 22  # 8h 9h 5c kept
     assert hand.result is not None and hand.result.winner == 1
+
+
+def test_gin_through_the_menu(monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    """R4.2: g is offered when a discard leaves no deadwood; nobody lays off on gin."""
+    deck = _deck("As 2s 3s 7h 7d 7c Tc Jc Qc 5d", "Qh Jh 9h 8c 8s Ts Td 6c 5c Kd", "Qd", "Kc")
+    session = _session(["1", "g", "", "q", "y"], monkeypatch, 1, deck)
+    assert session.run() == 0
+    out = capsys.readouterr().out
+    assert "g) gin (discard 5d, gin)" in out
+    assert "You go gin, discarding 5d" in out
+    hand = session.match.hands[0]
+    assert hand.result is not None and hand.result.outcome.value == "gin"
+    assert hand.action_log_text()[-1].startswith("gin 5d")
+    assert "gin bonus 20" in out

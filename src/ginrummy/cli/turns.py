@@ -304,7 +304,9 @@ class TurnDialogs:
                             f"{arrangement_text(p, arr.melds, arr.unmatched, arr.deadwood)}{tag}")
         self.screen.say(p.dim("  or type your own melds, e.g. [As 2s 3s] [7h 7d 7c]; the other "
                               "cards are deadwood"))
-        word = "gin" if option.discard is None else f"knock {CARD_NAMES[option.discard]}"
+        word = "gin" if gin_only or option.discard is None else "knock"
+        if option.discard is not None:
+            word += f" {CARD_NAMES[option.discard]}"
         while True:
             text = self.read("Melds [1], b back> ").strip()
             low = text.lower()
@@ -315,7 +317,8 @@ class TurnDialogs:
                 low = "1"
             if low.isdigit():
                 if 1 <= int(low) <= len(arrangements):
-                    return Knock(option.discard, arrangements[int(low) - 1].melds)
+                    return Knock(option.discard, arrangements[int(low) - 1].melds,
+                                 gin=gin_only)
                 self.screen.error(f"No choice {low} here.")
                 continue
             if not text.startswith("["):
