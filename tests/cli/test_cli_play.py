@@ -215,3 +215,17 @@ def test_gin_through_the_menu(monkeypatch: pytest.MonkeyPatch,
     assert hand.result is not None and hand.result.outcome.value == "gin"
     assert hand.action_log_text()[-1].startswith("gin 5d")
     assert "gin bonus 20" in out
+
+
+def test_play_without_rich(cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich is an optional extra: without it play falls back to plain text."""
+    for name in ("rich", "rich.console"):
+        monkeypatch.setitem(__import__("sys").modules, name, None)
+    _stdin(monkeypatch, "1\n1\nq\ny\n")
+    run = cli("play", "--seed", "2", "--no-record")
+    assert run.code == 0, run.err
+    assert "You draw from the stock" in run.out
+    assert "[bold" not in run.out  # no markup left in the text
+    for command in (["analyze", "As 2s 3s"], ["simulate", "--hands", "3", "--seed", "1"],
+                    ["rules", "classic"]):
+        assert cli(*command).code == 0
