@@ -229,3 +229,18 @@ def test_play_without_rich(cli: Callable[..., Run], monkeypatch: pytest.MonkeyPa
     for command in (["analyze", "As 2s 3s"], ["simulate", "--hands", "3", "--seed", "1"],
                     ["rules", "classic"]):
         assert cli(*command).code == 0
+
+
+def test_reshuffles_and_void_hands_are_recorded(cli: Callable[..., Run], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """R4.7/R6.1: reshuffles are chance actions of the record; void hands are redealt."""
+    record = tmp_path / "four.json"
+    _stdin(monkeypatch, "\n" * 5000)
+    run = cli("play", "--preset", "arena", "--players", "4", "--opponent", "random", "--seed",
+              "1", "--record", str(record), "--ascii")
+    assert run.code == 0, run.err
+    assert "The discards are shuffled into a new stock." in run.out
+    assert "Void hand" in run.out
+    data = json.loads(record.read_text())
+    assert any(a.startswith("reshuffle ") for h in data["hands"] for a in h["actions"])
+    assert _replayed_result(record) == data["result"]

@@ -49,8 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
         "seat 0; the others are bots. Type h during the game for help.")
     add_rules_arguments(play)
     play.add_argument("--opponent", default="simple", metavar="NAME[,NAME...]",
-                      help="computer player(s): random or simple (default simple); one name "
-                      "for all, or one per computer seat")
+                      help="computer player level(s), e.g. simple or random (default "
+                      "simple); one name for all, or one per computer seat")
     play.add_argument("--seed", type=int, help="deterministic deals (default: a live, "
                       "unpredictable shuffle)")
     play.add_argument("--pool", type=int, metavar="CENTS",

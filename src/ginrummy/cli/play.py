@@ -117,6 +117,11 @@ class PlaySession:
             say(self.p.bad(f"You left the game ({why})."))
             self.save(final=True)
             return 0
+        except KeyboardInterrupt:
+            say()
+            say(self.p.bad("Interrupted."))
+            self.save(final=True)
+            return 130
         self.save(final=True)
         return 0
 
