@@ -215,6 +215,8 @@ def test_gin_through_the_menu(monkeypatch: pytest.MonkeyPatch,
     assert hand.result is not None and hand.result.outcome.value == "gin"
     assert hand.action_log_text()[-1].startswith("gin 5d")
     assert "gin bonus 20" in out
+    defender = hand.result.deadwood[1]
+    assert f"You score {defender + 20} = {defender} + 20." in out  # R5.1
 
 
 def test_play_without_rich(cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch) -> None:

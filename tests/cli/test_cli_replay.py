@@ -43,7 +43,7 @@ def test_replay_prints_each_hand_and_the_result(cli: Callable[..., Run], tmp_pat
     assert "Players: North, South" in run.out
     for hand in record["hands"]:
         if hand["result"]["outcome"] != "void":
-            assert f"scores {max(hand['result']['points'])}." in run.out
+            assert f"scores {max(hand['result']['points'])} = " in run.out
 
 
 def test_verbose_prints_every_action(cli: Callable[..., Run], tmp_path: Path,

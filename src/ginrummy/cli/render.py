@@ -247,7 +247,7 @@ def result_lines(p: Painter, names: Sequence[str], rules: Ruleset, rev: Revealed
         head = f"{winner} {'win' if winner == 'You' else 'wins'} the knock."
     if rules.format is Format.MATCH:
         head += f" {winner} {'score' if winner == 'You' else 'scores'} " \
-                f"{result.points[result.winner]}."
+                f"{result.points[result.winner]}{points_why(result)}."
     else:
         assert result.penalties is not None
         pens = ", ".join(f"{names[s]} {result.penalties[s]}" for s in range(len(names)))
@@ -256,6 +256,27 @@ def result_lines(p: Painter, names: Sequence[str], rules: Ruleset, rev: Revealed
     if result.notes:
         lines.append(p.dim("  (" + "; ".join(result.notes) + ")"))
     return lines
+
+
+def points_why(result: HandResult) -> str:
+    """How a 2-player hand's points were counted (R5.1-R5.4): `` = 25 - 7``."""
+    w = result.winner
+    if w is None or result.knocker is None or len(result.deadwood) != 2:
+        return ""
+    points = result.points[w]
+    other = 1 - w
+    if result.outcome in (Outcome.GIN, Outcome.BIG_GIN):
+        base = result.deadwood[other]
+        text = f"{base} + {points // result.multiplier - base}"
+    elif result.outcome is Outcome.UNDERCUT:
+        base = result.deadwood[other] - result.deadwood[w]
+        text = (f"{result.deadwood[other]} - {result.deadwood[w]} + "
+                f"{points // result.multiplier - base}")
+    else:
+        text = f"{result.deadwood[other]} - {result.deadwood[w]}"
+    if result.multiplier != 1:
+        text = f"({text}) x {result.multiplier}"
+    return f" = {text}"
 
 
 def score_sheet_lines(p: Painter, names: Sequence[str], rules: Ruleset,
