@@ -223,7 +223,7 @@ class PlaySession:
                 text = self.read(menu.prompt).strip()
                 low = text.lower()
                 if low in ("h", "help", "?"):
-                    self.screen.say(HELP)
+                    self.screen.say(self.p.text(HELP))
                     continue
                 if low == "s":
                     self.dialogs.toggle_sort()
