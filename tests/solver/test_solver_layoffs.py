@@ -48,7 +48,7 @@ def test_R4_4_set_takes_its_fourth_card() -> None:
     assert best_defence(cards("5c Kd"), knocker) == Defence((), ((c("5c"), 0),), (c("Kd"),), 10)
     assert check_layoffs(knocker, [(c("5c"), 0)]) is None
     assert check_layoffs(knocker, [(c("6c"), 0)]) == (
-        "6c cannot go on meld 0 (5s 5h 5d): a set takes only its rank")
+        "6c cannot go on meld 1 (5s 5h 5d): a set takes only its rank")
     four = [cards("5s 5h 5d 5c")]
     assert layoff_targets(four)[0].adjacent == ()
     assert best_defence(cards("4c 6c"), four).layoffs == ()
@@ -61,7 +61,7 @@ def test_R4_4_run_takes_cards_at_either_end() -> None:
     assert defence.deadwood == 10
     assert check_layoffs(knocker, [(c("8h"), 0), (c("4h"), 0)]) is None
     assert check_layoffs(knocker, [(c("8d"), 0)]) == (
-        "8d cannot extend meld 0 (5h 6h 7h): not of its suit")
+        "8d cannot extend meld 1 (5h 6h 7h): not of its suit")
 
 
 def test_R4_5_chain_own_extends_with_several_own_cards() -> None:
@@ -69,7 +69,7 @@ def test_R4_5_chain_own_extends_with_several_own_cards() -> None:
     assert check_layoffs(knocker, [(c("8h"), 2), (c("9h"), 2)]) is None
     assert check_layoffs(knocker, [(c("9h"), 2), (c("8h"), 2)]) is None
     assert check_layoffs(knocker, [(c("9h"), 2)]) == (
-        "9h cannot extend meld 2 (5h 6h 7h): it must be adjacent")
+        "9h cannot extend meld 3 (5h 6h 7h): it must be adjacent")
     assert check_layoffs(knocker, [(c("4h"), 2), (c("2h"), 2), (c("3h"), 2)]) is None
     defence = best_defence(cards("8h 9h 2h Qc"), knocker)
     assert defence.layoffs == ((c("8h"), 2), (c("9h"), 2))
@@ -82,7 +82,7 @@ def test_R4_5_chain_none_only_cards_adjacent_to_the_knockers_cards() -> None:
     knocker = [cards("5h 6h 7h")]
     assert check_layoffs(knocker, [(c("8h"), 0)], chain="none") is None
     assert check_layoffs(knocker, [(c("8h"), 0), (c("9h"), 0)], chain="none") == (
-        "9h cannot extend meld 0 (5h 6h 7h): only a card adjacent to the knocker's own cards "
+        "9h cannot extend meld 1 (5h 6h 7h): only a card adjacent to the knocker's own cards "
         "may be laid off (layoff chain 'none')")
     assert check_layoffs(knocker, [(c("4h"), 0), (c("8h"), 0)], chain="none") is None
     defence = best_defence(cards("8h 9h Kc"), knocker, chain=LayoffChain.NONE)
@@ -96,7 +96,7 @@ def test_R4_4_never_onto_an_earlier_defenders_cards() -> None:
     knocker = [cards("5h 6h 7h"), cards("Js Jh Jd")]
     laid = [cards("8h"), cards("Jc")]
     assert check_layoffs(knocker, [(c("9h"), 0)], laid_off=laid) == (
-        "9h cannot extend meld 0 (5h 6h 7h): an earlier defender already extended that end")
+        "9h cannot extend meld 1 (5h 6h 7h): an earlier defender already extended that end")
     assert check_layoffs(knocker, [(c("4h"), 0)], laid_off=laid) is None
     assert check_layoffs(knocker, [(c("8h"), 0)], laid_off=laid) == "8h is already on the table"
     targets = layoff_targets(knocker, laid_off=laid)
@@ -146,7 +146,7 @@ def test_R4_4_gap_between_two_knocker_runs() -> None:
 def test_R1_1_layoffs_never_wrap() -> None:
     knocker = [cards("Jh Qh Kh")]
     assert check_layoffs(knocker, [(c("Ah"), 0)]) == (
-        "Ah cannot extend meld 0 (Jh Qh Kh): runs never wrap")
+        "Ah cannot extend meld 1 (Jh Qh Kh): runs never wrap")
     assert layoff_targets(knocker)[0].high == ()
 
 
@@ -157,12 +157,12 @@ def test_check_layoffs_messages_and_malformed_input() -> None:
     assert check_layoffs(knocker, [(c("9h"), 1)]) is None
     assert check_layoffs(knocker, []) is None
     assert check_layoffs(knocker, [(c("4h"), 1)]) == (
-        "4h cannot extend meld 1 (6h 7h 8h): it must be adjacent")
+        "4h cannot extend meld 2 (6h 7h 8h): it must be adjacent")
     assert check_layoffs(knocker, [(c("5h"), 1)]) == "5h is already on the table"
     three = [cards("5s 5h 5d")]
     assert check_layoffs(three, [(c("5c"), 0)], laid_off=[cards("5c")]) == (
         "5c is already on the table")
-    with pytest.raises(ValueError, match="no knocker meld 2"):
+    with pytest.raises(ValueError, match="no knocker meld 3"):
         check_layoffs(knocker, [(c("9h"), 2)])
     with pytest.raises(ValueError, match="not a card"):
         check_layoffs(knocker, [(99, 0)])
@@ -196,7 +196,7 @@ def test_layoff_targets_structure() -> None:
     assert CardSet(targets[1].mask) == CardSet.parse("Qd")
     own = layoff_targets([cards("5h 6h 7h")])[0]
     assert own.low == tuple(cards("4h 3h 2h Ah")) and own.high == tuple(cards("8h 9h Th Jh Qh Kh"))
-    assert own.describe() == "meld 0 (5h 6h 7h)"
+    assert own.describe() == "meld 1 (5h 6h 7h)"
 
 
 # --------------------------------------------------------------------------- random

@@ -81,8 +81,8 @@ class LayoffTarget:
         return mask
 
     def describe(self) -> str:
-        """``meld 2 (5h 6h 7h)``."""
-        return f"meld {self.meld} ({_names(self.cards)})"
+        """``meld 2 (5h 6h 7h)``, numbered from 1 as in the layoff notation ``CARD@N``."""
+        return f"meld {self.meld + 1} ({_names(self.cards)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +224,8 @@ def check_layoffs(
         if not isinstance(index, int) or isinstance(index, bool) or not (
             0 <= index < len(targets)
         ):
-            raise ValueError(f"layoff {CARD_NAMES[card]}: no knocker meld {index!r} "
+            shown = index + 1 if isinstance(index, int) else index
+            raise ValueError(f"layoff {CARD_NAMES[card]}: no knocker meld {shown!r} "
                              f"(the knocker laid {len(targets)})")
         pairs.append((card, index))
     for card, index in sorted(pairs):
