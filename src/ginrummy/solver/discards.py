@@ -2,25 +2,32 @@
 
 from __future__ import annotations
 
-from ginrummy.solver.melds import RUN_DEADWOOD, deadwood_mask
+from itertools import product
+
+from ginrummy.solver.knock import _discards
+from ginrummy.solver.melds import RUN_DEADWOOD, _set_removals
 
 __all__ = ["discard_deadwoods_mask"]
 
+_NO_LIMIT = 1 << 30
+
 
 def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
-    """(least deadwood of the rest, card) for every card of ``mask``, lowest card first.
+    """(least deadwood of the rest, card) for every card of ``mask``.
 
-    With no rank held three times, only the discard's own suit lane changes, so each card
-    costs one table lookup; otherwise each costs a full :func:`deadwood_mask`.
+    As in :func:`~ginrummy.solver.knock.knock_options_mask`: every choice of sets of the
+    whole hand, and each discard outside those sets, covers every choice of sets of the hand
+    less that discard; without a rank held three times only the discard's lane changes.
     """
     s = mask & 8191
     h = mask >> 13 & 8191
     d = mask >> 26 & 8191
     c = mask >> 39
-    out: list[tuple[int, int]] = []
-    if not (s & h & (d | c) | d & c & (s | h)):
-        t = RUN_DEADWOOD
+    triples = s & h & (d | c) | d & c & (s | h)
+    t = RUN_DEADWOOD
+    if not triples:
         whole = t[s] + t[h] + t[d] + t[c]
+        out: list[tuple[int, int]] = []
         for base, lane in ((0, s), (13, h), (26, d), (39, c)):
             others = whole - t[lane]
             rest = lane
@@ -29,9 +36,12 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
                 rest ^= low
                 out.append((others + t[lane ^ low], base + low.bit_length() - 1))
         return out
-    rest = mask
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        out.append((deadwood_mask(mask ^ low), low.bit_length() - 1))
-    return out
+    found: dict[int, int] = {}
+    for combo in product(*_set_removals(mask, triples)):
+        m = mask ^ sum(combo)
+        ls = m & 8191
+        lh = m >> 13 & 8191
+        ld = m >> 26 & 8191
+        lc = m >> 39
+        _discards(found, t[ls] + t[lh] + t[ld] + t[lc], (ls, lh, ld, lc), _NO_LIMIT)
+    return [(dw, card) for card, dw in found.items()]
