@@ -130,8 +130,11 @@ class GameRecord:
 
     def replay_states(self) -> Iterator[tuple[Match, int, int]]:
         """Replay; yields (match, hand index, action index) after every action (and deal)."""
-        match = Match(self.rules, first_dealer=self.first_dealer, pool_cents=self.pool_cents,
-                      seed=0)
+        try:
+            match = Match(self.rules, first_dealer=self.first_dealer,
+                          pool_cents=self.pool_cents, seed=0)
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"bad record: {exc}") from None
         for h, entry in enumerate(self.hands):
             where = f"hand {h + 1}"
             try:
@@ -145,7 +148,10 @@ class GameRecord:
             except (KeyError, TypeError, ValueError) as exc:
                 raise RecordError(f"{where}: bad deal: {exc}") from None
             yield match, h, -1
-            for a, text in enumerate(entry.get("actions", [])):
+            actions = entry.get("actions", [])
+            if not isinstance(actions, list) or not all(isinstance(t, str) for t in actions):
+                raise RecordError(f"{where}: \"actions\" must be a list of action texts")
+            for a, text in enumerate(actions):
                 try:
                     match.apply(parse_action(text))
                 except ValueError as exc:
