@@ -251,7 +251,7 @@ def check_views(hand: Hand, json_text: bool = True) -> None:
 # --------------------------------------------------------------------------- properties
 
 
-@settings(max_examples=100)
+@settings(max_examples=200)
 @given(game=games(), seed=st.integers(0, 2**32 - 1))
 def test_cards_conserved_and_illegal_actions_change_nothing(game, seed):
     rules, dealer, deck = game
@@ -269,7 +269,7 @@ def test_cards_conserved_and_illegal_actions_change_nothing(game, seed):
         assert result.winner is not None
 
 
-@settings(max_examples=100)
+@settings(max_examples=150)
 @given(game=games(), seed=st.integers(0, 2**32 - 1))
 def test_replay_reproduces_every_snapshot(game, seed):
     rules, dealer, deck = game
@@ -289,9 +289,13 @@ def test_replay_reproduces_every_snapshot(game, seed):
         assert text.snapshot() == expected
     assert hand.copy().snapshot() == snapshots[-1]
     assert text.result == hand.result
+    # what the snapshot leaves out replays too: the discard history and every seat's log
+    for again in (replay, text):
+        assert again.discard_history == hand.discard_history
+        assert again.seat_logs == hand.seat_logs
 
 
-@settings(max_examples=50)
+@settings(max_examples=80)
 @given(game=games(), seed=st.integers(0, 2**32 - 1))
 def test_no_view_leaks(game, seed):
     rules, dealer, deck = game
