@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 
 from ginrummy.bots import make_bot
 from ginrummy.cards import CARD_VALUES, suit_of
+from ginrummy.engine import Hand
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.runner import Stats, play_match
+from ginrummy.runner import Stats, play_hand, play_match
 from ginrummy.scoring import Outcome, split_pool
 
 CONFIGS = {
@@ -167,3 +169,17 @@ def test_the_outcomes_of_many_games_cover_every_way_to_end():
 def test_play_match_refuses_the_wrong_number_of_bots():
     with pytest.raises(ValueError, match="3 players"):
         play_match(CONFIGS["arena-3"], lineup("simple", 2, 0), seed=0)
+
+
+@pytest.mark.parametrize("config", ["classic", "arena-4", "playok-oklahoma"])
+def test_play_hand_plays_one_hand_with_an_observer(config):
+    rules = CONFIGS[config]
+    seen: list[tuple[int, object]] = []
+    stats = Stats()
+    for seed in range(6):
+        hand = Hand.deal(rules, dealer=seed % rules.players, seed=seed)
+        play_hand(hand, lineup("mixed", rules.players, seed), random.Random(seed), stats=stats,
+                  observer=lambda h, seat, action: seen.append((seat, action)))
+        assert hand.over
+        check_hand(rules, hand)
+    assert stats.hands == 6 and stats.decisions == len(seen) > 0
