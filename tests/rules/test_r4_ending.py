@@ -337,6 +337,21 @@ def test_R4_4_never_onto_cards_laid_off_by_an_earlier_defender(chain):
     assert hand.result.deadwood == (2, 3 + 9 + 1, 9 + 2)
 
 
+def test_R4_4_four_players_both_ends_closed_by_earlier_defenders():
+    rules = ARENA.replace(players=4, layoff_chain="own")
+    hand = make_hand(rules, {0: THREE_KNOCKER, 1: THREE_D1, 2: "4h Js Jd Jc 2s 5c 6c",
+                             3: "9h 3h Qs Qd Qc Ad 7d"}, stock="Qh",
+                     dealer=3)
+    play(hand, "stock", "knock Qh [5h 6h 7h] [Ks Kh Kd]")
+    play(hand, "layoff [Ts Td Tc] 8h@1", "layoff [Js Jd Jc] 4h@1")
+    assert hand.to_move == 3
+    assert_illegal(hand, "layoff [Qs Qd Qc] 9h@1", InvalidLayoffError, "earlier defender")
+    assert_illegal(hand, "layoff [Qs Qd Qc] 3h@1", InvalidLayoffError, "earlier defender")
+    assert hand.legal_actions()[0].layoffs == ()
+    play(hand, "layoff [Qs Qd Qc]")
+    assert hand.laid_off == [[card("8h"), card("4h")], []]
+
+
 def test_R4_4_never_onto_another_defenders_melds():
     hand = _three()
     play(hand, "layoff [Ts Td Tc]")
