@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Union
 
 from ginrummy.cards import Card, card_name, format_cards, parse_card, parse_card_list
 
@@ -103,7 +102,7 @@ class Reshuffle:
         return "reshuffle " + format_cards(self.order)
 
 
-Action = Union[Pass, DrawStock, DrawDiscard, Discard, Knock, LayOff, Reshuffle]
+Action = Pass | DrawStock | DrawDiscard | Discard | Knock | LayOff | Reshuffle
 
 PASS = Pass()
 DRAW_STOCK = DrawStock()
@@ -158,7 +157,8 @@ def parse_action(text: str) -> Action:
     if word in ("pass", "stock", "take"):
         if rest:
             raise ValueError(f"{word!r} takes no argument, got {rest!r}")
-        return {"pass": PASS, "stock": DRAW_STOCK, "take": DRAW_DISCARD}[word]
+        simple: dict[str, Action] = {"pass": PASS, "stock": DRAW_STOCK, "take": DRAW_DISCARD}
+        return simple[word]
     if word == "discard":
         if not rest or " " in rest:
             raise ValueError(f"discard needs exactly one card, got {rest!r}")

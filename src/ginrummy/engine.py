@@ -202,7 +202,8 @@ class Hand:
         """Every piece of state as a hashable tuple (for equality checks in tests)."""
         return (
             self.phase, self.to_move, tuple(self.hands), tuple(self.stock),
-            tuple(self.discards), tuple(self.known), self.taken, self.reshuffles,
+            tuple(self.discards), tuple(self.discard_history), tuple(self.known), self.taken,
+            self.reshuffles,
             self.passes, self.stock_only, self.knock, tuple(self.defences),
             tuple(tuple(x) for x in self.laid_off), self.result, len(self.log),
         )
@@ -289,7 +290,7 @@ class Hand:
             )
         if isinstance(action, DrawDiscard):
             if phase is Phase.DRAW and self.stock_only:
-                raise errors.IllegalActionError(
+                raise errors.WrongPhaseError(
                     "everybody passed the upcard: the first player draws from the stock (R3.5)")
             if not self.discards:
                 raise errors.IllegalActionError("the discard pile is empty")

@@ -164,18 +164,19 @@ class GameRecord:
                     raise RecordError(f"{where}: the record says it ended but it has not")
                 if hand.result.to_dict() != stored:
                     raise RecordError(f"{where}: stored result differs from the replayed one")
-        if self.result is not None:
-            if match.result is None or match.result.to_dict() != self.result:
-                raise RecordError("the stored match result differs from the replayed one")
+        if self.result is not None and (
+            match.result is None or match.result.to_dict() != self.result
+        ):
+            raise RecordError("the stored match result differs from the replayed one")
 
     def replay(self) -> Match:
         """Replay the whole record and return the final match state."""
-        match: Match | None = None
-        for match, _, _ in self.replay_states():
-            pass
-        if match is None:
+        last: Match | None = None
+        for state, _, _ in self.replay_states():
+            last = state
+        if last is None:
             raise RecordError("the record holds no hand")
-        return match
+        return last
 
 
 def hand_from_entry(rules: Ruleset, entry: dict[str, Any]) -> Hand:

@@ -137,7 +137,9 @@ class Ruleset:
         if self.hand_size is None:
             set_(self, "hand_size", 10 if self.players == 2 else 7)
         hand_size = self.hand_size
-        if not _is_int(hand_size) or not 1 <= hand_size <= 10:
+        if not isinstance(hand_size, int) or isinstance(hand_size, bool) or not (
+            1 <= hand_size <= 10
+        ):
             raise RulesetError("hand_size", f"{hand_size!r}; a hand holds 1 to 10 cards")
         stock = 52 - self.players * hand_size - 1
         if stock < 3:
@@ -146,7 +148,9 @@ class Ruleset:
         if self.players > 2 and self.format is Format.MATCH:
             raise RulesetError("format", "3-4 players always play the single_hand format (R6.1)")
         if self.format is Format.MATCH:
-            if not _is_int(self.target) or self.target < 1:
+            if not isinstance(self.target, int) or isinstance(self.target, bool) or (
+                self.target < 1
+            ):
                 raise RulesetError("target", f"{self.target!r}; a match needs a target >= 1")
         elif self.target is not None:
             set_(self, "target", None)

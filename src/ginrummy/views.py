@@ -9,7 +9,8 @@ the action log with other players' stock draws showing no card.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from ginrummy.cards import Card, card_name, cards_tuple, format_cards
 from ginrummy.engine import DefenceInfo, Event, Hand, KnockInfo, Phase
@@ -18,7 +19,8 @@ from ginrummy.rules import Ruleset
 from ginrummy.scoring import HandResult
 
 
-class SeatView(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class SeatView:
     """Public facts about one seat; ``cards`` only when the viewer may see them."""
 
     seat: int
@@ -43,6 +45,13 @@ class PlayerView:
         "scores", "seat", "stock_size", "taken", "to_move", "top_discard", "upcard",
     )
 
+    _counts: tuple[int, ...]
+    _known: tuple[int, ...]
+    _revealed: tuple[int, ...] | None
+    _history: list[Card]
+    _history_len: int
+    _log: list[Event]
+    _log_len: int
     seat: int | None
     rules: Ruleset
     phase: Phase
@@ -120,9 +129,13 @@ class PlayerView:
         if self.knock is not None:
             k = self.knock
             knock = {
-                "knocker": k.knocker, "discard": None if k.discard is None else card_name(k.discard),
-                "melds": melds(k.melds), "unmatched": names(k.unmatched), "deadwood": k.deadwood,
-                "gin": k.gin, "big_gin": k.big_gin,
+                "knocker": k.knocker,
+                "discard": None if k.discard is None else card_name(k.discard),
+                "melds": melds(k.melds),
+                "unmatched": names(k.unmatched),
+                "deadwood": k.deadwood,
+                "gin": k.gin,
+                "big_gin": k.big_gin,
             }
         return {
             "seat": self.seat,

@@ -230,7 +230,7 @@ def test_R3_5_non_dealer_first_all_pass_then_stock():
     play(hand, "pass", "pass")
     assert hand.phase is Phase.DRAW and hand.to_move == 0
     assert hand.legal_actions() == [DrawStock()]
-    assert_illegal(hand, "take", IllegalActionError, "stock", "R3.5")
+    assert_illegal(hand, "take", WrongPhaseError, "stock", "R3.5")
     assert_illegal(hand, "pass", WrongPhaseError, "pass")
     play(hand, "stock", "discard Kh")
     assert card("5c") in hand.hand_of(0)
@@ -293,7 +293,7 @@ def test_R3_5_dealer_first_both_pass_opponent_draws_from_stock():
     play(hand, "pass", "pass")
     assert hand.phase is Phase.DRAW and hand.to_move == 0
     assert hand.legal_actions() == [DrawStock()]
-    assert_illegal(hand, "take", IllegalActionError, "R3.5")
+    assert_illegal(hand, "take", WrongPhaseError, "R3.5")
     play(hand, "stock")
     assert card("5c") in hand.hand_of(0)
 
