@@ -154,6 +154,8 @@ class Hand:
         self.taken: Card | None = None  # card just taken from the pile this turn
         self.reshuffles = 0
         self._after_reshuffle = 0  # who draws first from a reshuffled stock
+        # the last action verified and what checking it computed, reused when it is applied
+        self._checked: tuple[Action | None, Arrangement | Defence | None] = (None, None)
         self.passes = 0
         self.stock_only = False
         self.knock: KnockInfo | None = None
@@ -223,7 +225,9 @@ class Hand:
         if phase is Phase.DISCARD:
             hand = self.hands[self.to_move]
             forbidden = self.taken if self.rules.no_rediscard_of_taken_card else None
-            out: list[Action] = [DISCARDS[c] for c in cards_of(hand) if c != forbidden]
+            out: list[Action] = list(map(DISCARDS.__getitem__, cards_of(hand)))
+            if forbidden is not None:
+                out.remove(DISCARDS[forbidden])
             for option in knock_options_mask(hand, self.knock_limit, self.rules.big_gin,
                                              forbidden):
                 out.append(Knock(option.discard, option.arrangement.melds))
@@ -297,9 +301,9 @@ class Hand:
         elif isinstance(action, Discard):
             self._check_discard(action.card)
         elif isinstance(action, Knock):
-            self._check_knock(action)
+            self._checked = (action, self._check_knock(action))
         elif isinstance(action, LayOff):
-            self._check_layoff(action)
+            self._checked = (action, self._check_layoff(action))
         elif isinstance(action, Reshuffle):
             expected = sorted(self.discards[:-1])
             if sorted(action.order) != expected or len(action.order) != len(expected):
@@ -441,7 +445,9 @@ class Hand:
     def _knock(self, seat: int, action: Knock) -> None:
         hand = self.hands[seat]
         rest = hand if action.discard is None else hand & ~(1 << action.discard)
-        arrangement = arrangement_from_melds(rest, action.melds)
+        checked, arrangement = self._checked
+        if checked is not action or not isinstance(arrangement, Arrangement):
+            arrangement = arrangement_from_melds(rest, action.melds)
         if action.discard is not None:
             self._discard(seat, action.discard)
         gin = arrangement.deadwood == 0
@@ -463,7 +469,9 @@ class Hand:
             self.to_move = (seat + 1) % self.players
 
     def _lay_off(self, seat: int, action: LayOff) -> None:
-        defence = self._check_layoff(action)
+        checked, defence = self._checked
+        if checked is not action or not isinstance(defence, Defence):
+            defence = self._check_layoff(action)
         for card, index in defence.layoffs:
             self.laid_off[index].append(card)
         self.defences.append(DefenceInfo(seat, defence.melds, defence.layoffs,

@@ -36,22 +36,21 @@ class RandomBot:
         return legal[self.rng.randrange(len(legal))]
 
 
-def best_after_discard(hand_mask: int, forbidden: Card | None = None) -> int:
-    """The least deadwood reachable by discarding one card other than ``forbidden``."""
-    return min(dw for dw, card in discard_deadwoods_mask(hand_mask) if card != forbidden)
-
-
-def highest_unmatched(hand_mask: int, allowed: int) -> Card:
+def highest_unmatched(
+    hand_mask: int, allowed: int, options: list[tuple[int, int]] | None = None
+) -> Card:
     """The discard of the simple player: the highest card (by value, then rank, then suit)
     left unmatched by some least-deadwood arrangement; failing that (every such card is
     forbidden), the allowed card whose discard leaves the least deadwood.
 
     A card c is unmatched in some least-deadwood arrangement exactly when
-    deadwood(hand - c) == deadwood(hand) - value(c).
+    deadwood(hand - c) == deadwood(hand) - value(c). ``options`` may pass in
+    :func:`discard_deadwoods_mask` of the hand, already computed.
     """
     whole = deadwood_mask(hand_mask)
-    options = [(dw, card) for dw, card in discard_deadwoods_mask(hand_mask)
-               if allowed >> card & 1]
+    if options is None:
+        options = discard_deadwoods_mask(hand_mask)
+    options = [(dw, card) for dw, card in options if allowed >> card & 1]
     unmatched = [card for dw, card in options if dw == whole - CARD_VALUES[card]]
     if unmatched:
         return max(unmatched, key=lambda c: (CARD_VALUES[c], c % 13, c))
@@ -67,6 +66,13 @@ class SimpleBot:
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
+        # discard_deadwoods_mask of the last 11-card hand looked at (hand mask, result)
+        self._memo: tuple[int, list[tuple[int, int]]] = (-1, [])
+
+    def _discard_deadwoods(self, mask: int) -> list[tuple[int, int]]:
+        if self._memo[0] != mask:
+            self._memo = (mask, discard_deadwoods_mask(mask))
+        return self._memo[1]
 
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
         """The baseline decision for this view."""
@@ -76,20 +82,21 @@ class SimpleBot:
         hand = view.hand_mask
         if phase in (Phase.OFFER, Phase.DRAW):
             top = view.top_discard
-            can_take = any(isinstance(a, DrawDiscard) for a in legal)
+            can_take = any(type(a) is DrawDiscard for a in legal)
             if can_take and top is not None:
-                after = best_after_discard(hand | 1 << top, forbidden=top)
+                options = self._discard_deadwoods(hand | 1 << top)
+                after = min(dw for dw, card in options if card != top)
                 if after < deadwood_mask(hand):
                     return DRAW_DISCARD
             return PASS if phase is Phase.OFFER else DRAW_STOCK
-        knocks = [a for a in legal if isinstance(a, Knock)]
+        knocks = [a for a in legal if type(a) is Knock]
         if knocks:
             return min(knocks, key=lambda k: _knock_deadwood(hand, k))
         allowed = 0
         for action in legal:
             if type(action) is Discard:
                 allowed |= 1 << action.card
-        return DISCARDS[highest_unmatched(hand, allowed)]
+        return DISCARDS[highest_unmatched(hand, allowed, self._discard_deadwoods(hand))]
 
 
 def _knock_deadwood(hand: int, knock: Knock) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from itertools import product
 
-from ginrummy.solver.knock import _discards
 from ginrummy.solver.melds import RUN_DEADWOOD, _set_removals
 
 __all__ = ["discard_deadwoods_mask"]
@@ -37,11 +36,19 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
                 out.append((others + t[lane ^ low], base + low.bit_length() - 1))
         return out
     found: dict[int, int] = {}
+    get = found.get
     for combo in product(*_set_removals(mask, triples)):
         m = mask ^ sum(combo)
-        ls = m & 8191
-        lh = m >> 13 & 8191
-        ld = m >> 26 & 8191
-        lc = m >> 39
-        _discards(found, t[ls] + t[lh] + t[ld] + t[lc], (ls, lh, ld, lc), _NO_LIMIT)
+        lanes = (m & 8191, m >> 13 & 8191, m >> 26 & 8191, m >> 39)
+        base = t[lanes[0]] + t[lanes[1]] + t[lanes[2]] + t[lanes[3]]
+        for offset, lane in zip((0, 13, 26, 39), lanes, strict=True):
+            others = base - t[lane]
+            rest = lane
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                dw = others + t[lane ^ low]
+                card = offset + low.bit_length() - 1
+                if dw < get(card, _NO_LIMIT):
+                    found[card] = dw
     return [(dw, card) for card, dw in found.items()]
