@@ -156,6 +156,8 @@ class Hand:
         self._after_reshuffle = 0  # who draws first from a reshuffled stock
         # the last action verified and what checking it computed, reused when it is applied
         self._checked: tuple[Action | None, Arrangement | Defence | None] = (None, None)
+        # the layoff proposed by legal_actions: (log length then, action, its defence)
+        self._proposal: tuple[int, LayOff | None, Defence | None] = (-1, None, None)
         self.passes = 0
         self.stock_only = False
         self.knock: KnockInfo | None = None
@@ -236,7 +238,10 @@ class Hand:
             return [DRAW_DISCARD, PASS]
         if phase is Phase.LAYOFF:
             best = self.best_defence(self.to_move)
-            return [LayOff(best.melds, best.layoffs)]
+            proposal = LayOff(best.melds, best.layoffs)
+            # the engine's own proposal for this very state needs no second check
+            self._proposal = (len(self.log), proposal, best)
+            return [proposal]
         return []
 
     def discard_choices(self) -> list[Card]:
@@ -303,7 +308,11 @@ class Hand:
         elif isinstance(action, Knock):
             self._checked = (action, self._check_knock(action))
         elif isinstance(action, LayOff):
-            self._checked = (action, self._check_layoff(action))
+            at, proposal, best = self._proposal
+            if action is proposal and at == len(self.log):
+                self._checked = (action, best)
+            else:
+                self._checked = (action, self._check_layoff(action))
         elif isinstance(action, Reshuffle):
             expected = sorted(self.discards[:-1])
             if sorted(action.order) != expected or len(action.order) != len(expected):
