@@ -74,6 +74,16 @@ class SimpleBot:
             self._memo = (mask, discard_deadwoods_mask(mask))
         return self._memo[1]
 
+    def _take_lowers_deadwood(self, hand: int, top: Card) -> bool:
+        """Whether taking ``top`` and discarding another card can lower the deadwood."""
+        now = deadwood_mask(hand)
+        with_top = hand | 1 << top
+        lanes = hand & 8191 | hand >> 13 & 8191 | hand >> 26 & 8191 | hand >> 39
+        # a discard lowers deadwood by at most its value, at most the highest card's
+        if deadwood_mask(with_top) - min(lanes.bit_length(), 10) >= now:
+            return False
+        return min(dw for dw, card in self._discard_deadwoods(with_top) if card != top) < now
+
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
         """The baseline decision for this view."""
         phase = view.phase
@@ -83,11 +93,8 @@ class SimpleBot:
         if phase in (Phase.OFFER, Phase.DRAW):
             top = view.top_discard
             can_take = any(type(a) is DrawDiscard for a in legal)
-            if can_take and top is not None:
-                options = self._discard_deadwoods(hand | 1 << top)
-                after = min(dw for dw, card in options if card != top)
-                if after < deadwood_mask(hand):
-                    return DRAW_DISCARD
+            if can_take and top is not None and self._take_lowers_deadwood(hand, top):
+                return DRAW_DISCARD
             return PASS if phase is Phase.OFFER else DRAW_STOCK
         knocks = [a for a in legal if type(a) is Knock]
         if knocks:
