@@ -110,6 +110,25 @@ DRAW_DISCARD = DrawDiscard()
 DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in range(52))
 """Shared instances (actions are immutable values; equal instances compare equal)."""
 
+_DISCARDS_BY_LANE: dict[int, tuple[Discard, ...]] = {}
+
+
+def discards_of(mask: int) -> list[Action]:
+    """The shared :class:`Discard` of every card of a bitmask, lowest card first."""
+    out: list[Action] = []
+    table = _DISCARDS_BY_LANE
+    for shift in (0, 13, 26, 39):
+        lane = mask >> shift & 8191
+        if lane:
+            key = shift << 13 | lane
+            found = table.get(key)
+            if found is None:
+                found = table[key] = tuple(
+                    DISCARDS[shift + r] for r in range(13) if lane >> r & 1
+                )
+            out += found
+    return out
+
 
 def _knock_text(word: str, discard: Card | None, melds: Melds) -> str:
     parts = [word]

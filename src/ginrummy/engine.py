@@ -32,6 +32,7 @@ from ginrummy.actions import (
     Pass,
     Reshuffle,
     action_text,
+    discards_of,
     parse_action,
 )
 from ginrummy.cards import CARD_VALUES, Card, card_name, cards_of, format_cards, suit_of
@@ -227,7 +228,7 @@ class Hand:
         if phase is Phase.DISCARD:
             hand = self.hands[self.to_move]
             forbidden = self.taken if self.rules.no_rediscard_of_taken_card else None
-            out: list[Action] = list(map(DISCARDS.__getitem__, cards_of(hand)))
+            out: list[Action] = discards_of(hand)
             if forbidden is not None:
                 out.remove(DISCARDS[forbidden])
             for option in knock_options_mask(hand, self.knock_limit, self.rules.big_gin,

@@ -13,6 +13,7 @@ from ginrummy.solver.melds import (
     CardsLike,
     _set_removals,
     best_melds_mask,
+    deadwood_mask,
     to_mask,
 )
 
@@ -92,10 +93,15 @@ def knock_options_mask(
         found: dict[int, int] = {}
         _discards(found, whole, (s, h, d, c), knock_limit)
     else:
+        # A discard lowers deadwood by at most its value, so at most the highest card's.
+        whole = deadwood_mask(mask)
+        if whole - min((s | h | d | c).bit_length(), 10) > knock_limit and not (
+            big_gin and whole == 0
+        ):
+            return []
         # Every choice of sets of the hand, and each discard outside those sets: that covers
         # every choice of sets of the hand less that discard.
         found = {}
-        whole = _NO_DEADWOOD
         for combo in product(*_set_removals(mask, triples)):
             m = mask ^ sum(combo)
             ls = m & 8191
@@ -103,8 +109,6 @@ def knock_options_mask(
             ld = m >> 26 & 8191
             lc = m >> 39
             base = t[ls] + t[lh] + t[ld] + t[lc]
-            if base < whole:
-                whole = base
             if (
                 base - g[ls] > knock_limit
                 and base - g[lh] > knock_limit
