@@ -6,6 +6,7 @@ import random
 
 from ginrummy.actions import DRAW_DISCARD, DRAW_STOCK, Discard, Knock, LayOff
 from ginrummy.bots import RandomBot, SimpleBot, make_bot
+from ginrummy.bots.simple import take_lowers_deadwood
 from ginrummy.cards import CARD_VALUES, cards_of
 from ginrummy.engine import CHANCE, Hand, Phase
 from ginrummy.rules import Ruleset
@@ -22,13 +23,12 @@ def _random_hand(rng: random.Random, size: int) -> list[int]:
 
 def test_take_check_matches_its_definition() -> None:
     """Taking the discard is right exactly when some other discard then lowers deadwood."""
-    bot = SimpleBot()
     rng = random.Random(3)
     for _ in range(20_000):
         cards = _random_hand(rng, 11)
         top, hand = cards[0], sum(1 << c for c in cards[1:])
         lowers = min(deadwood_mask((hand | 1 << top) ^ 1 << d) for d in cards[1:])
-        assert bot._take_lowers_deadwood(hand, top) == (lowers < deadwood_mask(hand))
+        assert take_lowers_deadwood(hand, top) == (lowers < deadwood_mask(hand))
 
 
 def _decisions(rules: Ruleset, seeds: range) -> list[tuple[Hand, object, object]]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from itertools import product
 
-from ginrummy.solver.melds import RUN_DEADWOOD, _set_removals
+from ginrummy.cards import CARD_VALUES
+from ginrummy.solver.melds import RUN_COVER, RUN_DEADWOOD, _set_removals, deadwood_mask
 
-__all__ = ["discard_deadwoods_mask"]
+__all__ = ["discard_deadwoods_mask", "least_deadwood_after_discard", "loose_cards_mask"]
 
 _NO_LIMIT = 1 << 30
 
@@ -52,3 +53,88 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
                 if dw < get(card, _NO_LIMIT):
                     found[card] = dw
     return [(dw, card) for card, dw in found.items()]
+
+
+def _whole_and_loose(mask: int, triples: int) -> tuple[int, int]:
+    """Least deadwood of a hand holding some rank three times, and its loose cards: each
+    least-deadwood arrangement is a choice of sets with the runs forced in every lane."""
+    t = RUN_DEADWOOD
+    cover = RUN_COVER
+    best = 1 << 30
+    loose = 0
+    for combo in product(*_set_removals(mask, triples)):
+        m = mask ^ sum(combo)
+        s = m & 8191
+        h = m >> 13 & 8191
+        d = m >> 26 & 8191
+        c = m >> 39
+        base = t[s] + t[h] + t[d] + t[c]
+        if base <= best:
+            free = m & ~(cover[s] | cover[h] << 13 | cover[d] << 26 | cover[c] << 39)
+            loose = free if base < best else loose | free
+            best = base
+    return best, loose
+
+
+def loose_cards_mask(mask: int) -> int:
+    """The cards that some least-deadwood arrangement of ``mask`` leaves unmatched.
+
+    A card c is such a card exactly when deadwood(mask - c) == deadwood(mask) - value(c).
+    With no rank held three times the runs are forced, so these are the cards outside them.
+    """
+    s = mask & 8191
+    h = mask >> 13 & 8191
+    d = mask >> 26 & 8191
+    c = mask >> 39
+    triples = s & h & (d | c) | d & c & (s | h)
+    if not triples:
+        cover = RUN_COVER
+        return mask & ~(cover[s] | cover[h] << 13 | cover[d] << 26 | cover[c] << 39)
+    return _whole_and_loose(mask, triples)[1]
+
+
+def _top_value(mask: int) -> int:
+    """The highest card value in a non-empty mask."""
+    ranks = mask & 8191 | mask >> 13 & 8191 | mask >> 26 & 8191 | mask >> 39
+    return min(ranks.bit_length(), 10)
+
+
+def least_deadwood_after_discard(mask: int, forbidden: int | None = None) -> int:
+    """min over the cards d of ``mask`` other than ``forbidden`` of deadwood(mask - d).
+
+    Discarding a loose card (see :func:`loose_cards_mask`) lowers the deadwood by its value
+    and discarding any other card by less, so only the highest loose card and the other cards
+    worth more than it by two or more need looking at; with no rank held three times the
+    latter never lower the deadwood at all.
+    """
+    s = mask & 8191
+    h = mask >> 13 & 8191
+    d = mask >> 26 & 8191
+    c = mask >> 39
+    triples = s & h & (d | c) | d & c & (s | h)
+    allowed = mask if forbidden is None else mask & ~(1 << forbidden)
+    if not triples:
+        t = RUN_DEADWOOD
+        cover = RUN_COVER
+        loose = allowed & ~(cover[s] | cover[h] << 13 | cover[d] << 26 | cover[c] << 39)
+        if loose:
+            return t[s] + t[h] + t[d] + t[c] - _top_value(loose)
+        return min(dw for dw, card in discard_deadwoods_mask(mask) if card != forbidden)
+    whole, loose = _whole_and_loose(mask, triples)
+    loose &= allowed
+    if loose:
+        top = _top_value(loose)
+        best = whole - top
+    else:
+        top = -1
+        best = 1 << 30
+    rest = allowed & ~loose
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        card = low.bit_length() - 1
+        if CARD_VALUES[card] > top + 1:
+            dw = deadwood_mask(mask ^ low)
+            if dw < best:
+                best = dw
+    return best
