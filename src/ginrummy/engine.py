@@ -357,8 +357,6 @@ class Hand:
         assert self.knock is not None
         seat = self.to_move
         hand = self.hands[seat]
-        if self.knock.gin and action.layoffs:
-            raise errors.InvalidLayoffError("nobody may lay off on a gin hand (R4.2)")
         layoff_mask = 0
         for card, _ in action.layoffs:
             if not 0 <= card < 52 or not hand >> card & 1:
