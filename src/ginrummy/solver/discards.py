@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from itertools import product
-
 from ginrummy.cards import CARD_VALUES
-from ginrummy.solver.melds import RUN_COVER, RUN_DEADWOOD, _set_removals, deadwood_mask
+from ginrummy.solver.melds import RUN_COVER, RUN_DEADWOOD, deadwood_mask, run_lanes_by_set_choice
 
 __all__ = ["discard_deadwoods_mask", "least_deadwood_after_discard", "loose_cards_mask"]
 
@@ -38,10 +36,7 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
         return out
     found: dict[int, int] = {}
     get = found.get
-    for combo in product(*_set_removals(mask, triples)):
-        m = mask ^ sum(combo)
-        lanes = (m & 8191, m >> 13 & 8191, m >> 26 & 8191, m >> 39)
-        base = t[lanes[0]] + t[lanes[1]] + t[lanes[2]] + t[lanes[3]]
+    for base, *lanes in run_lanes_by_set_choice(mask, triples):
         for offset, lane in zip((0, 13, 26, 39), lanes, strict=True):
             others = base - t[lane]
             rest = lane
@@ -58,19 +53,13 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
 def _whole_and_loose(mask: int, triples: int) -> tuple[int, int]:
     """Least deadwood of a hand holding some rank three times, and its loose cards: each
     least-deadwood arrangement is a choice of sets with the runs forced in every lane."""
-    t = RUN_DEADWOOD
     cover = RUN_COVER
     best = 1 << 30
     loose = 0
-    for combo in product(*_set_removals(mask, triples)):
-        m = mask ^ sum(combo)
-        s = m & 8191
-        h = m >> 13 & 8191
-        d = m >> 26 & 8191
-        c = m >> 39
-        base = t[s] + t[h] + t[d] + t[c]
+    for base, s, h, d, c in run_lanes_by_set_choice(mask, triples):
         if base <= best:
-            free = m & ~(cover[s] | cover[h] << 13 | cover[d] << 26 | cover[c] << 39)
+            free = ((s ^ cover[s]) | (h ^ cover[h]) << 13 | (d ^ cover[d]) << 26
+                    | (c ^ cover[c]) << 39)
             loose = free if base < best else loose | free
             best = base
     return best, loose

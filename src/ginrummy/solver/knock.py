@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
 
 from ginrummy.cards import CARD_NAMES
 from ginrummy.solver.melds import (
@@ -11,9 +10,9 @@ from ginrummy.solver.melds import (
     RUN_DEADWOOD,
     Arrangement,
     CardsLike,
-    _set_removals,
     best_melds_mask,
     deadwood_mask,
+    run_lanes_by_set_choice,
     to_mask,
 )
 
@@ -102,13 +101,7 @@ def knock_options_mask(
         # Every choice of sets of the hand, and each discard outside those sets: that covers
         # every choice of sets of the hand less that discard.
         found = {}
-        for combo in product(*_set_removals(mask, triples)):
-            m = mask ^ sum(combo)
-            ls = m & 8191
-            lh = m >> 13 & 8191
-            ld = m >> 26 & 8191
-            lc = m >> 39
-            base = t[ls] + t[lh] + t[ld] + t[lc]
+        for base, ls, lh, ld, lc in run_lanes_by_set_choice(mask, triples):
             if (
                 base - g[ls] > knock_limit
                 and base - g[lh] > knock_limit

@@ -16,7 +16,7 @@ differs in which cards form sets, runs or deadwood, never the mere splits of a l
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import product
 from typing import Literal
@@ -219,6 +219,19 @@ def _set_removals(mask: int, triples: int) -> list[tuple[int, ...]]:
         else:
             out.append((full, 0))
     return out
+
+
+def run_lanes_by_set_choice(mask: int, triples: int) -> Iterator[tuple[int, int, int, int, int]]:
+    """For every choice of sets among the ranks of ``triples`` (lane bits): the run deadwood
+    of the cards left for runs, then their four lanes (spades, hearts, diamonds, clubs)."""
+    t = RUN_DEADWOOD
+    for combo in product(*_set_removals(mask, triples)):
+        m = mask ^ sum(combo)
+        s = m & 8191
+        h = m >> 13 & 8191
+        d = m >> 26 & 8191
+        c = m >> 39
+        yield t[s] + t[h] + t[d] + t[c], s, h, d, c
 
 
 def _deadwood_many_sets(mask: int, triples: int) -> int:
