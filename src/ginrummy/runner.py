@@ -37,7 +37,8 @@ def play_hand(hand: Hand, bots: Sequence[Bot], rng: random.Random,
               stats: Stats | None = None, observer: Observer | None = None) -> Hand:
     """Play ``hand`` to its end; bots see only their views. Reshuffles come from ``rng``."""
     decisions = 0
-    while hand.phase is not Phase.OVER:
+    over = Phase.OVER
+    while hand.phase is not over:
         if hand.to_move == CHANCE:
             hand.apply(hand.reshuffle_order(rng))
             continue

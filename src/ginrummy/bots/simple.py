@@ -26,6 +26,8 @@ from ginrummy.solver.discards import (
 )
 from ginrummy.views import PlayerView
 
+_OFFER, _DRAW, _LAYOFF = Phase.OFFER, Phase.DRAW, Phase.LAYOFF  # enum lookups are slow
+
 
 class RandomBot:
     """Picks uniformly among the legal actions (seeded for reproducibility)."""
@@ -34,10 +36,11 @@ class RandomBot:
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+        self._random = self.rng.random
 
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
         """A uniformly random legal action."""
-        return legal[self.rng.randrange(len(legal))]
+        return legal[int(self._random() * len(legal))]
 
 
 def take_lowers_deadwood(hand_mask: int, top: Card) -> bool:
@@ -70,15 +73,15 @@ class SimpleBot:
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
         """The baseline decision for this view."""
         phase = view.phase
-        if phase is Phase.LAYOFF:
+        if phase is _LAYOFF:
             return next(a for a in legal if isinstance(a, LayOff))
         hand = view.hand_mask
-        if phase in (Phase.OFFER, Phase.DRAW):
+        if phase is _DRAW or phase is _OFFER:
             top = view.top_discard
             can_take = any(type(a) is DrawDiscard for a in legal)
             if can_take and top is not None and take_lowers_deadwood(hand, top):
                 return DRAW_DISCARD
-            return PASS if phase is Phase.OFFER else DRAW_STOCK
+            return PASS if phase is _OFFER else DRAW_STOCK
         knocks = [a for a in legal if type(a) is Knock]
         if knocks:
             return min(knocks, key=lambda k: _knock_deadwood(hand, k))
