@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from ginrummy import errors
 from ginrummy.actions import (
@@ -302,14 +302,14 @@ class Hand:
                 f"{_ACTION_NAMES.get(kind, kind.__name__)} is not allowed in the {phase} phase;"
                 f" expected {names}"
             )
-        if isinstance(action, DrawDiscard):
+        if kind is Discard:
+            self._check_discard(cast(Discard, action).card)
+        elif kind is DrawDiscard:
             if phase is _DRAW and self.stock_only:
                 raise errors.WrongPhaseError(
                     "everybody passed the upcard: the first player draws from the stock (R3.5)")
             if not self.discards:
                 raise errors.IllegalActionError("the discard pile is empty")
-        elif isinstance(action, Discard):
-            self._check_discard(action.card)
         elif isinstance(action, Knock):
             self._checked = (action, self._check_knock(action))
         elif isinstance(action, LayOff):
@@ -400,8 +400,7 @@ class Hand:
             self.taken = card
             self.phase = _DISCARD
         elif kind is Discard:
-            assert isinstance(action, Discard)
-            self._discard(seat, action.card)
+            self._discard(seat, cast(Discard, action).card)
             self._end_turn(seat)
         elif kind is Pass:
             self.passes += 1
