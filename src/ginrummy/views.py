@@ -39,7 +39,7 @@ class PlayerView:
     """
 
     __slots__ = (
-        "_counts", "_history", "_history_len", "_known", "_log", "_log_len", "_revealed",
+        "_counts", "_known", "_log", "_log_len", "_revealed",
         "dealer", "defences", "discard_pile", "hand_mask", "hand_number", "hands_won",
         "knock", "knock_limit", "laid_off", "phase", "reshuffles", "result", "rules",
         "scores", "seat", "stock_size", "taken", "to_move", "top_discard", "upcard",
@@ -48,8 +48,6 @@ class PlayerView:
     _counts: tuple[int, ...]
     _known: tuple[int, ...]
     _revealed: tuple[int, ...] | None
-    _history: list[Card]
-    _history_len: int
     _log: list[Event]
     _log_len: int
     seat: int | None
@@ -88,11 +86,6 @@ class PlayerView:
                      else self.hand if s == self.seat else None)
             for s, count in enumerate(self._counts)
         )
-
-    @property
-    def discard_history(self) -> tuple[Card, ...]:
-        """Every card put face up this hand, in order (the upcard first)."""
-        return tuple(self._history[: self._history_len])
 
     @property
     def log(self) -> tuple[Event, ...]:
@@ -197,8 +190,6 @@ def view(state: Hand | Match, seat: int | None) -> PlayerView:
     v.upcard = hand.upcard
     v.top_discard = hand.discards[-1] if hand.discards else None
     v.discard_pile = tuple(hand.discards) if hand.rules.discard_history_visible else None
-    v._history = hand.discard_history
-    v._history_len = len(hand.discard_history)
     v.stock_size = len(hand.stock)
     v.knock_limit = hand.knock_limit
     v.taken = hand.taken
