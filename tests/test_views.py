@@ -98,14 +98,14 @@ def test_a_view_is_a_snapshot():
 
 
 def test_the_view_object_holds_nothing_hidden():
-    # bots receive the object itself: its private slots must not hold other hands either
+    # bots receive the object itself: none of its fields may hold other hands either
     hand = _hand()
     play(hand, "stock", "discard Ah")
     v = view(hand, 1)
     others = hand.hands[0] & ~hand.known[0]
-    assert v._revealed is None
+    assert v.revealed_masks is None
     assert v.hand_mask == hand.hands[1]
-    for name in PlayerView.__slots__:
+    for name in PlayerView._fields:
         value = getattr(v, name)
         if isinstance(value, int) and not isinstance(value, bool) and value > 52:
             assert value & others == 0, name

@@ -10,7 +10,7 @@ the action log with other players' stock draws showing no card.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ginrummy.cards import Card, card_name, cards_tuple, format_cards
 from ginrummy.engine import DefenceInfo, Event, Hand, KnockInfo, Phase
@@ -29,27 +29,14 @@ class SeatView:
     cards: tuple[Card, ...] | None
 
 
-class PlayerView:
+class PlayerView(NamedTuple):
     """Everything ``seat`` may know (``seat`` is ``None`` for a spectator).
 
-    Built in constant time: the cards, seats and log are materialised when first read. It
-    holds nothing the seat may not know: its own cards, counts and public cards of the others
-    (all cards once revealed, R4.8), and its own log (a list the engine only appends to, read
-    up to the length it had when the view was taken).
+    An immutable snapshot built in about a microsecond; ``hand`` and ``seats`` are
+    materialised when read. It holds nothing the seat may not know: its own cards, counts and
+    the public cards of the others (all cards once revealed, R4.8), and its own log.
     """
 
-    __slots__ = (
-        "_counts", "_known", "_log", "_log_len", "_revealed",
-        "dealer", "defences", "discard_pile", "hand_mask", "hand_number", "hands_won",
-        "knock", "knock_limit", "laid_off", "phase", "reshuffles", "result", "rules",
-        "scores", "seat", "stock_size", "taken", "to_move", "top_discard", "upcard",
-    )
-
-    _counts: tuple[int, ...]
-    _known: tuple[int, ...]
-    _revealed: tuple[int, ...] | None
-    _log: list[Event]
-    _log_len: int
     seat: int | None
     rules: Ruleset
     phase: Phase
@@ -67,9 +54,17 @@ class PlayerView:
     defences: tuple[DefenceInfo, ...]
     laid_off: tuple[tuple[Card, ...], ...]
     result: HandResult | None
+    log: tuple[Event, ...]
+    """The viewer's log: others' stock draws show no card, reshuffles no order."""
     scores: tuple[int, ...] | None
     hands_won: tuple[int, ...] | None
     hand_number: int
+    counts: tuple[int, ...]
+    """Cards held, by seat."""
+    known_masks: tuple[int, ...]
+    """By seat, the cards taken from the discard pile and still held (everybody saw them)."""
+    revealed_masks: tuple[int, ...] | None
+    """Every seat's cards once they are public (after a knock), else ``None``."""
 
     @property
     def hand(self) -> tuple[Card, ...]:
@@ -79,25 +74,13 @@ class PlayerView:
     @property
     def seats(self) -> tuple[SeatView, ...]:
         """Counts, cards known to be held (taken from the pile) and, when visible, cards."""
-        revealed = self._revealed
+        revealed = self.revealed_masks
         return tuple(
-            SeatView(s, count, cards_tuple(self._known[s]),
+            SeatView(s, count, cards_tuple(self.known_masks[s]),
                      cards_tuple(revealed[s]) if revealed is not None
                      else self.hand if s == self.seat else None)
-            for s, count in enumerate(self._counts)
+            for s, count in enumerate(self.counts)
         )
-
-    @property
-    def log(self) -> tuple[Event, ...]:
-        """The viewer's log: others' stock draws show no card, reshuffles no order."""
-        return tuple(self._log[: self._log_len])
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PlayerView):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (f"<PlayerView seat={self.seat} phase={self.phase} to_move={self.to_move} "
@@ -170,41 +153,43 @@ class PlayerView:
 
 def view(state: Hand | Match, seat: int | None) -> PlayerView:
     """The view of ``seat`` (``None``: a spectator) of a hand or of a match's current hand."""
-    match = state if isinstance(state, Match) else None
-    hand = state.hand if isinstance(state, Match) else state
+    if isinstance(state, Match):
+        match: Match | None = state
+        hand = state.hand
+    else:
+        match, hand = None, state
     n = hand.players
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"seat must be 0..{n - 1} or None for a spectator, got {seat}")
     revealed = hand.knock is not None  # R4.8: every hand is shown after a knock
     hands = hand.hands
-    v = object.__new__(PlayerView)
-    v.seat = seat
-    v.rules = hand.rules
-    v.phase = hand.phase
-    v.to_move = hand.to_move
-    v.dealer = hand.dealer
-    v.hand_mask = hands[seat] if seat is not None else 0
-    v._counts = tuple(map(int.bit_count, hands))
-    v._known = tuple(hand.known)
-    v._revealed = tuple(hands) if revealed else None
-    v.upcard = hand.upcard
-    v.top_discard = hand.discards[-1] if hand.discards else None
-    v.discard_pile = tuple(hand.discards) if hand.rules.discard_history_visible else None
-    v.stock_size = len(hand.stock)
-    v.knock_limit = hand.knock_limit
-    v.taken = hand.taken
-    v.reshuffles = hand.reshuffles
-    v.knock = hand.knock
-    if revealed:
-        v.defences = tuple(hand.defences)
-        v.laid_off = tuple(tuple(x) for x in hand.laid_off)
-    else:
-        v.defences = v.laid_off = ()
-    v.result = hand.result
-    log = hand.seat_logs[n if seat is None else seat]
-    v._log = log
-    v._log_len = len(log)
-    v.scores = tuple(match.scores) if match else None
-    v.hands_won = tuple(match.hands_won) if match else None
-    v.hand_number = len(match.hands) if match else 1
-    return v
+    discards = hand.discards
+    return _new_view(PlayerView, (
+        seat,
+        hand.rules,
+        hand.phase,
+        hand.to_move,
+        hand.dealer,
+        hands[seat] if seat is not None else 0,
+        hand.upcard,
+        discards[-1] if discards else None,
+        tuple(discards) if hand.rules.discard_history_visible else None,
+        len(hand.stock),
+        hand.knock_limit,
+        hand.taken,
+        hand.reshuffles,
+        hand.knock,
+        tuple(hand.defences) if revealed else (),
+        tuple(tuple(x) for x in hand.laid_off) if revealed else (),
+        hand.result,
+        tuple(hand.seat_logs[n if seat is None else seat]),
+        tuple(match.scores) if match else None,
+        tuple(match.hands_won) if match else None,
+        len(match.hands) if match else 1,
+        tuple(map(int.bit_count, hands)),
+        tuple(hand.known),
+        tuple(hands) if revealed else None,
+    ))
+
+
+_new_view = tuple.__new__  # skips the generated NamedTuple.__new__ (a hot path for bots)
