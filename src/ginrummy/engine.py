@@ -11,6 +11,7 @@ function of its deck and its action list.
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -121,9 +122,12 @@ class DefenceInfo:
 
 
 def deal_order(seed: int | None = None, rng: random.Random | None = None) -> list[Card]:
-    """A shuffled deck order: from ``rng`` if given, else from ``seed`` (deterministic)."""
+    """A shuffled deck order: from ``rng`` if given, else from ``seed`` (deterministic), else
+    from ``secrets.SystemRandom`` (live play: no guessable seed)."""
     deck = list(range(52))
-    (rng or random.Random(seed)).shuffle(deck)
+    if rng is None:
+        rng = random.Random(seed) if seed is not None else secrets.SystemRandom()
+    rng.shuffle(deck)
     return deck
 
 
@@ -146,8 +150,8 @@ class Hand:
             hands[(dealer + 1 + i) % n] |= 1 << deck[i]
         self.hands: list[int] = hands
         self.upcard: Card = deck[n * size]
+        # the knock limit in force: oklahoma_knock_limit uses the first upcard (R5.4)
         self.knock_limit = rules.knock_limit
-        """The knock limit in force: ``oklahoma_knock_limit`` uses the first upcard (R5.4)."""
         if rules.oklahoma_knock_limit:
             value = CARD_VALUES[self.upcard]
             self.knock_limit = min(rules.knock_limit, 0 if value == 1 else value)
@@ -198,7 +202,6 @@ class Hand:
     def over(self) -> bool:
         """True once the hand has a result."""
         return self.phase is _OVER
-
 
     @property
     def top_discard(self) -> Card | None:
