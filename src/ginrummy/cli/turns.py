@@ -20,6 +20,7 @@ from ginrummy.actions import (
     Pass,
     parse_action,
 )
+from ginrummy.bots.simple import highest_unmatched
 from ginrummy.cards import CARD_NAMES, Card, parse_card, sort_key_rank, sort_key_suit
 from ginrummy.cli.render import Painter, arrangement_text
 from ginrummy.engine import Phase
@@ -181,7 +182,13 @@ class TurnDialogs:
                 choices.append(f"{p.strong('g)')} {'BIG GIN' if gins[0].big_gin else 'gin'}"
                                f" ({_option_words(p, gins[0])})")
         lines.append("   ".join(choices))
-        return Menu(lines, keys)
+        # Enter discards the highest card no least-deadwood arrangement needs, not card 1
+        allowed = _mask(list(numbers))
+        suggested = highest_unmatched(_mask(v.hand), allowed) if allowed else None
+        if suggested is None:
+            return Menu(lines, keys)
+        default = str(numbers[suggested])
+        return Menu(lines, keys, prompt=f"Your move [{p.name(suggested)}]> ", default=default)
 
     def _layoff_menu(self, v: PlayerView) -> Menu:
         p = self.p
