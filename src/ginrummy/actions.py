@@ -110,24 +110,24 @@ DRAW_DISCARD = DrawDiscard()
 DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in range(52))
 """Shared instances (actions are immutable values; equal instances compare equal)."""
 
-_DISCARDS_BY_LANE: dict[int, tuple[Discard, ...]] = {}
+# per suit, per 13-bit lane: the shared discards of those cards, built on first use
+_LANE_DISCARDS: list[list[tuple[Action, ...] | None]] = [[None] * 8192 for _ in range(4)]
+
+
+def _lane_discards(suit: int, lane: int) -> tuple[Action, ...]:
+    found = tuple(DISCARDS[13 * suit + r] for r in range(13) if lane >> r & 1)
+    _LANE_DISCARDS[suit][lane] = found
+    return found
 
 
 def discards_of(mask: int) -> list[Action]:
     """The shared :class:`Discard` of every card of a bitmask, lowest card first."""
-    out: list[Action] = []
-    table = _DISCARDS_BY_LANE
-    for shift in (0, 13, 26, 39):
-        lane = mask >> shift & 8191
-        if lane:
-            key = shift << 13 | lane
-            found = table.get(key)
-            if found is None:
-                found = table[key] = tuple(
-                    DISCARDS[shift + r] for r in range(13) if lane >> r & 1
-                )
-            out += found
-    return out
+    s, h, d, c = _LANE_DISCARDS
+    a = s[mask & 8191] or _lane_discards(0, mask & 8191)
+    b = h[mask >> 13 & 8191] or _lane_discards(1, mask >> 13 & 8191)
+    e = d[mask >> 26 & 8191] or _lane_discards(2, mask >> 26 & 8191)
+    f = c[mask >> 39] or _lane_discards(3, mask >> 39)
+    return [*a, *b, *e, *f]
 
 
 def _knock_text(word: str, discard: Card | None, melds: Melds) -> str:
