@@ -91,3 +91,11 @@ def test_unwritable_record_folder_is_a_file(cli: Callable[..., Run], tmp_path: P
     run = cli("play", "--record", str(blocker / "game.json"))
     assert run.code == 2
     assert "does not exist" in run.err
+
+
+def test_five_players_named_as_the_problem(capsys: pytest.CaptureFixture[str]) -> None:
+    from ginrummy.cli.main import main
+
+    assert main(["play", "--players", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "players: 5 players; 2 to 4 may play" in err and "Traceback" not in err

@@ -121,7 +121,7 @@ def build_ruleset(args: argparse.Namespace) -> Ruleset:
     preset = getattr(args, "preset", "classic")
     base = PRESETS[preset]
     players = overrides.get("players", base.get("players", 2))
-    if (isinstance(players, int) and players > 2 and "format" not in overrides
+    if (isinstance(players, int) and 2 < players <= 4 and "format" not in overrides
             and base.get("format") == "match"):
         raise UsageError(
             f"{players} players always play the single_hand format (R6.1): use --preset arena "
