@@ -466,6 +466,7 @@ class Hand:
             arrangement = arrangement_from_melds(rest, action.melds)
         if action.discard is not None:
             self._discard(seat, action.discard)
+        self.taken = None
         gin = arrangement.deadwood == 0
         # keep the melds in the order he laid them: layoffs number them so (CARD@N)
         by_cards = {frozenset(m): m for m in arrangement.melds}
