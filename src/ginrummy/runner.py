@@ -33,24 +33,32 @@ class Stats:
 Observer = Callable[[Match | Hand, int, Action], None]
 
 
-def play_hand(hand: Hand, bots: Sequence[Bot], rng: random.Random,
-              stats: Stats | None = None, observer: Observer | None = None) -> Hand:
-    """Play ``hand`` to its end; bots see only their views. Reshuffles come from ``rng``."""
+def _play_out(hand: Hand, state: Hand | Match, bots: Sequence[Bot], rng: random.Random,
+              stats: Stats | None, observer: Observer | None) -> None:
+    """Play ``hand`` to its end through ``state`` (the hand itself, or the match holding it,
+    which then settles the score); bots see only their views, reshuffles come from ``rng``."""
     decisions = 0
     over = Phase.OVER
+    apply = state.apply
     while hand.phase is not over:
         if hand.to_move == CHANCE:
-            hand.apply(hand.reshuffle_order(rng))
+            apply(hand.reshuffle_order(rng))
             continue
         seat = hand.to_move
-        action = bots[seat].choose(view(hand, seat), hand.legal_actions())
-        hand.apply(action, seat)
+        action = bots[seat].choose(view(state, seat), hand.legal_actions())
+        apply(action, seat)
         decisions += 1
         if observer is not None:
-            observer(hand, seat, action)
+            observer(state, seat, action)
     if stats is not None:
         stats.decisions += decisions
         stats.count(hand)
+
+
+def play_hand(hand: Hand, bots: Sequence[Bot], rng: random.Random,
+              stats: Stats | None = None, observer: Observer | None = None) -> Hand:
+    """Play ``hand`` to its end; bots see only their views. Reshuffles come from ``rng``."""
+    _play_out(hand, hand, bots, rng, stats, observer)
     return hand
 
 
@@ -66,15 +74,5 @@ def play_match(rules: Ruleset, bots: Sequence[Bot], seed: int | None = None,
             return match
         if match.needs_deal:
             match.start_hand()
-        hand = match.hand
-        while not hand.over:
-            if hand.to_move == CHANCE:
-                match.step_chance()
-                continue
-            seat = hand.to_move
-            match.apply(bots[seat].choose(view(match, seat), hand.legal_actions()), seat)
-            if stats is not None:
-                stats.decisions += 1
-        if stats is not None:
-            stats.count(hand)
+        _play_out(match.hand, match, bots, match.rng, stats, None)
     raise RuntimeError(f"match not decided after {max_hands} hands")

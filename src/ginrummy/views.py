@@ -172,7 +172,7 @@ def view(state: Hand | Match, seat: int | None) -> PlayerView:
         hand.dealer,
         hands[seat] if seat is not None else 0,
         hand.upcard,
-        discards[-1] if discards else None,
+        discards[-1] if discards else None,  # Hand.top_discard, inline (hot path)
         tuple(discards) if hand.rules.discard_history_visible else None,
         len(hand.stock),
         hand.knock_limit,

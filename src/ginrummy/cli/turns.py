@@ -21,7 +21,7 @@ from ginrummy.actions import (
     parse_action,
 )
 from ginrummy.bots.simple import highest_unmatched
-from ginrummy.cards import CARD_NAMES, Card, parse_card, sort_key_rank, sort_key_suit
+from ginrummy.cards import CARD_NAMES, Card, mask_of, parse_card, sort_key_rank, sort_key_suit
 from ginrummy.cli.render import Painter, arrangement_text
 from ginrummy.engine import Phase
 from ginrummy.rules import Ruleset
@@ -106,7 +106,7 @@ class TurnDialogs:
     def hand_lines(self, v: PlayerView, numbers: dict[Card, int] | None = None) -> list[str]:
         """The hand sorted, melds marked (best_melds) and the current deadwood."""
         p = self.p
-        best = best_melds(_mask(v.hand))
+        best = best_melds(v.hand_mask)
         group = {c: i for i, m in enumerate(best.melds) for c in m}
         cells = []
         for card in self.sorted_cards(v.hand):
@@ -155,7 +155,7 @@ class TurnDialogs:
 
     def knock_opts(self, v: PlayerView) -> list[KnockOption]:
         """The legal ways to knock now (best arrangement for each discard)."""
-        return knock_options(_mask(v.hand), v.knock_limit, self.rules.big_gin, self.forbidden(v))
+        return knock_options(v.hand_mask, v.knock_limit, self.rules.big_gin, self.forbidden(v))
 
     def _discard_menu(self, v: PlayerView) -> Menu:
         p = self.p
@@ -183,8 +183,8 @@ class TurnDialogs:
                                f" ({_option_words(p, gins[0])})")
         lines.append("   ".join(choices))
         # Enter discards the highest card no least-deadwood arrangement needs, not card 1
-        allowed = _mask(list(numbers))
-        suggested = highest_unmatched(_mask(v.hand), allowed) if allowed else None
+        allowed = mask_of(numbers)
+        suggested = highest_unmatched(v.hand_mask, allowed) if allowed else None
         if suggested is None:
             return Menu(lines, keys)
         default = str(numbers[suggested])
@@ -196,7 +196,7 @@ class TurnDialogs:
         assert knock is not None
         lines = [self.knock_line(v)]
         lines += self.hand_lines(v)
-        mask = _mask(v.hand)
+        mask = v.hand_mask
         best = best_defence(mask, knock.melds, self.rules.layoff_chain, v.laid_off)
         proposal = LayOff(best.melds, best.layoffs)
         keys: dict[str, Action | str] = {"1": proposal}
@@ -297,7 +297,7 @@ class TurnDialogs:
                 self.want_redraw = True
                 return None
             option = options[picked]
-        rest = _mask(v.hand)
+        rest = v.hand_mask
         if option.discard is not None:
             rest &= ~(1 << option.discard)
         arrangements = [option.arrangement]
@@ -345,13 +345,6 @@ class TurnDialogs:
             if low.isdigit() and 1 <= int(low) <= count:
                 return int(low) - 1
             self.screen.error(f"Type a number from 1 to {count}, or b to go back.")
-
-
-def _mask(cards: Sequence[Card]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
 
 
 def _all_passed(v: PlayerView) -> bool:

@@ -10,33 +10,32 @@ __all__ = ["discard_deadwoods_mask", "least_deadwood_after_discard", "loose_card
 _NO_LIMIT = 1 << 30
 
 
+def _lanes(mask: int) -> tuple[int, int, int, int, int]:
+    """The four suit lanes of a mask and the lane bits of the ranks held three or four times."""
+    s = mask & 8191
+    h = mask >> 13 & 8191
+    d = mask >> 26 & 8191
+    c = mask >> 39
+    return s, h, d, c, s & h & (d | c) | d & c & (s | h)
+
+
+def _outside_runs(s: int, h: int, d: int, c: int) -> int:
+    """The cards of these lanes that no run covers."""
+    cover = RUN_COVER
+    return (s ^ cover[s]) | (h ^ cover[h]) << 13 | (d ^ cover[d]) << 26 | (c ^ cover[c]) << 39
+
+
 def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     """(least deadwood of the rest, card) for every card of ``mask``.
 
     As in :func:`~ginrummy.solver.knock.knock_options_mask`: every choice of sets of the
     whole hand, and each discard outside those sets, covers every choice of sets of the hand
-    less that discard; without a rank held three times only the discard's lane changes.
+    less that discard (with no rank held three times there is one choice: no set).
     """
-    s = mask & 8191
-    h = mask >> 13 & 8191
-    d = mask >> 26 & 8191
-    c = mask >> 39
-    triples = s & h & (d | c) | d & c & (s | h)
     t = RUN_DEADWOOD
-    if not triples:
-        whole = t[s] + t[h] + t[d] + t[c]
-        out: list[tuple[int, int]] = []
-        for base, lane in ((0, s), (13, h), (26, d), (39, c)):
-            others = whole - t[lane]
-            rest = lane
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                out.append((others + t[lane ^ low], base + low.bit_length() - 1))
-        return out
     found: dict[int, int] = {}
     get = found.get
-    for base, *lanes in run_lanes_by_set_choice(mask, triples):
+    for base, *lanes in run_lanes_by_set_choice(mask, _lanes(mask)[4]):
         for offset, lane in zip((0, 13, 26, 39), lanes, strict=True):
             others = base - t[lane]
             rest = lane
@@ -53,13 +52,11 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
 def _whole_and_loose(mask: int, triples: int) -> tuple[int, int]:
     """Least deadwood of a hand holding some rank three times, and its loose cards: each
     least-deadwood arrangement is a choice of sets with the runs forced in every lane."""
-    cover = RUN_COVER
     best = 1 << 30
     loose = 0
     for base, s, h, d, c in run_lanes_by_set_choice(mask, triples):
         if base <= best:
-            free = ((s ^ cover[s]) | (h ^ cover[h]) << 13 | (d ^ cover[d]) << 26
-                    | (c ^ cover[c]) << 39)
+            free = _outside_runs(s, h, d, c)
             loose = free if base < best else loose | free
             best = base
     return best, loose
@@ -71,14 +68,9 @@ def loose_cards_mask(mask: int) -> int:
     A card c is such a card exactly when deadwood(mask - c) == deadwood(mask) - value(c).
     With no rank held three times the runs are forced, so these are the cards outside them.
     """
-    s = mask & 8191
-    h = mask >> 13 & 8191
-    d = mask >> 26 & 8191
-    c = mask >> 39
-    triples = s & h & (d | c) | d & c & (s | h)
+    s, h, d, c, triples = _lanes(mask)
     if not triples:
-        cover = RUN_COVER
-        return mask & ~(cover[s] | cover[h] << 13 | cover[d] << 26 | cover[c] << 39)
+        return _outside_runs(s, h, d, c)
     return _whole_and_loose(mask, triples)[1]
 
 
@@ -96,16 +88,11 @@ def least_deadwood_after_discard(mask: int, forbidden: int | None = None) -> int
     worth more than it by two or more need looking at; with no rank held three times the
     latter never lower the deadwood at all.
     """
-    s = mask & 8191
-    h = mask >> 13 & 8191
-    d = mask >> 26 & 8191
-    c = mask >> 39
-    triples = s & h & (d | c) | d & c & (s | h)
+    s, h, d, c, triples = _lanes(mask)
     allowed = mask if forbidden is None else mask & ~(1 << forbidden)
     if not triples:
         t = RUN_DEADWOOD
-        cover = RUN_COVER
-        loose = allowed & ~(cover[s] | cover[h] << 13 | cover[d] << 26 | cover[c] << 39)
+        loose = allowed & _outside_runs(s, h, d, c)
         if loose:
             return t[s] + t[h] + t[d] + t[c] - _top_value(loose)
         return min(dw for dw, card in discard_deadwoods_mask(mask) if card != forbidden)
