@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ginrummy.cards import CARD_VALUES
+from ginrummy.solver.knock import _discards
 from ginrummy.solver.melds import RUN_COVER, RUN_DEADWOOD, deadwood_mask, run_lanes_by_set_choice
 
 __all__ = ["discard_deadwoods_mask", "least_deadwood_after_discard", "loose_cards_mask"]
@@ -32,20 +33,9 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     whole hand, and each discard outside those sets, covers every choice of sets of the hand
     less that discard (with no rank held three times there is one choice: no set).
     """
-    t = RUN_DEADWOOD
     found: dict[int, int] = {}
-    get = found.get
     for base, *lanes in run_lanes_by_set_choice(mask, _lanes(mask)[4]):
-        for offset, lane in zip((0, 13, 26, 39), lanes, strict=True):
-            others = base - t[lane]
-            rest = lane
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                dw = others + t[lane ^ low]
-                card = offset + low.bit_length() - 1
-                if dw < get(card, _NO_LIMIT):
-                    found[card] = dw
+        _discards(found, base, (lanes[0], lanes[1], lanes[2], lanes[3]), _NO_LIMIT)
     return [(dw, card) for card, dw in found.items()]
 
 
