@@ -34,7 +34,7 @@ class RandomBot:
 
     name = "random"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
         self.rng = random.Random(seed)
         self._random = self.rng.random
 
@@ -67,7 +67,7 @@ class SimpleBot:
 
     name = "simple"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
         self.seed = seed
 
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:

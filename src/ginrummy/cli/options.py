@@ -139,9 +139,9 @@ def build_ruleset(args: argparse.Namespace) -> Ruleset:
 
 
 def seat_names(spec: str, count: int, what: str, repeat: bool = False) -> list[str]:
-    """A comma-separated list of built-in player names, one per seat (with ``repeat``, one
-    name may stand for every seat)."""
-    from ginrummy.bots import BOTS
+    """A comma-separated list of built-in player specs (``name`` or ``name:budget_ms``), one
+    per seat (with ``repeat``, one name may stand for every seat)."""
+    from ginrummy.bots import parse_spec
 
     names = [n.strip().lower() for n in spec.split(",") if n.strip()]
     if repeat and len(names) == 1:
@@ -151,6 +151,8 @@ def seat_names(spec: str, count: int, what: str, repeat: bool = False) -> list[s
         raise UsageError(f"{what}: {seats}, one per seat (e.g. {','.join(['simple'] * count)}); "
                          f"got {len(names)}")
     for name in names:
-        if name not in BOTS:
-            raise UsageError(f"{what}: unknown player {name!r}; known: {', '.join(BOTS)}")
+        try:
+            parse_spec(name)
+        except ValueError as exc:
+            raise UsageError(f"{what}: {exc}") from None
     return names
