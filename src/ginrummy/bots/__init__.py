@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ginrummy.bots.base import Bot
+from ginrummy.bots.beginner import BeginnerBot
 from ginrummy.bots.simple import RandomBot, SimpleBot
 
 BotFactory = Callable[..., Bot]
@@ -18,6 +19,7 @@ BotFactory = Callable[..., Bot]
 BOTS: dict[str, BotFactory] = {
     "random": RandomBot,
     "simple": SimpleBot,
+    "beginner": BeginnerBot,
 }
 """Bot factories by level name; each takes a seed and an optional ``budget_ms``."""
 
@@ -49,4 +51,5 @@ def make_bot(spec: str, seed: int | None = None, budget_ms: float | None = None)
     return factory(seed) if budget is None else factory(seed, budget_ms=budget)
 
 
-__all__ = ["BOTS", "Bot", "BotFactory", "RandomBot", "SimpleBot", "make_bot", "parse_spec"]
+__all__ = ["BOTS", "BeginnerBot", "Bot", "BotFactory", "RandomBot", "SimpleBot", "make_bot",
+           "parse_spec"]
