@@ -1,0 +1,78 @@
+"""Database engines by URL (SQLite file by default, PostgreSQL by URL) and start-up migrations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.engine import make_url
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+SQLITE_SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+
+class StorageError(RuntimeError):
+    """The database could not be opened or migrated; the message says why."""
+
+
+def normalise_url(url: str) -> str:
+    """Map a plain URL to the driver we ship: ``postgresql://`` uses psycopg 3; a bare path
+    becomes a SQLite file."""
+    if "://" not in url:
+        return f"sqlite:///{url}"
+    scheme, _, rest = url.partition("://")
+    if scheme in ("postgresql", "postgres", "postgresql+psycopg2"):
+        return f"postgresql+psycopg://{rest}"
+    return url
+
+
+def open_engine(url: str, sqlite_synchronous: str = "FULL", pool_size: int = 5,
+                **engine_options: Any) -> Engine:
+    """A SQLAlchemy engine for ``url``. SQLite files run in WAL mode with the given
+    ``synchronous`` level (FULL: a committed transaction survives a power cut)."""
+    url = normalise_url(url)
+    try:
+        parsed = make_url(url)
+    except Exception as exc:  # sqlalchemy raises ArgumentError for a bad URL
+        raise StorageError(f"bad database URL {url!r}: {exc}") from None
+    if parsed.get_backend_name() == "sqlite":
+        sync = sqlite_synchronous.upper()
+        if sync not in SQLITE_SYNCHRONOUS:
+            raise StorageError(f"sqlite synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)}")
+        database = parsed.database
+        if database and database != ":memory:":
+            Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30}, **engine_options)
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute(f"PRAGMA synchronous={sync}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        return engine
+    if parsed.get_backend_name() == "postgresql":
+        return create_engine(url, pool_size=pool_size, pool_pre_ping=True, **engine_options)
+    raise StorageError(f"unsupported database {parsed.get_backend_name()!r}: "
+                       "use sqlite:///path or postgresql://...")
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema up to the latest revision (idempotent)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def schema_tables(engine: Engine) -> list[str]:
+    """The table names present in the database (for checks)."""
+    return sorted(inspect(engine).get_table_names())

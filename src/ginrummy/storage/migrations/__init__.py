@@ -1,0 +1,1 @@
+"""Alembic migrations of the ginrummy database, applied at start-up by :func:`migrate`."""

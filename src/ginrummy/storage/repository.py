@@ -1,0 +1,255 @@
+"""A small repository over the schema: typed records in, typed records out.
+
+Writes are lists of operations run in one transaction (:meth:`Repository.write`), so a group
+committer can batch the pending changes of many tables into a single commit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, Table, bindparam, insert, select, update
+from sqlalchemy.engine import Connection
+
+from ginrummy.storage.models import EventRow, SeatRow, TableRow
+
+TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """SQLite returns naive datetimes: they are UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    """A seat as stored."""
+
+    seat: int
+    kind: str
+    name: str | None = None
+    level: str | None = None
+    token_hash: str | None = None
+    rematch: bool = False
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as stored: ``match``, ``deal`` or ``action``."""
+
+    version: int
+    kind: str
+    payload: str
+    seat: int | None = None
+    source: str | None = None
+    client_id: str | None = None
+
+
+@dataclass
+class StoredTable:
+    """A table with its seats and (when loaded) its events in version order."""
+
+    id: str
+    name: str
+    preset: str
+    rules: dict[str, Any]
+    players: int
+    public: bool
+    invite_hash: str | None
+    clock_ms: int
+    pool_chips: int | None
+    status: str
+    version: int
+    seats: list[StoredSeat]
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+    clock_seat: int | None = None
+    clock_deadline: float | None = None
+    events: list[StoredEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class InsertTable:
+    """Create a table with its seats (its events are ignored)."""
+
+    table: StoredTable
+
+
+@dataclass(frozen=True)
+class InsertEvent:
+    """Append an event to a table."""
+
+    table_id: str
+    event: StoredEvent
+    at: datetime = field(default_factory=utcnow)
+
+
+@dataclass(frozen=True)
+class UpdateTable:
+    """Set columns of a table row (``version``, ``status``, ``clock_seat``, ...)."""
+
+    table_id: str
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class UpdateSeat:
+    """Set columns of a seat row (``kind``, ``name``, ``token_hash``, ``rematch``, ...)."""
+
+    table_id: str
+    seat: int
+    values: dict[str, Any]
+
+
+WriteOp = InsertTable | InsertEvent | UpdateTable | UpdateSeat
+
+_TABLE_COLUMNS = frozenset(c.name for c in TABLES.columns) - {"id", "created_at"}
+_SEAT_COLUMNS = frozenset(c.name for c in SEATS.columns) - {"table_id", "seat"}
+
+
+class Repository:
+    """Reads and batched writes on one engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # ----------------------------------------------------------------- writes
+    def write(self, ops: Sequence[WriteOp]) -> None:
+        """Run every operation in one transaction: all of them are committed, or none."""
+        with self.engine.begin() as conn:
+            self._write(conn, ops)
+
+    def _write(self, conn: Connection, ops: Sequence[WriteOp]) -> None:
+        new_tables = [op.table for op in ops if isinstance(op, InsertTable)]
+        if new_tables:
+            conn.execute(insert(TABLES), [_table_values(t) for t in new_tables])
+            conn.execute(insert(SEATS), [
+                {"table_id": t.id, "seat": s.seat, "kind": s.kind, "name": s.name,
+                 "level": s.level, "token_hash": s.token_hash, "rematch": s.rematch}
+                for t in new_tables for s in t.seats])
+        events = [op for op in ops if isinstance(op, InsertEvent)]
+        if events:
+            conn.execute(insert(EVENTS), [
+                {"table_id": op.table_id, "version": op.event.version, "kind": op.event.kind,
+                 "seat": op.event.seat, "payload": op.event.payload, "source": op.event.source,
+                 "client_id": op.event.client_id, "at": op.at}
+                for op in events])
+        seat_values: dict[tuple[str, int], dict[str, Any]] = defaultdict(dict)
+        table_values: dict[str, dict[str, Any]] = defaultdict(dict)
+        for op in ops:  # later updates of the same row win
+            if isinstance(op, UpdateSeat):
+                _check_columns(op.values, _SEAT_COLUMNS, "seat")
+                seat_values[(op.table_id, op.seat)].update(op.values)
+            elif isinstance(op, UpdateTable):
+                _check_columns(op.values, _TABLE_COLUMNS, "table")
+                table_values[op.table_id].update(op.values)
+        for keys, rows in _group_by_keys(
+            ({"b_table": t, "b_seat": s, **v} for (t, s), v in seat_values.items())
+        ):
+            stmt = (update(SEATS)
+                    .where(SEATS.c.table_id == bindparam("b_table"),
+                           SEATS.c.seat == bindparam("b_seat"))
+                    .values({k: bindparam(k) for k in keys}))
+            conn.execute(stmt, rows)
+        now = utcnow()
+        for keys, rows in _group_by_keys(
+            ({"b_id": t, **v, "updated_at": now} for t, v in table_values.items())
+        ):
+            stmt = (update(TABLES).where(TABLES.c.id == bindparam("b_id"))
+                    .values({k: bindparam(k) for k in keys}))
+            conn.execute(stmt, rows)
+
+    # ----------------------------------------------------------------- reads
+    def load_table(self, table_id: str) -> StoredTable | None:
+        """One table with its seats and events, or ``None``."""
+        found = self.load_tables(ids=[table_id])
+        return found[0] if found else None
+
+    def load_tables(self, statuses: Iterable[str] | None = None,
+                    ids: Iterable[str] | None = None,
+                    updated_since: datetime | None = None) -> list[StoredTable]:
+        """Tables (with seats and events), oldest first, filtered by status, id or age."""
+        query = select(TABLES).order_by(TABLES.c.created_at, TABLES.c.id)
+        if statuses is not None:
+            query = query.where(TABLES.c.status.in_(list(statuses)))
+        if ids is not None:
+            query = query.where(TABLES.c.id.in_(list(ids)))
+        if updated_since is not None:
+            query = query.where(TABLES.c.updated_at >= updated_since)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+            tables = {r["id"]: _stored_table(r) for r in rows}
+            if not tables:
+                return []
+            keys = list(tables)
+            for chunk in _chunks(keys, 500):
+                for s in conn.execute(select(SEATS).where(SEATS.c.table_id.in_(chunk))
+                                      .order_by(SEATS.c.table_id, SEATS.c.seat)).mappings():
+                    tables[s["table_id"]].seats.append(StoredSeat(
+                        s["seat"], s["kind"], s["name"], s["level"], s["token_hash"],
+                        bool(s["rematch"])))
+                for e in conn.execute(select(EVENTS).where(EVENTS.c.table_id.in_(chunk))
+                                      .order_by(EVENTS.c.table_id, EVENTS.c.version)).mappings():
+                    tables[e["table_id"]].events.append(StoredEvent(
+                        e["version"], e["kind"], e["payload"], e["seat"], e["source"],
+                        e["client_id"]))
+        return list(tables.values())
+
+    def count_events(self, table_id: str) -> int:
+        """How many events a table has."""
+        with self.engine.connect() as conn:
+            return len(conn.execute(select(EVENTS.c.version)
+                                    .where(EVENTS.c.table_id == table_id)).all())
+
+
+def _table_values(t: StoredTable) -> dict[str, Any]:
+    return {
+        "id": t.id, "name": t.name, "preset": t.preset, "rules": json.dumps(t.rules),
+        "players": t.players, "public": t.public, "invite_hash": t.invite_hash,
+        "clock_ms": t.clock_ms, "pool_chips": t.pool_chips, "status": t.status,
+        "version": t.version, "clock_seat": t.clock_seat, "clock_deadline": t.clock_deadline,
+        "created_at": t.created_at, "updated_at": t.updated_at,
+    }
+
+
+def _stored_table(r: Any) -> StoredTable:
+    return StoredTable(
+        id=r["id"], name=r["name"], preset=r["preset"], rules=json.loads(r["rules"]),
+        players=r["players"], public=bool(r["public"]), invite_hash=r["invite_hash"],
+        clock_ms=r["clock_ms"], pool_chips=r["pool_chips"], status=r["status"],
+        version=r["version"], seats=[], created_at=as_utc(r["created_at"]),
+        updated_at=as_utc(r["updated_at"]), clock_seat=r["clock_seat"],
+        clock_deadline=r["clock_deadline"])
+
+
+def _check_columns(values: dict[str, Any], allowed: frozenset[str], what: str) -> None:
+    unknown = set(values) - allowed
+    if unknown:
+        raise ValueError(f"no {what} column {sorted(unknown)[0]!r}")
+
+
+def _group_by_keys(
+    rows: Iterable[dict[str, Any]],
+) -> list[tuple[list[str], list[dict[str, Any]]]]:
+    groups: dict[frozenset[str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[frozenset(row)].append(row)
+    return [(sorted(k for k in keys if not k.startswith("b_")), rows)
+            for keys, rows in groups.items()]
+
+
+def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
