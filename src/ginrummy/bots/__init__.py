@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ginrummy.bots.base import Bot
 from ginrummy.bots.beginner import BeginnerBot
+from ginrummy.bots.intermediate import IntermediateBot
 from ginrummy.bots.simple import RandomBot, SimpleBot
 
 BotFactory = Callable[..., Bot]
@@ -20,6 +21,7 @@ BOTS: dict[str, BotFactory] = {
     "random": RandomBot,
     "simple": SimpleBot,
     "beginner": BeginnerBot,
+    "intermediate": IntermediateBot,
 }
 """Bot factories by level name; each takes a seed and an optional ``budget_ms``."""
 
@@ -51,5 +53,5 @@ def make_bot(spec: str, seed: int | None = None, budget_ms: float | None = None)
     return factory(seed) if budget is None else factory(seed, budget_ms=budget)
 
 
-__all__ = ["BOTS", "BeginnerBot", "Bot", "BotFactory", "RandomBot", "SimpleBot", "make_bot",
-           "parse_spec"]
+__all__ = ["BOTS", "BeginnerBot", "Bot", "BotFactory", "IntermediateBot", "RandomBot",
+           "SimpleBot", "make_bot", "parse_spec"]
