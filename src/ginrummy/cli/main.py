@@ -26,6 +26,7 @@ examples:
   ginrummy play --preset arena --players 3 --pool 500
   ginrummy analyze "3s 5s 6s 5c 6c 3d 6d 4h 5h 6h 7h"
   ginrummy simulate --players simple,simple --hands 2000 --seed 1 --preset eaai --json
+  ginrummy tournament --players simple,random --preset eaai --matches 200 --seed 1 --jobs 2
   ginrummy replay ginrummy-20250101-120000.ginrec.json --verbose
   ginrummy rules playok
 """
@@ -95,6 +96,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_arguments(simulate, convenience=False)
     simulate.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
+    tournament = sub.add_parser(
+        "tournament", help="duplicate deals between bots: win rates with confidence intervals",
+        description="Play duplicate deals between bots: every deal is played once per seat "
+        "rotation (seats swapped with 2 players), in parallel processes or on Ray. Reports "
+        "win rates and points per hand with 95%% confidence intervals, gin / knock / undercut "
+        "rates and decision latencies. See docs/tournament.md.")
+    from ginrummy.cli.tournament import add_tournament_arguments
+
+    add_tournament_arguments(tournament)
+    add_rules_arguments(tournament, convenience=False)
+
     replay = sub.add_parser(
         "replay", help="replay a game record, checking every action and result",
         description="Replay a game record file: each hand's result and the final score.")
@@ -126,6 +138,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ginrummy.cli.simulate import run_simulate
 
         return run_simulate(args)
+    if command == "tournament":
+        from ginrummy.cli.tournament import run_tournament_command
+
+        return run_tournament_command(args)
     if command == "replay":
         from ginrummy.cli.replay import run_replay
 
