@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ginrummy.bots.base import Bot
 from ginrummy.bots.beginner import BeginnerBot
+from ginrummy.bots.expert import ExpertBot
 from ginrummy.bots.intermediate import IntermediateBot
 from ginrummy.bots.simple import RandomBot, SimpleBot
 
@@ -22,6 +23,7 @@ BOTS: dict[str, BotFactory] = {
     "simple": SimpleBot,
     "beginner": BeginnerBot,
     "intermediate": IntermediateBot,
+    "expert": ExpertBot,
 }
 """Bot factories by level name; each takes a seed and an optional ``budget_ms``."""
 

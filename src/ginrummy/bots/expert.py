@@ -1,0 +1,407 @@
+"""The ``expert`` player: belief-weighted determinization with fast play-outs.
+
+For each decision the expert
+
+1. builds a per-card belief of the opponents' hands from its view
+   (:mod:`ginrummy.bots.belief`);
+2. lists the candidate actions: take or pass / draw from the stock, the few discards that
+   leave the least deadwood plus the one the opponents are least likely to want, each knock
+   (with every least-deadwood arrangement of the melds it could lay down), gin at once when
+   it can; layoffs are the engine's best defence;
+3. samples *worlds* (the opponents' hands drawn from the belief, the rest as a random stock)
+   and scores every candidate in every world (common random numbers): a knock exactly
+   (layoffs included), anything else by playing the hand out with a fast policy for every
+   seat (:mod:`ginrummy.bots.rollout`);
+4. plays the candidate with the best mean score (points of the hand from its seat).
+
+Reproducibility: the number of worlds depends only on the budget and the position
+(``budget_ms`` divided by a calibrated cost per play-out and by the number of candidates that
+need play-outs), never on the clock, and each decision draws from a generator seeded with the
+bot's seed and the position. The clock is only a safety stop, at ``SAFETY_FACTOR`` times the
+budget (a much slower machine than the calibration one). So a given seed, budget and view
+always give the same action.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ginrummy.actions import (
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Knock,
+    LayOff,
+    Pass,
+)
+from ginrummy.bots.belief import FAR_PARTNERS, NEAR_PARTNERS, Belief, World, belief_of
+from ginrummy.bots.rollout import (
+    DISCARD,
+    DRAW,
+    OFFER,
+    PlayoutRules,
+    knock_value,
+    play_out,
+    policy_discard,
+    wants_card,
+)
+from ginrummy.cards import CARD_VALUES
+from ginrummy.engine import Phase
+from ginrummy.rules import UpcardOffer
+from ginrummy.solver import best_arrangements
+from ginrummy.solver.discards import discard_deadwoods_mask
+from ginrummy.views import PlayerView
+
+__all__ = [
+    "DEFAULT_BUDGET_MS",
+    "Analysis",
+    "Evaluation",
+    "ExpertBot",
+]
+
+DEFAULT_BUDGET_MS = 250.0
+"""The default per-move budget (milliseconds)."""
+PLAYOUT_COST_MS = 0.40
+"""Calibrated cost of one play-out on one core (a little above the measured average, so that
+the planned work fits the budget)."""
+KNOCK_COST_MS = 0.04
+"""Calibrated cost of scoring one knock in one world."""
+MIN_WORLDS = 6
+MAX_WORLDS = 2000
+SAFETY_FACTOR = 2.0
+"""The search stops at this many times the budget whatever the plan."""
+DISCARD_CANDIDATES = 4
+"""How many of the least-deadwood discards are searched (plus the safest card)."""
+CONFIDENCE = 1.5
+"""The expert plays the play-out policy's own choice (the *default*) unless another
+candidate beats it, over the same worlds, by this many standard errors of the mean paired
+difference (and by ``MARGIN`` points): noise alone does not make it deviate."""
+MARGIN = 0.0
+KNOCK_CANDIDATES = 3
+"""How many knocks (least deadwood first) are searched, each with every arrangement."""
+
+_OFFER, _DRAW, _DISCARD, _LAYOFF = Phase.OFFER, Phase.DRAW, Phase.DISCARD, Phase.LAYOFF
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One candidate action and its estimated value (mean points of the hand for the seat
+    to move, over ``samples`` worlds)."""
+
+    action: Action
+    value: float
+    samples: int
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The candidates of one decision, best first, and how many worlds were searched."""
+
+    evaluations: tuple[Evaluation, ...]
+    worlds: int
+    planned: int
+
+    @property
+    def best(self) -> Action:
+        """The action the expert plays."""
+        return self.evaluations[0].action
+
+
+Scorer = Callable[[World], float]
+
+
+@dataclass
+class _Candidate:
+    action: Action
+    score: Scorer
+    note: str
+    playout: bool
+    default: bool = False
+    total: float = 0.0
+    gain: float = 0.0
+    gain_sq: float = 0.0
+
+
+class ExpertBot:
+    """Belief-weighted determinization with fast play-outs (see the module docstring)."""
+
+    name = "expert"
+
+    def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
+        if budget_ms is not None and not budget_ms > 0:
+            raise ValueError(f"budget_ms must be positive, got {budget_ms!r}")
+        self.seed = seed if seed is not None else secrets.randbits(63)
+        self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
+
+    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        """The best action found within the budget."""
+        return self.analyse(view, legal).best
+
+    # ----------------------------------------------------------------- analysis
+    def analyse(self, view: PlayerView, legal: Sequence[Action]) -> Analysis:
+        """Every candidate evaluated, best first."""
+        if view.seat is None:
+            raise ValueError("the expert needs a seat's view, not a spectator's")
+        if not legal:
+            raise ValueError("no legal action to choose from")
+        phase = view.phase
+        if phase is _LAYOFF:
+            return self._layoff(view, legal)
+        belief = belief_of(view)
+        ctx = PlayoutRules(view.rules, len(view.counts), view.knock_limit, view.dealer,
+                           view.upcard // 13 == 0)
+        if phase is _DISCARD:
+            candidates = self._discard_candidates(view, legal, belief, ctx)
+        elif phase is _OFFER or phase is _DRAW:
+            candidates = self._draw_candidates(view, legal, ctx)
+        else:
+            raise ValueError(f"the expert cannot act in the {phase} phase")
+        if len(candidates) == 1:
+            only = candidates[0]
+            return Analysis((Evaluation(only.action, 0.0, 0, only.note),), 0, 0)
+        return self._search(view, belief, candidates)
+
+    def _rng(self, view: PlayerView) -> random.Random:
+        key = (f"expert:{self.seed}:{view.seat}:{view.hand_number}:{len(view.log)}:"
+               f"{view.hand_mask}:{view.phase.value}")
+        return random.Random(key)
+
+    def _search(self, view: PlayerView, belief: Belief,
+                candidates: list[_Candidate]) -> Analysis:
+        playouts = sum(1 for c in candidates if c.playout)
+        knocks = len(candidates) - playouts
+        per_world = playouts * PLAYOUT_COST_MS + knocks * KNOCK_COST_MS
+        planned = max(MIN_WORLDS, min(MAX_WORLDS, int(self.budget_ms / per_world)))
+        rng = self._rng(view)
+        deadline = time.perf_counter() + SAFETY_FACTOR * self.budget_ms / 1000.0
+        default = next((c for c in candidates if c.default), candidates[0])
+        worlds = 0
+        for _ in range(planned):
+            world = belief.sample(rng)
+            base = default.score(world)
+            default.total += base
+            for candidate in candidates:
+                if candidate is default:
+                    continue
+                value = candidate.score(world)
+                candidate.total += value
+                diff = value - base
+                candidate.gain += diff
+                candidate.gain_sq += diff * diff
+            worlds += 1
+            if time.perf_counter() > deadline:
+                break
+        chosen = default
+        best_gain = 0.0
+        for candidate in candidates:
+            if candidate is default:
+                continue
+            gain = candidate.gain / worlds
+            spread = candidate.gain_sq / worlds - gain * gain
+            error = math.sqrt(max(spread, 0.0) / max(worlds - 1, 1))
+            if gain > best_gain and gain > CONFIDENCE * error + MARGIN:
+                chosen, best_gain = candidate, gain
+        rest = sorted((c for c in candidates if c is not chosen),
+                      key=lambda c: c.total, reverse=True)
+        evaluations = tuple(Evaluation(c.action, c.total / worlds, worlds, c.note)
+                            for c in [chosen, *rest])
+        return Analysis(evaluations, worlds, planned)
+
+    # ----------------------------------------------------------------- layoffs
+    def _layoff(self, view: PlayerView, legal: Sequence[Action]) -> Analysis:
+        """The engine's best defence; its value is exact once the hands are shown."""
+        action = next((a for a in legal if isinstance(a, LayOff)), legal[0])
+        value = 0.0
+        knock = view.knock
+        revealed = view.revealed_masks
+        seat = view.seat
+        if knock is not None and revealed is not None and seat is not None:
+            ctx = PlayoutRules(view.rules, len(view.counts), view.knock_limit, view.dealer,
+                               view.upcard // 13 == 0)
+            value = knock_value(ctx, revealed, knock.knocker, revealed[knock.knocker],
+                                knock.melds, seat)
+        return Analysis((Evaluation(action, value, 1, "best defence"),), 1, 1)
+
+    # ----------------------------------------------------------------- draws
+    def _draw_candidates(self, view: PlayerView, legal: Sequence[Action],
+                         ctx: PlayoutRules) -> list[_Candidate]:
+        seat = view.seat
+        assert seat is not None
+        top = view.top_discard
+        n = ctx.players
+        out: list[_Candidate] = []
+        policy_takes = False
+        for action in legal:
+            if isinstance(action, DrawDiscard) and top is not None:
+                out.append(_Candidate(action, _take_scorer(ctx, seat, top), "take", True))
+                policy_takes = wants_card(view.hand_mask, top)
+            elif isinstance(action, DrawStock):
+                out.append(_Candidate(action, _stock_scorer(ctx, seat, top), "stock", True))
+            elif isinstance(action, Pass) and top is not None:
+                passes = sum(1 for e in view.log if isinstance(e.action, Pass)) + 1
+                dealer_first = view.rules.upcard_offer is UpcardOffer.DEALER_FIRST
+                if passes == n or (dealer_first and passes == 2):
+                    score = _after_offer_scorer(ctx, seat, (view.dealer + 1) % n, top)
+                else:
+                    score = _pass_scorer(ctx, seat, (seat + 1) % n, top, passes)
+                out.append(_Candidate(action, score, "pass", True))
+        for candidate in out:
+            takes = isinstance(candidate.action, DrawDiscard)
+            candidate.default = takes == policy_takes
+        return out
+
+    # ----------------------------------------------------------------- discards
+    def _discard_candidates(self, view: PlayerView, legal: Sequence[Action], belief: Belief,
+                            ctx: PlayoutRules) -> list[_Candidate]:
+        seat = view.seat
+        assert seat is not None
+        hand = view.hand_mask
+        knocks = [a for a in legal if isinstance(a, Knock)]
+        gins = [k for k in knocks if _is_gin(hand, k)]
+        if gins:
+            best = next((k for k in gins if k.discard is None), gins[0])
+            note = "big gin" if best.discard is None else "gin"
+            return [_Candidate(best, _knock_scorer(ctx, seat, hand, best), note, False)]
+        allowed = {a.card: a for a in legal if isinstance(a, Discard)}
+        after = {card: dw for dw, card in discard_deadwoods_mask(hand) if card in allowed}
+        ranked = sorted(allowed, key=lambda c: (after[c], -CARD_VALUES[c], -c))
+        chosen = ranked[:DISCARD_CANDIDATES]
+        forbidden = view.taken if view.rules.no_rediscard_of_taken_card else None
+        policy_card, _ = policy_discard(hand, forbidden)
+        if policy_card in allowed and policy_card not in chosen:
+            chosen.append(policy_card)
+        if ranked:
+            floor = after[ranked[0]]
+            danger = _danger(belief, (seat + 1) % ctx.players)
+            safe = min((c for c in ranked if after[c] <= floor + 8),
+                       key=lambda c: (danger(c), after[c], -c))
+            if safe not in chosen:
+                chosen.append(safe)
+        out: list[_Candidate] = []
+        for card in chosen:
+            candidate = _Candidate(allowed[card], _discard_scorer(ctx, seat, hand, card),
+                                   f"deadwood {after[card]}", True)
+            candidate.default = card == policy_card
+            out.append(candidate)
+        knocks.sort(key=lambda k: _knock_deadwood(hand, k))
+        for i, knock in enumerate(knocks[:KNOCK_CANDIDATES]):
+            rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
+            arrangements = [knock.melds] + [a.melds for a in best_arrangements(rest)
+                                            if set(a.melds) != set(knock.melds)]
+            for j, melds in enumerate(arrangements):
+                action = Knock(knock.discard, melds)
+                out.append(_Candidate(action, _knock_scorer(ctx, seat, hand, action),
+                                      f"knock, deadwood {_knock_deadwood(hand, action)}",
+                                      False, default=i == 0 and j == 0))
+        if knocks:  # the policy knocks as soon as it can
+            for candidate in out:
+                candidate.default = candidate.default and isinstance(candidate.action, Knock)
+        return out
+
+
+def _knock_deadwood(hand: int, knock: Knock) -> int:
+    rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
+    for meld in knock.melds:
+        for card in meld:
+            rest &= ~(1 << card)
+    return sum(CARD_VALUES[c] for c in range(52) if rest >> c & 1)
+
+
+def _is_gin(hand: int, knock: Knock) -> bool:
+    rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
+    melded = 0
+    for meld in knock.melds:
+        for card in meld:
+            melded |= 1 << card
+    return rest & ~melded == 0
+
+
+def _danger(belief: Belief, seat: int) -> Callable[[int], float]:
+    """How much ``seat`` (the next player) is expected to want a card: the belief's
+    probabilities of the cards that would meld with it."""
+    probs = belief.probabilities[seat]
+    known = belief.tracker.held_known[seat]
+
+    def danger(card: int) -> float:
+        total = 0.0
+        near = NEAR_PARTNERS[card]
+        far = FAR_PARTNERS[card]
+        for partner, p in probs.items():
+            if near >> partner & 1:
+                total += p
+            elif far >> partner & 1:
+                total += 0.5 * p
+        total += (near & known).bit_count() + 0.5 * (far & known).bit_count()
+        return total
+
+    return danger
+
+
+# ----------------------------------------------------------------- scorers (one per world)
+def _take_scorer(ctx: PlayoutRules, seat: int, top: int) -> Scorer:
+    def score(world: World) -> float:
+        hands = list(world.hands)
+        hands[seat] |= 1 << top
+        return play_out(ctx, hands, list(world.stock), None, seat, DISCARD, seat, taken=top)
+    return score
+
+
+def _stock_scorer(ctx: PlayoutRules, seat: int, top: int | None) -> Scorer:
+    def score(world: World) -> float:
+        hands = list(world.hands)
+        stock = list(world.stock)
+        if not stock:
+            return 0.0
+        hands[seat] |= 1 << stock.pop()
+        return play_out(ctx, hands, stock, top, seat, DISCARD, seat)
+    return score
+
+
+def _pass_scorer(ctx: PlayoutRules, seat: int, following: int, top: int,
+                 passes: int) -> Scorer:
+    def score(world: World) -> float:
+        return play_out(ctx, list(world.hands), list(world.stock), top, following, OFFER,
+                        seat, passes=passes)
+    return score
+
+
+def _after_offer_scorer(ctx: PlayoutRules, seat: int, first: int, top: int) -> Scorer:
+    """Everybody passed: the first player draws from the stock (R3.5)."""
+    def score(world: World) -> float:
+        hands = list(world.hands)
+        stock = list(world.stock)
+        hands[first] |= 1 << stock.pop()
+        return play_out(ctx, hands, stock, top, first, DISCARD, seat)
+    return score
+
+
+def _discard_scorer(ctx: PlayoutRules, seat: int, hand: int, card: int) -> Scorer:
+    rest = hand & ~(1 << card)
+    floor = ctx.stock_floor
+    following = (seat + 1) % ctx.players
+
+    def score(world: World) -> float:
+        if len(world.stock) <= floor:
+            return 0.0
+        hands = list(world.hands)
+        hands[seat] = rest
+        return play_out(ctx, hands, list(world.stock), card, following, DRAW, seat)
+    return score
+
+
+def _knock_scorer(ctx: PlayoutRules, seat: int, hand: int, knock: Knock) -> Scorer:
+    rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
+    melds = knock.melds
+
+    def score(world: World) -> float:
+        hands = list(world.hands)
+        hands[seat] = rest
+        return knock_value(ctx, hands, seat, rest, melds, seat)
+    return score

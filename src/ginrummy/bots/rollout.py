@@ -1,0 +1,284 @@
+"""Fast play-outs of a hand on card bitmasks, for the expert's search.
+
+A play-out continues a determinized hand (every seat's cards and the stock order known) to
+its end with one simple policy for every seat, and returns the score from one seat's point
+of view. It never builds a :class:`~ginrummy.engine.Hand` or a view: hands are int bitmasks,
+the stock a list (top card last), and the discard pile only its top card (after a take the
+card below counts as gone: it was declined before). The policy:
+
+- draw: take the face-up card when it would be in a meld;
+- discard: the highest-value card that some least-deadwood arrangement leaves unmatched
+  (among equal values, the one with the fewest meld partners in hand), never the card just
+  taken;
+- knock as soon as the least deadwood after the discard is within the knock limit (gin and
+  big gin when they are there).
+
+A knock is scored exactly by the rules (:func:`~ginrummy.scoring.score_hand`), each defender
+laying off as well as he can (:func:`defence_deadwood`). The stock running out ends the hand
+with no score (a reshuffle, R4.7, is not simulated: the hand counts as void).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ginrummy.cards import CARD_VALUES
+from ginrummy.rules import LayoffChain, Ruleset, StockEnd, UpcardOffer
+from ginrummy.scoring import score_hand
+from ginrummy.solver import best_melds_mask, deadwood_mask
+from ginrummy.solver.discards import discard_deadwoods_mask, loose_cards_mask
+
+__all__ = [
+    "DISCARD",
+    "DRAW",
+    "OFFER",
+    "PlayoutRules",
+    "defence_deadwood",
+    "knock_value",
+    "play_out",
+    "policy_discard",
+    "wants_card",
+]
+
+DRAW, DISCARD, OFFER = 0, 1, 2
+"""Where a play-out starts for the seat to move."""
+
+_VALUES = CARD_VALUES
+_LANE = 8191
+
+
+def _partner_masks() -> tuple[int, ...]:
+    out = []
+    for card in range(52):
+        suit, rank = divmod(card, 13)
+        mask = 0
+        for s in range(4):
+            if s != suit:
+                mask |= 1 << (s * 13 + rank)
+        for step in (-2, -1, 1, 2):
+            if 0 <= rank + step < 13:
+                mask |= 1 << (card + step)
+        out.append(mask)
+    return tuple(out)
+
+
+_PARTNERS = _partner_masks()
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoutRules:
+    """What a play-out needs of the rules, resolved once per decision."""
+
+    rules: Ruleset
+    players: int
+    knock_limit: int
+    dealer: int
+    spade_upcard: bool
+
+    @property
+    def big_gin(self) -> bool:
+        """Whether big gin (no discard) is allowed."""
+        return self.rules.big_gin
+
+    @property
+    def stock_floor(self) -> int:
+        """The hand ends with no score once the stock is down to this many cards."""
+        return 2 if self.rules.stock_end is StockEnd.VOID_AT_TWO else 0
+
+
+def wants_card(hand: int, card: int) -> bool:
+    """The policy's draw: take ``card`` when it would be in a meld (in every least-deadwood
+    arrangement of the hand with it)."""
+    return not loose_cards_mask(hand | 1 << card) >> card & 1
+
+
+def policy_discard(hand: int, forbidden: int | None) -> tuple[int, int]:
+    """The policy's discard from ``hand`` (one card over the hand size): (card, least
+    deadwood of the rest)."""
+    allowed = hand if forbidden is None else hand & ~(1 << forbidden)
+    loose = loose_cards_mask(hand) & allowed
+    if loose:
+        best = -1
+        best_key = -1
+        rest = loose
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            card = low.bit_length() - 1
+            key = _VALUES[card] * 64 + (card % 13) * 4 - (_PARTNERS[card] & hand).bit_count()
+            if key > best_key:
+                best_key = key
+                best = card
+        return best, deadwood_mask(hand) - _VALUES[best]
+    dw, card = min((dw, -_VALUES[c] * 64 - c) for dw, c in discard_deadwoods_mask(hand)
+                   if c != forbidden)
+    return (-card) % 64, dw
+
+
+def _meld_layoff_options(meld_mask: int, table: int, chain_own: bool) -> list[int]:
+    """For one knocker meld: the masks of cards a defender could add (the empty one first);
+    a run end may take several consecutive cards (``own`` chain) or one."""
+    lanes = [meld_mask >> (13 * s) & _LANE for s in range(4)]
+    suits = [s for s in range(4) if lanes[s]]
+    if len(suits) > 1:  # a set
+        if len(suits) == 3:
+            missing = next(s for s in range(4) if not lanes[s])
+            rank = lanes[suits[0]].bit_length() - 1
+            return [0, 1 << (13 * missing + rank)]
+        return [0]
+    suit = suits[0]
+    lane = lanes[suit]
+    lo = (lane & -lane).bit_length() - 1
+    hi = lane.bit_length() - 1
+    limit = 13 if chain_own else 1
+    lows = [0]
+    r = lo - 1
+    acc = 0
+    while r >= 0 and len(lows) <= limit and not table >> (13 * suit + r) & 1:
+        acc |= 1 << (13 * suit + r)
+        lows.append(acc)
+        r -= 1
+    highs = [0]
+    r = hi + 1
+    acc = 0
+    while r < 13 and len(highs) <= limit and not table >> (13 * suit + r) & 1:
+        acc |= 1 << (13 * suit + r)
+        highs.append(acc)
+        r += 1
+    return [a | b for a in lows for b in highs]
+
+
+def layoff_options(melds: Sequence[Sequence[int]], chain: LayoffChain) -> list[list[int]]:
+    """Per knocker meld, the card masks a defender may lay off on it (see above)."""
+    table = 0
+    masks = []
+    for meld in melds:
+        mask = 0
+        for card in meld:
+            mask |= 1 << card
+        masks.append(mask)
+        table |= mask
+    own = chain is LayoffChain.OWN
+    return [_meld_layoff_options(m, table, own) for m in masks]
+
+
+def defence_deadwood(hand: int, options: list[list[int]]) -> int:
+    """The least deadwood ``hand`` keeps after laying off (options from
+    :func:`layoff_options`)."""
+    best = deadwood_mask(hand)
+    if not best:
+        return 0
+    combos = [0]
+    for per_meld in options:
+        usable = [m for m in per_meld if m & hand == m]
+        if len(usable) > 1:
+            combos = [c | m for c in combos for m in usable]
+    for taken in combos:
+        if taken:
+            dw = deadwood_mask(hand ^ taken)
+            if dw < best:
+                best = dw
+    return best
+
+
+def _value(ctx: PlayoutRules, knocker: int, deadwood: list[int], gin: bool, big_gin: bool,
+           root: int) -> float:
+    result = score_hand(ctx.rules, knocker, deadwood, gin, big_gin, ctx.spade_upcard)
+    if result.penalties is None:
+        points = result.points
+        return float(2 * points[root] - sum(points))
+    penalties = result.penalties
+    n = len(penalties)
+    return (sum(penalties) - penalties[root]) / (n - 1) - penalties[root]
+
+
+def knock_value(ctx: PlayoutRules, hands: Sequence[int], knocker: int, rest: int,
+                melds: Sequence[Sequence[int]] | None, root: int) -> float:
+    """The score for ``root`` of ``knocker`` laying down ``rest`` (his cards after the
+    discard) as ``melds`` (default: a least-deadwood arrangement), the others defending."""
+    if melds is None:
+        arrangement = best_melds_mask(rest)
+        melds = arrangement.melds
+        dk = arrangement.deadwood
+    else:
+        loose = rest
+        for meld in melds:
+            for card in meld:
+                loose &= ~(1 << card)
+        dk = 0
+        while loose:
+            low = loose & -loose
+            loose ^= low
+            dk += _VALUES[low.bit_length() - 1]
+    gin = dk == 0
+    n = ctx.players
+    deadwood = [0] * n
+    deadwood[knocker] = dk
+    options = None if gin else layoff_options(melds, ctx.rules.layoff_chain)
+    for seat in range(n):
+        if seat != knocker:
+            deadwood[seat] = (deadwood_mask(hands[seat]) if options is None
+                              else defence_deadwood(hands[seat], options))
+    big = gin and rest.bit_count() > ctx.rules.cards_per_hand
+    return _value(ctx, knocker, deadwood, gin, big, root)
+
+
+def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | None,
+             seat: int, phase: int, root: int, taken: int | None = None,
+             passes: int = 0) -> float:
+    """Play the hand to its end with the policy; the score for ``root``.
+
+    ``hands`` and ``stock`` (top card last) are changed in place. ``phase`` says what ``seat``
+    does first: ``DRAW``, ``DISCARD`` (it holds one card more; ``taken`` may not be
+    discarded) or ``OFFER`` (the first-turn upcard offer, ``passes`` passes so far).
+    """
+    n = ctx.players
+    limit = ctx.knock_limit
+    floor = ctx.stock_floor
+    big_gin_ok = ctx.rules.big_gin
+    can_take = True
+    if phase == OFFER:
+        dealer_first = ctx.rules.upcard_offer is UpcardOffer.DEALER_FIRST
+        while True:
+            assert top is not None
+            if wants_card(hands[seat], top):
+                hands[seat] |= 1 << top
+                taken = top
+                top = None
+                phase = DISCARD
+                break
+            passes += 1
+            if passes == n or (dealer_first and passes == 2):
+                seat = (ctx.dealer + 1) % n
+                phase = DRAW
+                can_take = False
+                break
+            seat = (seat + 1) % n
+    while True:
+        hand = hands[seat]
+        if phase == DRAW:
+            if can_take and top is not None and wants_card(hand, top):
+                hand |= 1 << top
+                taken = top
+                top = None
+            else:
+                if not stock:
+                    return 0.0
+                hand |= 1 << stock.pop()
+                taken = None
+            can_take = True
+        phase = DRAW
+        if big_gin_ok and not deadwood_mask(hand):
+            hands[seat] = hand
+            return knock_value(ctx, hands, seat, hand, None, root)
+        card, dw = policy_discard(hand, taken)
+        hand ^= 1 << card
+        hands[seat] = hand
+        if dw <= limit:
+            return knock_value(ctx, hands, seat, hand, None, root)
+        top = card
+        taken = None
+        if len(stock) <= floor:
+            return 0.0
+        seat = (seat + 1) % n
