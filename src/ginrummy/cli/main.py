@@ -29,6 +29,7 @@ examples:
   ginrummy tournament --players simple,random --preset eaai --matches 200 --seed 1 --jobs 2
   ginrummy replay ginrummy-20250101-120000.ginrec.json --verbose
   ginrummy rules playok
+  ginrummy serve --port 8000 --db sqlite:///ginrummy.db
 """
 
 
@@ -121,6 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
                        choices=list(PRESETS), help=f"one of {', '.join(PRESETS)}")
     rules.add_argument("--set", dest="sets", action="append", metavar="OPTION=VALUE",
                        default=[], help="override an option (repeatable)")
+    serve = sub.add_parser(
+        "serve", help="play online: the web client, lobby and game server",
+        description="Start the game server: the web client at /, the lobby API at /api and "
+        "the WebSocket endpoint at /ws. Tables and games are stored in a database (SQLite "
+        "file by default, PostgreSQL by URL) and restored after a restart.")
+    from ginrummy.cli.serve import add_serve_arguments
+
+    add_serve_arguments(serve)
     return parser
 
 
@@ -150,6 +159,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ginrummy.cli.rulestable import run_rules
 
         return run_rules(args)
+    if command == "serve":
+        from ginrummy.cli.serve import run_serve
+
+        return run_serve(args)
     raise AssertionError(command)
 
 

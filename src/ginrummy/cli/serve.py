@@ -1,0 +1,64 @@
+"""``ginrummy serve``: the web client, lobby API and WebSocket endpoint under uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``serve``."""
+    parser.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="database: sqlite:///path/to/file.db (default "
+                        "sqlite:///ginrummy.db) or postgresql://user@host/dbname")
+    parser.add_argument("--allow-origin", dest="allowed_origins", action="append",
+                        metavar="ORIGIN", help="another web origin allowed to open WebSockets "
+                        "(repeatable), e.g. http://localhost:5173")
+    parser.add_argument("--hold", dest="hold_seconds", type=float, metavar="SECONDS",
+                        help="how long a disconnected player's seat is held before the "
+                        "computer plays it (default 60)")
+    parser.add_argument("--bot-delay", dest="bot_delay_ms", type=int, metavar="MS",
+                        help="pause before a computer player moves (default 700)")
+    parser.add_argument("--between-hands", dest="between_hands_seconds", type=float,
+                        metavar="SECONDS", help="longest pause between hands (default 30)")
+    parser.add_argument("--log-level", default=None,
+                        choices=("critical", "error", "warning", "info", "debug"))
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Start the server; returns when it stops."""
+    try:
+        import uvicorn
+
+        from ginrummy.server import Settings, create_app
+    except ImportError as exc:  # pragma: no cover - the server extra is missing
+        raise ValueError(f"the server needs its extra: pip install 'ginrummy[server]' "
+                         f"({exc.name} is missing)") from None
+    settings = Settings.from_env(
+        host=args.host, port=args.port, db=args.db,
+        allowed_origins=tuple(args.allowed_origins) if args.allowed_origins else None,
+        hold_seconds=args.hold_seconds, bot_delay_ms=args.bot_delay_ms,
+        between_hands_seconds=args.between_hands_seconds, log_level=args.log_level)
+    if not 0 < settings.port < 65536:
+        raise ValueError(f"--port: {settings.port} is not a port number")
+    logging.basicConfig(level=settings.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    app = create_app(settings)
+    print(f"ginrummy: serving on http://{settings.host}:{settings.port}/ "
+          f"(database {_safe_url(settings.db)})", flush=True)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
+                ws_max_size=settings.frame_limit, ws_ping_interval=20, ws_ping_timeout=20,
+                access_log=False, lifespan="on")
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    """The URL without its password."""
+    scheme, sep, rest = url.partition("://")
+    if sep and "@" in rest:
+        auth, _, host = rest.rpartition("@")
+        user = auth.split(":", 1)[0]
+        return f"{scheme}://{user}@{host}"
+    return url

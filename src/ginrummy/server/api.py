@@ -1,0 +1,144 @@
+"""The lobby's HTTP API (JSON): presets, computer levels, tables, create and join."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ginrummy import rules as rules_module
+from ginrummy.rules import PRESETS, Ruleset
+from ginrummy.server.lobby import Lobby, LobbyError, known_levels
+from ginrummy.server.protocol import CreateTable, JoinTable
+from ginrummy.server.runner import default_bot_level
+
+MAX_BODY = 16 * 1024
+
+
+def error_response(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
+    """The error body of docs/protocol.md."""
+    return JSONResponse({"error": {"code": code, "message": message, "field": field}},
+                        status_code=status)
+
+
+def _lobby(request: Request) -> Lobby:
+    lobby: Lobby = request.app.state.server.lobby
+    return lobby
+
+
+def option_schema() -> dict[str, dict[str, Any]]:
+    """Every ruleset option with its type and allowed values, for a create form."""
+    schema: dict[str, dict[str, Any]] = {}
+    enums = rules_module._ENUMS
+    for f in dataclasses.fields(Ruleset):
+        if f.name == "name":
+            continue
+        if f.name in enums:
+            enum: type[StrEnum] = enums[f.name]
+            schema[f.name] = {"type": "enum", "values": [e.value for e in enum]}
+        elif f.name in rules_module._BOOLS:
+            schema[f.name] = {"type": "bool"}
+        else:
+            entry: dict[str, Any] = {"type": "int", "min": 0}
+            if f.name == "players":
+                entry.update(min=2, max=4)
+            elif f.name == "hand_size":
+                entry.update(min=1, max=10, nullable=True)
+            elif f.name == "knock_limit":
+                entry.update(max=10)
+            elif f.name == "target":
+                entry.update(min=1, nullable=True)
+            elif f.name == "payout_threshold":
+                entry.update(min=1)
+            schema[f.name] = entry
+    return schema
+
+
+async def presets(_request: Request) -> JSONResponse:
+    """``GET /api/presets``."""
+    return JSONResponse({
+        "presets": {name: Ruleset.preset(name).to_dict() for name in PRESETS},
+        "options": option_schema(),
+        "default": "classic",
+    })
+
+
+async def bots(request: Request) -> JSONResponse:
+    """``GET /api/bots``."""
+    return JSONResponse({"levels": known_levels(),
+                         "default": default_bot_level(request.app.state.server.settings)})
+
+
+async def list_tables(request: Request) -> JSONResponse:
+    """``GET /api/tables``."""
+    return JSONResponse({"tables": _lobby(request).public_tables()})
+
+
+async def get_table(request: Request) -> JSONResponse:
+    """``GET /api/tables/{id}``."""
+    try:
+        runner = _lobby(request).visible(request.path_params["table_id"],
+                                         request.query_params.get("invite"))
+    except LobbyError as exc:
+        return error_response(exc.status, exc.code, str(exc), exc.field)
+    return JSONResponse(runner.table.entry())
+
+
+async def create_table(request: Request) -> JSONResponse:
+    """``POST /api/tables``."""
+    body = await _body(request, CreateTable)
+    if isinstance(body, JSONResponse):
+        return body
+    assert isinstance(body, CreateTable)
+    try:
+        created = await _lobby(request).create(body)
+    except LobbyError as exc:
+        return error_response(exc.status, exc.code, str(exc), exc.field)
+    return JSONResponse(created, status_code=201)
+
+
+async def join_table(request: Request) -> JSONResponse:
+    """``POST /api/tables/{id}/join``."""
+    body = await _body(request, JoinTable)
+    if isinstance(body, JSONResponse):
+        return body
+    assert isinstance(body, JoinTable)
+    try:
+        joined = await _lobby(request).join(request.path_params["table_id"], body)
+    except LobbyError as exc:
+        return error_response(exc.status, exc.code, str(exc), exc.field)
+    return JSONResponse(joined)
+
+
+async def _body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        return error_response(413, "bad_request", f"body over {MAX_BODY // 1024} KiB")
+    try:
+        data = json.loads(raw or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return error_response(400, "bad_request", "the body is not valid JSON")
+    if not isinstance(data, dict):
+        return error_response(400, "bad_request", "the body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or None
+        return error_response(422, "bad_request", f"{field}: {first['msg']}", field)
+
+
+ROUTES = [
+    Route("/api/presets", presets, methods=["GET"]),
+    Route("/api/bots", bots, methods=["GET"]),
+    Route("/api/tables", list_tables, methods=["GET"]),
+    Route("/api/tables", create_table, methods=["POST"]),
+    Route("/api/tables/{table_id}", get_table, methods=["GET"]),
+    Route("/api/tables/{table_id}/join", join_table, methods=["POST"]),
+]

@@ -1,0 +1,92 @@
+"""The application factory: storage, group committer, lobby, routes and static files."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from ginrummy.server.api import ROUTES
+from ginrummy.server.committer import GroupCommitter
+from ginrummy.server.lobby import Lobby
+from ginrummy.server.settings import Settings
+from ginrummy.server.ws import table_socket
+from ginrummy.storage import Repository, migrate, open_engine
+
+log = logging.getLogger("ginrummy.server")
+
+
+@dataclass
+class Server:
+    """What the routes share (``app.state.server``)."""
+
+    settings: Settings
+    repository: Repository
+    committer: GroupCommitter
+    lobby: Lobby
+    restored: int = 0
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    """A Starlette app serving the API, the WebSocket endpoint and the web client.
+
+    The database is opened and migrated when the app starts (lifespan), then every unfinished
+    table is restored from it.
+    """
+    settings = settings or Settings.from_env()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        engine = open_engine(settings.db, settings.sqlite_synchronous)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, migrate, engine)
+        repository = Repository(engine)
+        committer = GroupCommitter(repository, settings.commit_interval_ms)
+        committer.start()
+        lobby = Lobby(settings, repository, committer)
+        server = Server(settings, repository, committer, lobby)
+        app.state.server = server
+        server.restored = await lobby.restore()
+        log.info("ginrummy server ready: %d table(s) restored", server.restored)
+        try:
+            yield
+        finally:
+            lobby.close()
+            await committer.close()
+            engine.dispose()
+
+    routes: list[Route | WebSocketRoute | Mount] = [
+        *ROUTES,
+        Route("/api/health", health, methods=["GET"]),
+        WebSocketRoute("/ws/tables/{table_id}", table_socket),
+    ]
+    if settings.static_dir.is_dir():
+        routes.append(Mount("/", app=StaticFiles(directory=settings.static_dir, html=True),
+                            name="web"))
+    else:
+        routes.append(Route("/", no_client, methods=["GET"]))
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def health(request: Request) -> JSONResponse:
+    """``GET /api/health``: tables in memory and commit counters."""
+    server: Server = request.app.state.server
+    stats = server.committer.stats
+    return JSONResponse({"ok": True, "tables": len(server.lobby.runners),
+                         "restored": server.restored, "commits": stats.batches,
+                         "writes": stats.writes})
+
+
+async def no_client(_request: Request) -> Response:
+    """The page shown when the web client is not installed."""
+    return PlainTextResponse("ginrummy server: the web client (src/ginrummy/web/static) is "
+                             "missing; the API is at /api/tables\n")

@@ -1,0 +1,175 @@
+"""The lobby: every open table in memory, table creation and joining, restore at start-up."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+from typing import Any
+
+from ginrummy.bots import BOTS, parse_spec
+from ginrummy.rules import PRESETS, Format, Ruleset, RulesetError
+from ginrummy.server.chat import clean_name
+from ginrummy.server.committer import GroupCommitter
+from ginrummy.server.protocol import CreateTable, JoinTable
+from ginrummy.server.runner import TableRunner, new_table_id
+from ginrummy.server.settings import Settings
+from ginrummy.server.table import GameTable, Seat, new_secret, secret_hash
+from ginrummy.storage import InsertTable, Repository, utcnow
+
+log = logging.getLogger("ginrummy.server.lobby")
+
+
+class LobbyError(ValueError):
+    """A lobby request that cannot be served: HTTP ``status``, error ``code``, ``field``."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.field = field
+
+
+class Lobby:
+    """Tables by id, each driven by its :class:`TableRunner`."""
+
+    def __init__(self, settings: Settings, repository: Repository,
+                 committer: GroupCommitter) -> None:
+        self.settings = settings
+        self.repository = repository
+        self.committer = committer
+        self.runners: dict[str, TableRunner] = {}
+
+    # ----------------------------------------------------------------- start and stop
+    async def restore(self) -> int:
+        """Load every unfinished table (and recently finished ones, for a rematch) by
+        replaying its events; returns how many were restored."""
+        since = utcnow() - timedelta(hours=self.settings.keep_over_hours)
+        loop = asyncio.get_running_loop()
+        stored = await loop.run_in_executor(
+            None, lambda: self.repository.load_tables(("waiting", "playing"))
+            + self.repository.load_tables(("over",), updated_since=since))
+        for row in stored:
+            try:
+                table = GameTable.from_stored(row)
+            except Exception:
+                log.exception("table %s does not replay; it is left out", row.id)
+                continue
+            self.runners[table.id] = TableRunner(table, self.settings, self.committer,
+                                                 self.repository)
+        for runner in list(self.runners.values()):
+            await runner.start()
+        return len(stored)
+
+    def close(self) -> None:
+        """Stop every table's timers."""
+        for runner in self.runners.values():
+            runner.close()
+
+    # ----------------------------------------------------------------- queries
+    def get(self, table_id: str) -> TableRunner | None:
+        """A table's runner."""
+        return self.runners.get(table_id)
+
+    def public_tables(self) -> list[dict[str, Any]]:
+        """Lobby entries of open public tables, newest first."""
+        runners = [r for r in self.runners.values()
+                   if r.table.public and r.table.status in ("waiting", "playing")]
+        runners.sort(key=lambda r: r.table.created_at, reverse=True)
+        return [r.table.entry() for r in runners]
+
+    def visible(self, table_id: str, invite: str | None) -> TableRunner:
+        """A table the caller may see; :class:`LobbyError` otherwise."""
+        runner = self.runners.get(table_id)
+        if runner is None:
+            raise LobbyError(404, "not_found", f"no table {table_id!r}")
+        if not runner.table.invite_ok(invite):
+            raise LobbyError(403, "forbidden", "this table is private: the invite is missing "
+                             "or wrong", "invite")
+        return runner
+
+    # ----------------------------------------------------------------- create and join
+    async def create(self, body: CreateTable) -> dict[str, Any]:
+        """Create a table with the creator in seat 0."""
+        nickname = _name(body.nickname, 24, "nickname")
+        name = _name(body.name, 40, "name") if body.name else f"{nickname}'s table"
+        rules = _rules(body)
+        players = rules.players
+        seats = [Seat(i) for i in range(players)]
+        token = new_secret()
+        seats[0].kind, seats[0].name, seats[0].token_hash = "human", nickname, secret_hash(token)
+        for seat_no, spec in body.bots.items():
+            if not 1 <= seat_no < players:
+                raise LobbyError(400, "bad_request", f"bots: seat {seat_no} is not one of "
+                                 f"1..{players - 1} (seat 0 is yours)", "bots")
+            try:
+                level, _ = parse_spec(spec)
+            except ValueError as exc:
+                raise LobbyError(400, "bad_request", f"bots: {exc}", "bots") from None
+            seats[seat_no].kind, seats[seat_no].level = "bot", level
+            seats[seat_no].name = f"computer ({level})"
+        clock = body.clock_seconds
+        if clock and not self.settings.min_clock_seconds <= clock <= \
+                self.settings.max_clock_seconds:
+            raise LobbyError(400, "bad_request", f"clock_seconds: {clock:g}; use 0 (no clock) "
+                             f"or {self.settings.min_clock_seconds:g} to "
+                             f"{self.settings.max_clock_seconds:g}", "clock_seconds")
+        if body.pool_chips is not None and rules.format is not Format.SINGLE_HAND:
+            raise LobbyError(400, "bad_request", "pool_chips: a prize pool is for single_hand "
+                             "tables only (R6.4)", "pool_chips")
+        invite = None if body.public else new_secret()
+        table_id = new_table_id()
+        while table_id in self.runners:
+            table_id = new_table_id()
+        table = GameTable(table_id, name, rules.name, rules, body.public,
+                          None if invite is None else secret_hash(invite),
+                          round(clock * 1000), body.pool_chips, seats)
+        await self.committer.commit([InsertTable(table.to_stored())])
+        runner = TableRunner(table, self.settings, self.committer, self.repository)
+        self.runners[table_id] = runner
+        await runner.start()
+        return {"table_id": table_id, "seat": 0, "token": token, "invite": invite,
+                "table": runner.table.entry()}
+
+    async def join(self, table_id: str, body: JoinTable) -> dict[str, Any]:
+        """Seat a guest at a table."""
+        runner = self.visible(table_id, body.invite)
+        nickname = _name(body.nickname, 24, "nickname")
+        try:
+            seat, token = await runner.join(nickname, body.seat)
+        except LookupError as exc:
+            code = str(exc.args[0])
+            message = "that seat is taken" if code == "seat_taken" else "the table is full"
+            raise LobbyError(409, code, message, "seat") from None
+        except ValueError as exc:
+            raise LobbyError(400, "bad_request", str(exc), "seat") from None
+        return {"seat": seat, "token": token, "table": runner.table.entry()}
+
+
+def _name(text: str, limit: int, field: str) -> str:
+    try:
+        return clean_name(text, limit)
+    except ValueError as exc:
+        raise LobbyError(400, "bad_request", f"{field}: {exc}", field) from None
+
+
+def _rules(body: CreateTable) -> Ruleset:
+    if body.preset.lower() not in PRESETS:
+        raise LobbyError(400, "bad_request", f"preset: unknown preset {body.preset!r}; known: "
+                         f"{', '.join(PRESETS)}", "preset")
+    options = dict(body.options)
+    if body.players is not None:
+        options["players"] = body.players
+    if options.get("players", 2) != 2 and "format" not in options:
+        options["format"] = "single_hand"  # R6.1: 3-4 players play single hands
+    try:
+        return Ruleset.preset(body.preset, **options)
+    except RulesetError as exc:
+        raise LobbyError(400, "bad_request", str(exc), exc.option) from None
+    except (TypeError, ValueError) as exc:
+        raise LobbyError(400, "bad_request", f"options: {exc}", "options") from None
+
+
+def known_levels() -> list[str]:
+    """The registered computer levels."""
+    return list(BOTS)

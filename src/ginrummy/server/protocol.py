@@ -1,0 +1,166 @@
+"""The messages of docs/protocol.md as pydantic models, and their error codes.
+
+Client messages are validated strictly (unknown fields refused, strings not coerced from
+numbers); server messages are built as plain dicts by the table module.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL = 1
+
+
+class Code(StrEnum):
+    """Error codes of ``error`` messages."""
+
+    BAD_MESSAGE = "bad_message"
+    UNKNOWN_TYPE = "unknown_type"
+    PROTOCOL = "protocol"
+    NOT_SEATED = "not_seated"
+    NOT_YOUR_TURN = "not_your_turn"
+    ILLEGAL_ACTION = "illegal_action"
+    STALE_VERSION = "stale_version"
+    NO_HAND = "no_hand"
+    CHAT_REJECTED = "chat_rejected"
+    RATE_LIMITED = "rate_limited"
+    STORAGE = "storage"
+
+
+class Close:
+    """WebSocket close codes."""
+
+    POLICY = 1008
+    TOO_BIG = 1009
+    SERVER_ERROR = 1011
+    RESTARTING = 1012
+    BAD_HELLO = 4400
+    BAD_TOKEN = 4401
+    FORBIDDEN = 4403
+    UNKNOWN_TABLE = 4404
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Hello(_Message):
+    """The first client message."""
+
+    type: Literal["hello"]
+    protocol: int
+    token: str | None = Field(default=None, max_length=128)
+    invite: str | None = Field(default=None, max_length=128)
+    since: int | None = None
+
+
+class ActionMessage(_Message):
+    """An action in notation, against the state version the client saw."""
+
+    type: Literal["action"]
+    id: str = Field(min_length=1, max_length=64)
+    version: int
+    action: str = Field(min_length=1, max_length=400)
+
+
+class ChatMessage(_Message):
+    """A chat line (checked for length by the chat module)."""
+
+    type: Literal["chat"]
+    text: str = Field(max_length=2000)
+
+
+class MuteMessage(_Message):
+    """Stop or resume receiving a seat's chat on this connection (``None``: spectators)."""
+
+    type: Literal["mute"]
+    seat: int | None
+    muted: bool
+
+
+class SimpleMessage(_Message):
+    """Messages with no field besides their type."""
+
+    type: Literal["rematch", "next", "resync", "ping"]
+
+
+ClientMessage = Annotated[
+    Hello | ActionMessage | ChatMessage | MuteMessage | SimpleMessage,
+    Field(discriminator="type"),
+]
+_CLIENT = TypeAdapter(ClientMessage)
+CLIENT_TYPES = frozenset(("hello", "action", "chat", "mute", "rematch", "next", "resync",
+                          "ping"))
+
+
+class MessageError(ValueError):
+    """A client message that cannot be used; ``code`` is the error code to send."""
+
+    def __init__(self, code: Code, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def parse_client_message(text: str) -> Hello | ActionMessage | ChatMessage | MuteMessage | \
+        SimpleMessage:
+    """Parse one frame; :class:`MessageError` says what is wrong with it."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise MessageError(Code.BAD_MESSAGE, "not valid JSON") from None
+    if not isinstance(data, dict):
+        raise MessageError(Code.BAD_MESSAGE, "a message must be a JSON object")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise MessageError(Code.BAD_MESSAGE, "a message needs a string \"type\"")
+    if kind not in CLIENT_TYPES:
+        raise MessageError(Code.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}")
+    try:
+        return _CLIENT.validate_python(data)
+    except ValidationError as exc:
+        raise MessageError(Code.BAD_MESSAGE, _describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+    return f"{where}: {first['msg']}"
+
+
+def error(code: Code, message: str, action_id: str | None = None) -> dict[str, Any]:
+    """An ``error`` message."""
+    return {"type": "error", "id": action_id, "code": code.value, "message": message}
+
+
+# ---------------------------------------------------------------------- HTTP bodies
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+Nickname = Annotated[str, Field(min_length=1, max_length=24)]
+
+
+class CreateTable(_Body):
+    """``POST /api/tables``."""
+
+    nickname: Nickname
+    name: str | None = Field(default=None, max_length=40)
+    preset: str = "classic"
+    options: dict[str, Any] = Field(default_factory=dict)
+    players: int | None = Field(default=None, ge=2, le=4)
+    bots: dict[int, str] = Field(default_factory=dict)
+    public: bool = True
+    clock_seconds: float = Field(default=0, ge=0)
+    pool_chips: int | None = Field(default=None, ge=0, le=1_000_000_000)
+
+
+class JoinTable(_Body):
+    """``POST /api/tables/{id}/join``."""
+
+    nickname: Nickname
+    seat: int | None = Field(default=None, ge=0, le=3)
+    invite: str | None = Field(default=None, max_length=128)

@@ -1,0 +1,87 @@
+"""Server settings: defaults, overridden by ``GINRUMMY_*`` environment variables and the CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server can be told. Times are in seconds unless the name says ms."""
+
+    db: str = "sqlite:///ginrummy.db"
+    """``sqlite:///path``, a bare file path, or ``postgresql://user@host/db``."""
+    host: str = "127.0.0.1"
+    port: int = 8000
+    allowed_origins: tuple[str, ...] = ()
+    """Origins accepted on WebSocket upgrades besides the request's own host."""
+    static_dir: Path = STATIC_DIR
+    hold_seconds: float = 60.0
+    """How long a disconnected player's seat is held before a computer plays it."""
+    bot_delay_ms: int = 700
+    """Pause before a computer player moves (so people can follow)."""
+    between_hands_seconds: float = 30.0
+    """Longest wait after a hand before the next deal (humans may say ``next`` earlier)."""
+    default_bot: str = ""
+    """Level used for timeouts and absent players; empty: intermediate if known, else simple."""
+    frame_limit: int = 8192
+    messages_per_window: int = 100
+    message_window_seconds: float = 20.0
+    chat_max_chars: int = 200
+    chats_per_window: int = 5
+    chat_window_seconds: float = 10.0
+    hello_timeout_seconds: float = 10.0
+    send_queue_limit: int = 512
+    """Messages queued for one slow connection before it is closed."""
+    sqlite_synchronous: str = "FULL"
+    commit_interval_ms: float = 0.0
+    """Extra wait before each group commit to gather more actions (0: commit as soon as the
+    previous commit is done)."""
+    keep_over_hours: float = 24.0
+    """Finished tables stay open for a rematch this long (also across restarts)."""
+    min_clock_seconds: float = 5.0
+    max_clock_seconds: float = 600.0
+    log_level: str = "info"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some settings changed."""
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Defaults, then ``GINRUMMY_<NAME>`` variables, then ``overrides`` (not None)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            if f.name == "extra":
+                continue
+            raw = env.get(f"GINRUMMY_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = _convert(f.name, raw, type(getattr(cls(), f.name)))
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+def _convert(name: str, raw: str, kind: type) -> Any:
+    try:
+        if kind is bool:
+            return raw.strip().lower() in ("1", "true", "yes", "on")
+        if kind is int:
+            return int(raw)
+        if kind is float:
+            return float(raw)
+        if kind is tuple:
+            return tuple(x.strip() for x in raw.split(",") if x.strip())
+        if kind is Path or issubclass(kind, Path):
+            return Path(raw)
+        return raw
+    except ValueError:
+        raise ValueError(f"GINRUMMY_{name.upper()}: bad value {raw!r}") from None

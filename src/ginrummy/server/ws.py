@@ -1,0 +1,197 @@
+"""The WebSocket endpoint: Origin check, ``hello``, then one message at a time.
+
+Bad input never reaches a table: frames over the size limit and floods close the connection
+with a reason; malformed or unknown messages get an ``error`` and change nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from urllib.parse import urlsplit
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from ginrummy.server.connections import Connection
+from ginrummy.server.lobby import Lobby
+from ginrummy.server.protocol import (
+    PROTOCOL,
+    ActionMessage,
+    ChatMessage,
+    Close,
+    Code,
+    Hello,
+    MessageError,
+    MuteMessage,
+    SimpleMessage,
+    error,
+    parse_client_message,
+)
+from ginrummy.server.runner import TableRunner
+from ginrummy.server.settings import Settings
+
+log = logging.getLogger("ginrummy.server.ws")
+
+
+class _Closed(Exception):
+    """The connection must end (already closed, or closing with a reason)."""
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """True when ``origin`` names the request's own host or is in the allow-list.
+
+    A request without ``Origin`` does not come from a web page (browsers always send it on
+    WebSocket upgrades) and is accepted.
+    """
+    if origin is None:
+        return True
+    if origin in allowed or "*" in allowed:
+        return True
+    if not host or origin == "null":
+        return False
+    netloc = urlsplit(origin).netloc
+    return netloc.lower() == host.lower()
+
+
+async def table_socket(websocket: WebSocket) -> None:
+    """``/ws/tables/{table_id}``."""
+    server = websocket.app.state.server
+    settings: Settings = server.settings
+    lobby: Lobby = server.lobby
+    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
+                          settings.allowed_origins):
+        log.warning("refused a WebSocket upgrade from origin %r",
+                    websocket.headers.get("origin"))
+        await websocket.close(code=Close.POLICY, reason="origin not allowed")
+        return
+    await websocket.accept()
+    runner = lobby.get(websocket.path_params["table_id"])
+    if runner is None:
+        await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
+        return
+    conn = Connection(websocket, settings)
+    conn.start()
+    attached = False
+    try:
+        hello = await _receive_hello(conn, settings)
+        _seat_connection(conn, runner, hello, websocket)
+        await runner.attach(conn)
+        attached = True
+        while not conn.closed:
+            text = await _receive(conn, settings)
+            await _dispatch(conn, runner, text)
+    except (_Closed, WebSocketDisconnect):
+        pass
+    except Exception:
+        log.exception("WebSocket handler failed")
+        conn.close(Close.SERVER_ERROR, "server error")
+    finally:
+        if attached:
+            await runner.detach(conn)
+        await _drain(conn)
+
+
+async def _drain(conn: Connection) -> None:
+    """Let the sender flush (a close with its reason included), briefly, then stop it."""
+    with contextlib.suppress(asyncio.TimeoutError, Exception):
+        sender = conn._sender
+        if sender is not None and conn.close_code is not None:
+            await asyncio.wait_for(asyncio.shield(sender), 2.0)
+    await conn.finish()
+    ws = conn.websocket
+    if ws.application_state is WebSocketState.CONNECTED and conn.close_code is None:
+        with contextlib.suppress(Exception):
+            await ws.close(code=1000)
+
+
+async def _receive(conn: Connection, settings: Settings) -> str:
+    """The next text frame, after the size and rate checks."""
+    message = await conn.websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise _Closed
+    if not conn.messages.allow():
+        conn.send(error(Code.RATE_LIMITED, f"more than {settings.messages_per_window} "
+                        f"messages in {settings.message_window_seconds:g} s"))
+        conn.close(Close.POLICY, f"rate limit: more than {settings.messages_per_window} "
+                   f"messages in {settings.message_window_seconds:g} s")
+        raise _Closed
+    text = message.get("text")
+    data = message.get("bytes")
+    size = len(data) if data is not None else len((text or "").encode("utf-8"))
+    if size > settings.frame_limit:
+        conn.close(Close.TOO_BIG, f"frame over {settings.frame_limit // 1024} KiB")
+        raise _Closed
+    if text is None:
+        conn.send(error(Code.BAD_MESSAGE, "binary frames are not accepted: send JSON text"))
+        return ""
+    return str(text)
+
+
+async def _receive_hello(conn: Connection, settings: Settings) -> Hello:
+    try:
+        text = await asyncio.wait_for(_receive(conn, settings), settings.hello_timeout_seconds)
+    except TimeoutError:
+        conn.close(Close.BAD_HELLO, "hello expected")
+        raise _Closed from None
+    try:
+        msg = parse_client_message(text)
+    except MessageError as exc:
+        conn.send(error(exc.code, str(exc)))
+        conn.close(Close.BAD_HELLO, "hello expected")
+        raise _Closed from None
+    if not isinstance(msg, Hello):
+        conn.close(Close.BAD_HELLO, "hello expected")
+        raise _Closed
+    if msg.protocol != PROTOCOL:
+        conn.close(Close.BAD_HELLO, f"unsupported protocol {msg.protocol}; this server speaks "
+                   f"{PROTOCOL}")
+        raise _Closed
+    return msg
+
+
+def _seat_connection(conn: Connection, runner: TableRunner, hello: Hello,
+                     websocket: WebSocket) -> None:
+    table = runner.table
+    token = hello.token or websocket.query_params.get("token")
+    if token:
+        seat = table.seat_for_token(token)
+        if seat is None:
+            conn.close(Close.BAD_TOKEN, "bad token")
+            raise _Closed
+        conn.seat, conn.name = seat.seat, seat.name or f"seat {seat.seat}"
+        return
+    if not table.invite_ok(hello.invite or websocket.query_params.get("invite")):
+        conn.close(Close.FORBIDDEN, "private table: invite missing or wrong")
+        raise _Closed
+
+
+async def _dispatch(conn: Connection, runner: TableRunner, text: str) -> None:
+    if not text:
+        return
+    try:
+        msg = parse_client_message(text)
+    except MessageError as exc:
+        conn.send(error(exc.code, str(exc)))
+        return
+    if isinstance(msg, ActionMessage):
+        await runner.handle_action(conn, msg)
+    elif isinstance(msg, ChatMessage):
+        await runner.chat(conn, msg.text)
+    elif isinstance(msg, MuteMessage):
+        if msg.muted:
+            conn.muted.add(msg.seat)
+        else:
+            conn.muted.discard(msg.seat)
+    elif isinstance(msg, Hello):
+        conn.send(error(Code.PROTOCOL, "hello was already received"))
+    elif isinstance(msg, SimpleMessage):
+        if msg.type == "ping":
+            conn.send({"type": "pong"})
+        elif msg.type == "resync":
+            async with runner.lock:
+                conn.send(runner.state_for(conn))
+        elif msg.type == "rematch":
+            await runner.rematch(conn)
+        elif msg.type == "next":
+            await runner.ready(conn)
