@@ -42,9 +42,30 @@ from ginrummy.solver import best_arrangements, deadwood_mask
 from ginrummy.solver.discards import discard_deadwoods_mask, least_deadwood_after_discard
 from ginrummy.views import PlayerView
 
-__all__ = ["IntermediateBot", "danger", "potential"]
+__all__ = ["IntermediateBot", "danger", "layoff_spots", "meld_completers", "potential"]
 
 _OFFER, _DRAW, _LAYOFF = Phase.OFFER, Phase.DRAW, Phase.LAYOFF
+
+
+_LANES = 8191 | 8191 << 13 | 8191 << 26 | 8191 << 39
+_LOW_RANKS = 1 | 1 << 13 | 1 << 26 | 1 << 39        # the aces: rank 0 of each lane
+_HIGH_RANKS = _LOW_RANKS << 12                        # the kings
+_RANK_MASKS = tuple(_LOW_RANKS << r for r in range(13))
+_RANK_VALUE = tuple(min(r + 1, 10) for r in range(13))
+
+
+def meld_completers(hand: int) -> int:
+    """The cards (outside ``hand``) that would be part of some meld of ``hand`` plus them."""
+    up1 = (hand & ~_HIGH_RANKS) << 1         # card r-1 held, seen from rank r
+    up2 = (up1 & ~_HIGH_RANKS) << 1
+    down1 = (hand & ~_LOW_RANKS) >> 1        # card r+1 held
+    down2 = (down1 & ~_LOW_RANKS) >> 1
+    runs = (up1 & up2 | up1 & down1 | down1 & down2) & _LANES
+    sets = 0
+    for rank_mask in _RANK_MASKS:
+        if (hand & rank_mask).bit_count() >= 2:
+            sets |= rank_mask
+    return (runs | sets) & ~hand
 
 
 def potential(hand: int, unseen: int) -> float:
@@ -53,20 +74,18 @@ def potential(hand: int, unseen: int) -> float:
     count = unseen.bit_count()
     if not count or not dw:
         return 0.0
-    # a drawn card in no meld can only replace the highest loose card, if it is lower
-    loose_top = dw - least_deadwood_after_discard(hand)
+    melding = meld_completers(hand) & unseen
     total = 0
-    rest = unseen
+    rest = melding
     while rest:
         low = rest & -rest
         rest ^= low
-        card = low.bit_length() - 1
-        if in_some_meld(hand, card):
-            total += dw - least_deadwood_after_discard(hand | low)
-        else:
-            gain = loose_top - CARD_VALUES[card]
-            if gain > 0:
-                total += gain
+        total += dw - least_deadwood_after_discard(hand | low)
+    # a drawn card in no meld can only replace the highest loose card, if it is lower
+    loose_top = dw - least_deadwood_after_discard(hand)
+    other = unseen & ~melding
+    for rank in range(min(loose_top, 10) - 1):
+        total += (loose_top - _RANK_VALUE[rank]) * (other & _RANK_MASKS[rank]).bit_count()
     return total / count
 
 
