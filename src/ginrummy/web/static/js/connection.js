@@ -1,0 +1,173 @@
+// One table's WebSocket (docs/protocol.md, "WebSocket: play"): hello, actions with ids and
+// acknowledgements, automatic reconnection with exponential backoff and resending of
+// unacknowledged actions under the same id (the server plays each id once).
+
+export const PROTOCOL = 1;
+const FINAL_CLOSES = new Set([4400, 4401, 4403, 4404, 1008]);
+
+export class TableConnection {
+  /**
+   * @param {string} tableId
+   * @param {{token?: string|null, invite?: string|null}} credentials
+   * @param {object} handlers onState(msg), onChat(msg), onError(msg), onStatus(status, detail), onAck(msg)
+   */
+  constructor(tableId, credentials, handlers) {
+    this.tableId = tableId;
+    this.token = credentials.token || null;
+    this.invite = credentials.invite || null;
+    this.handlers = handlers;
+    this.version = null;
+    this.pending = new Map(); // id -> {id, version, action}
+    this.counter = 0;
+    this.prefix = Math.random().toString(36).slice(2, 8);
+    this.attempt = 0;
+    this.closed = false;
+    this.socket = null;
+    this.retryTimer = null;
+    this.pingTimer = null;
+    this.ready = false;
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${scheme}//${location.host}/ws/tables/${encodeURIComponent(this.tableId)}`;
+  }
+
+  connect() {
+    if (this.closed) return;
+    this.status("connecting");
+    let socket;
+    try {
+      socket = new WebSocket(this.url());
+    } catch (error) {
+      this.scheduleReconnect();
+      return;
+    }
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      this.send({ type: "hello", protocol: PROTOCOL, token: this.token, invite: this.invite, since: this.version });
+    });
+    socket.addEventListener("message", (event) => this.receive(event.data));
+    socket.addEventListener("close", (event) => this.closedBy(event));
+    socket.addEventListener("error", () => { /* a close event follows */ });
+  }
+
+  receive(raw) {
+    let msg;
+    try {
+      msg = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    switch (msg.type) {
+      case "welcome":
+        this.attempt = 0;
+        this.ready = true;
+        this.seat = msg.seat;
+        this.status("online");
+        this.startPing();
+        this.resendPending();
+        break;
+      case "state":
+        this.version = msg.version;
+        this.handlers.onState?.(msg);
+        break;
+      case "ack":
+        this.pending.delete(msg.id);
+        this.handlers.onAck?.(msg);
+        break;
+      case "error":
+        if (msg.id) this.pending.delete(msg.id);
+        this.handlers.onError?.(msg);
+        break;
+      case "chat":
+        this.handlers.onChat?.(msg);
+        break;
+      default:
+        break; // pong and anything newer: ignored
+    }
+  }
+
+  closedBy(event) {
+    this.ready = false;
+    this.stopPing();
+    if (this.closed) return;
+    if (FINAL_CLOSES.has(event.code)) {
+      this.closed = true;
+      this.status("closed", { code: event.code, reason: event.reason });
+      return;
+    }
+    this.scheduleReconnect();
+  }
+
+  scheduleReconnect() {
+    const delay = Math.min(10000, 500 * 2 ** this.attempt);
+    this.attempt += 1;
+    this.status("reconnecting", { delay });
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  startPing() {
+    this.stopPing();
+    this.pingTimer = setInterval(() => this.send({ type: "ping" }), 25000);
+  }
+
+  stopPing() {
+    clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  status(status, detail = {}) {
+    this.handlers.onStatus?.(status, detail);
+  }
+
+  send(message) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify(message));
+      return true;
+    }
+    return false;
+  }
+
+  /** Send an action in notation; it is resent with the same id after a reconnect until acknowledged. */
+  act(action) {
+    this.counter += 1;
+    const entry = { type: "action", id: `${this.prefix}-${this.counter}`, version: this.version, action };
+    this.pending.set(entry.id, entry);
+    if (this.ready) this.send(entry);
+    return entry.id;
+  }
+
+  resendPending() {
+    for (const entry of this.pending.values()) this.send(entry);
+  }
+
+  chat(text) {
+    return this.send({ type: "chat", text });
+  }
+
+  mute(seat, muted) {
+    return this.send({ type: "mute", seat, muted });
+  }
+
+  rematch() {
+    return this.send({ type: "rematch" });
+  }
+
+  /** Ready for the next hand (the server deals when every person is ready, or after a wait). */
+  next() {
+    return this.send({ type: "next" });
+  }
+
+  resync() {
+    return this.send({ type: "resync" });
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.stopPing();
+    if (this.socket) this.socket.close(1000, "bye");
+  }
+}

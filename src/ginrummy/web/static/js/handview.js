@@ -1,0 +1,107 @@
+// The viewer's own hand: melds grouped and highlighted (from the server's hints), deadwood
+// shown, sorted by rank or suit, cards chosen by click or keyboard, discarded by a second
+// click, Enter, or a drag onto the discard pile (pointer events: mouse, pen and touch).
+import { cardElement, sortCards, sortKey } from "./cards.js";
+import { el } from "./dom.js";
+import { t } from "./i18n.js";
+
+/** Groups of the hand: [{meld: true, cards}, ..., {meld: false, cards: deadwood}]. */
+export function groupHand(hand, hints, sortBy) {
+  const inMeld = new Set();
+  const melds = [];
+  for (const meld of (hints && hints.melds) || []) {
+    const cards = meld.filter((c) => hand.includes(c) && !inMeld.has(c));
+    if (cards.length === meld.length) {
+      cards.forEach((c) => inMeld.add(c));
+      melds.push(sortCards(cards, "suit"));
+    }
+  }
+  melds.sort((a, b) => sortKey(a[0], sortBy) - sortKey(b[0], sortBy));
+  const loose = sortCards(hand.filter((c) => !inMeld.has(c)), sortBy);
+  return [...melds.map((cards) => ({ meld: true, cards })), { meld: false, cards: loose }];
+}
+
+/**
+ * Render the hand. `options`: {hand, hints, sortBy, discardable: Set, selected, taken,
+ * onSelect(card), onDiscard(card), dropTarget: () => Element|null}
+ */
+export function renderHand(options) {
+  const { hand, hints, sortBy, discardable, selected, taken } = options;
+  const groups = groupHand(hand, hints, sortBy);
+  const container = el("div", { class: "hand", id: "my-hand", role: "listbox", "aria-label": t("hand.label") });
+  for (const group of groups) {
+    if (group.cards.length === 0) continue;
+    const box = el("div", { class: group.meld ? "meld-group" : "deadwood-group" },
+      el("span", { class: "group-label" }, group.meld ? t("hand.meld") : t("hand.deadwood_cards")));
+    for (const code of group.cards) {
+      const can = discardable.has(code);
+      const card = cardElement(code, {
+        class: [can ? "playable" : "", code === selected ? "selected" : "", code === taken ? "taken" : "",
+          group.meld ? "in-meld" : ""].filter(Boolean).join(" "),
+        role: "option",
+        tabindex: can ? "0" : "-1",
+        "aria-selected": code === selected ? "true" : "false",
+        "aria-disabled": can ? null : "true",
+      });
+      if (can) attachPointer(card, code, options);
+      box.append(card);
+    }
+    container.append(box);
+  }
+  return container;
+}
+
+function attachPointer(node, code, options) {
+  let start = null;
+  let ghost = null;
+  const threshold = 8;
+  node.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    start = { x: event.clientX, y: event.clientY };
+    node.setPointerCapture?.(event.pointerId);
+  });
+  node.addEventListener("pointermove", (event) => {
+    if (!start) return;
+    const dx = event.clientX - start.x;
+    const dy = event.clientY - start.y;
+    if (!ghost && Math.hypot(dx, dy) > threshold) {
+      ghost = node.cloneNode(true);
+      ghost.classList.add("drag-ghost");
+      ghost.removeAttribute("id");
+      document.body.append(ghost);
+      node.classList.add("dragging");
+    }
+    if (ghost) {
+      ghost.style.left = `${event.clientX}px`;
+      ghost.style.top = `${event.clientY}px`;
+      const target = options.dropTarget();
+      if (target) target.classList.toggle("drop-hover", isOver(target, event));
+    }
+  });
+  const finish = (event, cancelled) => {
+    if (!start) return;
+    const dragged = Boolean(ghost);
+    const target = options.dropTarget();
+    if (ghost) ghost.remove();
+    ghost = null;
+    start = null;
+    node.classList.remove("dragging");
+    if (target) target.classList.remove("drop-hover");
+    if (cancelled) return;
+    if (dragged) {
+      if (target && isOver(target, event)) options.onDiscard(code);
+    } else if (options.selected === code) {
+      options.onDiscard(code);
+    } else {
+      options.onSelect(code);
+    }
+  };
+  node.addEventListener("pointerup", (event) => finish(event, false));
+  node.addEventListener("pointercancel", (event) => finish(event, true));
+}
+
+function isOver(target, event) {
+  const box = target.getBoundingClientRect();
+  return event.clientX >= box.left && event.clientX <= box.right
+    && event.clientY >= box.top && event.clientY <= box.bottom;
+}

@@ -1,0 +1,510 @@
+// The table page: seats, piles, the viewer's hand and the actions the server says are legal.
+// Everything shown comes from the server's `state` (the seat's own view, legal actions and
+// hints); nothing secret is computed here.
+import { api } from "./api.js";
+import { knockPanel, layoffPanel } from "./arrange.js";
+import { cardBack, cardElement, cardText } from "./cards.js";
+import { Chat } from "./chat.js";
+import { TableConnection } from "./connection.js";
+import { el, replaceChildren } from "./dom.js";
+import { has, number, t } from "./i18n.js";
+import { renderHand, groupHand } from "./handview.js";
+import { botLabel, errorText } from "./lobby.js";
+import { prefs, saveSeat, seatFor } from "./prefs.js";
+import { revealPanel, scoreSheet } from "./reveal.js";
+import { rulesDialog, rulesSummary } from "./rules.js";
+import { toast } from "./toast.js";
+
+const LOG_LINES = 4;
+
+function formatClock(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+export class TablePage {
+  constructor(root, tableId, invite, navigate) {
+    this.root = root;
+    this.tableId = tableId;
+    this.navigate = navigate;
+    const stored = seatFor(tableId);
+    this.stored = stored;
+    this.invite = invite || (stored && stored.invite) || null;
+    this.state = null;
+    this.entry = null;
+    this.seat = null;
+    this.selected = null;
+    this.busy = false;
+    this.panel = null; // "knock" | "gin" | null
+    this.panelCache = new Map();
+    this.deadline = null;
+    this.connStatus = "connecting";
+    this.onKey = (event) => this.keydown(event);
+  }
+
+  async start() {
+    this.connection = new TableConnection(this.tableId,
+      { token: this.stored ? this.stored.token : null, invite: this.invite }, {
+        onState: (msg) => this.receiveState(msg),
+        onError: (msg) => this.receiveError(msg),
+        onChat: (msg) => this.chat.receive(msg),
+        onStatus: (status, detail) => this.connectionStatus(status, detail),
+      });
+    this.chat = new Chat(this.connection);
+    this.buildSkeleton();
+    this.connection.connect();
+    document.addEventListener("keydown", this.onKey);
+    this.clockTimer = setInterval(() => this.tickClock(), 250);
+    try {
+      this.entry = await api.table(this.tableId, this.invite);
+      if (!this.state) this.render();
+    } catch (error) {
+      toast(errorText(error), "error");
+    }
+  }
+
+  stop() {
+    this.connection?.close();
+    clearInterval(this.clockTimer);
+    document.removeEventListener("keydown", this.onKey);
+  }
+
+  rerender() {
+    this.panelCache.clear();
+    const old = this.chat;
+    this.chat = new Chat(this.connection);
+    this.chat.messages = old.messages;
+    this.chat.muted = old.muted;
+    this.chat.renderMessages();
+    this.buildSkeleton();
+    this.render();
+  }
+
+  // ------------------------------------------------------------------ data
+  get table() {
+    return (this.state && this.state.table) || this.entry;
+  }
+
+  get view() {
+    return this.state ? this.state.view : null;
+  }
+
+  get legal() {
+    return (this.state && this.state.legal) || [];
+  }
+
+  names() {
+    const table = this.table;
+    if (!table) return [];
+    return table.seats.map((s) => s.kind === "bot" ? t("seat.computer", { level: botLabel(s.level) })
+      : s.name || t("seat.label", { n: s.seat + 1 }));
+  }
+
+  receiveState(msg) {
+    this.state = msg;
+    this.seat = msg.seat ?? null;
+    this.busy = false;
+    const view = msg.view;
+    if (this.selected && !(view && view.hand && view.hand.includes(this.selected))) this.selected = null;
+    if (!this.legal.some((a) => a.startsWith("knock") || a.startsWith("gin"))) this.panel = null;
+    this.deadline = msg.clock ? { seat: msg.clock.seat, at: performance.now() + msg.clock.remaining_ms } : null;
+    this.render();
+  }
+
+  receiveError(msg) {
+    this.busy = false;
+    if (msg.code === "stale_version") return; // a fresh state follows
+    const text = has(`error.${msg.code}`) ? t(`error.${msg.code}`) : t("error.generic");
+    toast(msg.message ? `${text} (${msg.message})` : text, "error");
+    this.render();
+  }
+
+  connectionStatus(status, detail) {
+    this.connStatus = status;
+    if (status === "closed") {
+      const key = `close.${detail.code}`;
+      toast(has(key) ? t(key) : t("conn.closed"), "error", 10000);
+    }
+    const node = document.getElementById("conn-status");
+    if (node) {
+      node.textContent = t(`conn.${status}`);
+      node.dataset.status = status;
+    }
+  }
+
+  act(action) {
+    if (this.busy || !this.legalHas(action)) return;
+    this.busy = true;
+    this.selected = null;
+    this.panel = null;
+    this.connection.act(action);
+    this.render();
+  }
+
+  /** Knocks and layoffs may use another arrangement than the listed one; the server checks them. */
+  legalHas(action) {
+    const kind = action.split(" ")[0];
+    if (kind === "knock" || kind === "gin") return this.legal.some((a) => a.startsWith("knock") || a.startsWith("gin"));
+    if (kind === "layoff") return this.legal.some((a) => a.startsWith("layoff"));
+    return this.legal.includes(action);
+  }
+
+  discardable() {
+    return new Set(this.legal.filter((a) => a.startsWith("discard ")).map((a) => a.slice(8)));
+  }
+
+  // ------------------------------------------------------------------ layout
+  buildSkeleton() {
+    this.regions = {
+      head: el("div", { class: "table-head" }),
+      join: el("div", { class: "join-slot" }),
+      status: el("p", { class: "status-line", id: "status-line", role: "status" }),
+      opponents: el("div", { class: "opponents", id: "opponents" }),
+      center: el("div", { class: "center", id: "center" }),
+      me: el("div", { class: "me", id: "me" }),
+      reveal: el("div", { class: "reveal-slot" }),
+      sheet: el("div", { class: "sheet-slot" }),
+    };
+    replaceChildren(this.root, el("section", { class: "table-page" },
+      this.regions.head, this.regions.join,
+      el("div", { class: "table-layout" },
+        el("div", { class: "play-area" }, this.regions.status, this.regions.opponents, this.regions.center,
+          this.regions.reveal, this.regions.me),
+        el("aside", { class: "side" }, this.regions.sheet, this.chat.root))));
+  }
+
+  render() {
+    if (!this.regions) return;
+    const table = this.table;
+    const names = this.names();
+    this.renderHead(table);
+    this.renderJoin(table);
+    const view = this.view;
+    if (table) this.chat.renderMutes(table.seats, this.seat);
+    this.regions.status.textContent = this.statusText(view, names);
+    this.renderSeats(view, table, names);
+    this.renderCenter(view, names);
+    this.renderMe(view, names);
+    this.renderReveal(names);
+    replaceChildren(this.regions.sheet, this.state && (this.state.sheet?.length || this.state.result)
+      ? scoreSheet(this.state, names) : null, this.rematchBox(names));
+    this.tickClock();
+  }
+
+  renderHead(table) {
+    const invite = this.invite && table && !table.public
+      ? `${location.origin}/?table=${encodeURIComponent(this.tableId)}&invite=${encodeURIComponent(this.invite)}` : null;
+    replaceChildren(this.regions.head,
+      el("h1", { text: table ? (table.name || table.id) : this.tableId }),
+      table ? el("p", { class: "rules-summary" }, rulesSummary(table.preset, table.rules)) : null,
+      el("div", { class: "actions" },
+        el("button", { type: "button", id: "rules-button", onclick: () => this.openRules() }, t("rules.button")),
+        el("button", { type: "button", id: "lobby-button", onclick: () => this.navigate(null) }, t("table.back")),
+        el("span", { class: "conn", id: "conn-status", dataset: { status: this.connStatus } }, t(`conn.${this.connStatus}`)),
+        this.seat === null && this.state ? el("span", { class: "badge" }, t("table.spectating")) : null),
+      invite ? el("p", { class: "invite" }, el("label", { for: "invite-link" }, t("table.invite")), " ",
+        el("input", { id: "invite-link", type: "text", readonly: true, value: invite }),
+        el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(invite).then(() => toast(t("table.copied"))) },
+          t("table.copy"))) : null);
+  }
+
+  renderJoin(table) {
+    const empty = table ? table.seats.filter((s) => s.kind === "empty") : [];
+    if (this.seat !== null || this.stored || empty.length === 0) {
+      replaceChildren(this.regions.join);
+      return;
+    }
+    if (this.regions.join.querySelector("#join-nickname")) return; // keep what is being typed
+    const nickname = el("input", { id: "join-nickname", type: "text", maxlength: "24", value: prefs.nickname });
+    const seatSelect = el("select", { id: "join-seat", "aria-label": t("lobby.seat_choice") },
+      empty.map((s) => el("option", { value: s.seat }, t("seat.label", { n: s.seat + 1 }))));
+    replaceChildren(this.regions.join, el("form", { class: "panel join-form", onsubmit: async (e) => {
+      e.preventDefault();
+      const name = nickname.value.trim();
+      if (!name) { toast(t("lobby.nickname_needed"), "error"); return; }
+      prefs.nickname = name;
+      try {
+        const answer = await api.join(this.tableId, { nickname: name, seat: Number(seatSelect.value), invite: this.invite });
+        saveSeat(this.tableId, { seat: answer.seat, token: answer.token, invite: this.invite, name });
+        this.navigate(this.tableId, this.invite);
+      } catch (error) {
+        toast(errorText(error), "error");
+      }
+    } }, el("label", { for: "join-nickname" }, t("lobby.nickname")), nickname, seatSelect,
+    el("button", { type: "submit", class: "primary", id: "join-submit" }, t("lobby.join"))));
+  }
+
+  statusText(view, names) {
+    if (!this.state) return t("table.connecting");
+    if (!view) return t("table.waiting_players");
+    if (this.state.result) return t("table.match_over");
+    if (view.phase === "over") return view.result && view.result.outcome === "void" ? t("table.hand_void") : t("table.hand_over");
+    const mine = this.seat !== null && view.to_move === this.seat;
+    if (mine) {
+      if (this.busy) return t("turn.sending");
+      return t(`turn.${view.phase}`, { card: view.upcard ? cardText(view.upcard) : "" });
+    }
+    return t(view.phase === "layoff" ? "turn.waiting_layoff" : "turn.waiting", { name: names[view.to_move] || "" });
+  }
+
+  seatBox(seatView, tableSeat, names, view, isMe) {
+    const s = seatView ? seatView.seat : tableSeat.seat;
+    const toMove = view && view.phase !== "over" && view.to_move === s;
+    const score = view && view.scores ? view.scores[s] : null;
+    const known = seatView ? seatView.known || [] : [];
+    const tags = [];
+    if (view && view.dealer === s) tags.push(el("span", { class: "badge dealer" }, t("seat.dealer")));
+    if (tableSeat && tableSeat.kind === "bot") tags.push(el("span", { class: "badge" }, t("seat.bot_badge", { level: botLabel(tableSeat.level) })));
+    if (tableSeat && tableSeat.away) tags.push(el("span", { class: "badge away" }, t("seat.away")));
+    if (tableSeat && tableSeat.kind === "human" && !tableSeat.connected && !tableSeat.away) {
+      tags.push(el("span", { class: "badge away" }, t("seat.disconnected")));
+    }
+    if (this.state && (this.state.rematch || []).includes(s)) tags.push(el("span", { class: "badge" }, t("seat.wants_rematch")));
+    return el("div", { class: `seat-box${toMove ? " to-move" : ""}${isMe ? " mine" : ""}`, dataset: { seat: s } },
+      el("div", { class: "seat-title" },
+        el("span", { class: "player-name", text: names[s] || "" }),
+        isMe ? el("span", { class: "badge" }, t("seat.you")) : null,
+        tags,
+        score !== null ? el("span", { class: "score" }, t("seat.score", { points: score })) : null,
+        el("span", { class: "clock", dataset: { seat: s }, "aria-label": t("table.clock") })),
+      !isMe && seatView ? el("div", { class: "seat-cards" },
+        el("span", { class: "backs", "aria-label": t("seat.count", { count: seatView.count }) },
+          Array.from({ length: Math.min(seatView.count, 11) }, () => cardBack({ class: "mini", "aria-hidden": "true" }))),
+        el("span", { class: "count" }, t("seat.count", { count: seatView.count })),
+        known.length ? el("span", { class: "known" }, t("seat.known"), " ", known.map((c) => cardElement(c, { class: "mini" }))) : null)
+        : null);
+  }
+
+  renderSeats(view, table, names) {
+    if (!table) { replaceChildren(this.regions.opponents); return; }
+    const boxes = [];
+    const n = table.seats.length;
+    const first = this.seat === null ? 0 : (this.seat + 1) % n;
+    for (let i = 0; i < n; i += 1) {
+      const s = (first + i) % n;
+      if (s === this.seat) continue;
+      boxes.push(this.seatBox(view ? view.seats[s] : null, table.seats[s], names, view, false));
+    }
+    replaceChildren(this.regions.opponents, boxes);
+  }
+
+  renderCenter(view, names) {
+    if (!view) { replaceChildren(this.regions.center); return; }
+    const canStock = this.legal.includes("stock") && !this.busy;
+    const canTake = this.legal.includes("take") && !this.busy;
+    const stock = el("button", { type: "button", class: "pile stock", id: "stock", disabled: !canStock,
+      "aria-label": t("pile.stock_label", { count: view.stock_size }), onclick: () => this.act("stock") },
+    view.stock_size > 0 ? cardBack() : el("span", { class: "card empty" }),
+    el("span", { class: "pile-label" }, t("pile.stock")), el("span", { class: "pile-count" }, String(view.stock_size)));
+    const top = view.top_discard;
+    const discard = el("button", { type: "button", class: `pile discard${canTake ? " takeable" : ""}`, id: "discard-pile",
+      disabled: !canTake && !this.discardable().size,
+      "aria-label": top ? t("pile.discard_label", { card: cardText(top) }) : t("pile.discard_empty"),
+      onclick: () => { if (canTake) this.act("take"); else if (this.selected) this.act(`discard ${this.selected}`); } },
+    top ? cardElement(top) : el("span", { class: "card empty" }),
+    el("span", { class: "pile-label" }, view.phase === "offer" ? t("pile.upcard") : t("pile.discard")));
+    const history = view.ruleset.discard_history_visible && view.discard_pile && view.discard_pile.length > 1
+      ? el("div", { class: "discard-history", "aria-label": t("pile.history") },
+        el("span", { class: "group-label" }, t("pile.history")), view.discard_pile.slice(0, -1).map((c) => cardElement(c, { class: "mini" })))
+      : null;
+    replaceChildren(this.regions.center,
+      el("div", { class: "piles" }, stock, discard),
+      history,
+      this.logLines(view, names),
+      this.actionBar(view));
+  }
+
+  logLines(view, names) {
+    const lines = (view.log || []).slice(-LOG_LINES).map((entry) => {
+      const words = entry.action.split(" ");
+      const kind = words[0];
+      const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : "";
+      const key = `log.${kind}`;
+      if (!has(key)) return null;
+      return el("li", {}, t(key, { name: entry.seat === null || entry.seat === undefined ? "" : names[entry.seat] || "", card }));
+    });
+    return el("ol", { class: "log", id: "log", "aria-label": t("table.log") }, lines);
+  }
+
+  actionBar(view) {
+    const mine = this.seat !== null && view.to_move === this.seat && view.phase !== "over";
+    if (!mine) return null;
+    const legal = this.legal;
+    const buttons = [];
+    const button = (id, label, onclick, primary = false) => el("button", {
+      type: "button", id, class: primary ? "primary" : "", disabled: this.busy, onclick }, label);
+    if (legal.includes("take")) buttons.push(button("action-take", t("action.take", { card: view.top_discard ? cardText(view.top_discard) : "" }), () => this.act("take"), true));
+    if (legal.includes("pass")) buttons.push(button("action-pass", t("action.pass"), () => this.act("pass")));
+    if (legal.includes("stock")) buttons.push(button("action-stock", t("action.stock"), () => this.act("stock"), true));
+    const discardable = this.discardable();
+    if (discardable.size) {
+      if (this.selected && discardable.has(this.selected)) {
+        buttons.push(button("action-discard", t("action.discard", { card: cardText(this.selected) }), () => this.act(`discard ${this.selected}`), true));
+      } else {
+        buttons.push(el("span", { class: "muted" }, t("action.discard_help")));
+      }
+    }
+    if (legal.some((a) => a.startsWith("knock"))) buttons.push(button("action-knock", t("action.knock"), () => this.openPanel("knock")));
+    if (legal.some((a) => a.startsWith("gin"))) buttons.push(button("action-gin", t("action.gin"), () => this.openPanel("gin"), true));
+    return el("div", { class: "action-bar", id: "action-bar" }, buttons);
+  }
+
+  openPanel(kind) {
+    this.panel = kind;
+    this.render();
+    document.getElementById("confirm-knock")?.focus();
+  }
+
+  renderMe(view, names) {
+    if (this.seat === null || !view || !this.table) { replaceChildren(this.regions.me); return; }
+    const hints = this.state.hints;
+    const discardable = this.discardable();
+    const box = this.seatBox(view.seats[this.seat], this.table.seats[this.seat], names, view, true);
+    const sortBy = prefs.sort;
+    const hand = renderHand({
+      hand: view.hand, hints, sortBy, discardable, selected: this.selected, taken: view.taken,
+      onSelect: (card) => { this.selected = card; this.render(); },
+      onDiscard: (card) => this.act(`discard ${card}`),
+      dropTarget: () => document.getElementById("discard-pile"),
+    });
+    const tools = el("div", { class: "hand-tools" },
+      hints ? el("span", { class: "deadwood", id: "deadwood" }, t("hand.deadwood", { points: hints.deadwood })) : null,
+      el("span", { class: "sort" }, t("hand.sort"), " ",
+        el("button", { type: "button", id: "sort-rank", "aria-pressed": sortBy === "rank" ? "true" : "false",
+          onclick: () => { prefs.sort = "rank"; this.render(); } }, t("hand.by_rank")),
+        el("button", { type: "button", id: "sort-suit", "aria-pressed": sortBy === "suit" ? "true" : "false",
+          onclick: () => { prefs.sort = "suit"; this.render(); } }, t("hand.by_suit"))));
+    replaceChildren(this.regions.me, box, hand, tools, this.panelNode(view));
+  }
+
+  panelNode(view) {
+    const legal = this.legal;
+    const mine = view.to_move === this.seat;
+    if (mine && view.phase === "layoff" && legal.some((a) => a.startsWith("layoff"))) {
+      const proposal = (this.state.hints && this.state.hints.defence) || legal.find((a) => a.startsWith("layoff"));
+      const key = `layoff|${this.state.version}|${proposal}`;
+      if (!this.panelCache.has(key)) {
+        this.panelCache.clear();
+        this.panelCache.set(key, layoffPanel({ proposal, hand: view.hand, knock: view.knock, send: (a) => this.act(a) }));
+      }
+      return this.panelCache.get(key);
+    }
+    if (mine && this.panel) {
+      const key = `${this.panel}|${this.state.version}`;
+      if (!this.panelCache.has(key)) {
+        this.panelCache.clear();
+        this.panelCache.set(key, knockPanel({
+          legal, hand: view.hand, wantGin: this.panel === "gin", knockLimit: view.knock_limit,
+          send: (a) => this.act(a), cancel: () => { this.panel = null; this.render(); },
+        }));
+      }
+      return this.panelCache.get(key);
+    }
+    return null;
+  }
+
+  renderReveal(names) {
+    const view = this.view;
+    if (!view || view.phase !== "over" || !view.result) { replaceChildren(this.regions.reveal); return; }
+    const next = this.state.next_hand;
+    let footer = null;
+    if (next && !this.state.result) {
+      const ready = next.ready || [];
+      const waiting = this.table.seats.filter((s) => !ready.includes(s.seat)).map((s) => names[s.seat]);
+      footer = el("div", { class: "actions" },
+        this.seat !== null && !ready.includes(this.seat)
+          ? el("button", { type: "button", class: "primary", id: "next-hand", onclick: () => this.connection.next() }, t("table.next_hand"))
+          : null,
+        waiting.length ? el("span", { class: "muted" }, t("table.next_waiting", { names: waiting.join(", ") })) : null,
+        next.remaining_ms !== null && next.remaining_ms !== undefined
+          ? el("span", { class: "muted next-countdown", dataset: { at: String(performance.now() + next.remaining_ms) } }) : null);
+    }
+    replaceChildren(this.regions.reveal, revealPanel(view, names, footer));
+  }
+
+  rematchBox(names) {
+    const result = this.state && this.state.result;
+    if (!result) return null;
+    const asked = (this.state.rematch || []).map((s) => names[s]);
+    const mine = this.seat !== null && (this.state.rematch || []).includes(this.seat);
+    return el("section", { class: "panel rematch", id: "rematch-box" },
+      el("p", {}, t("table.match_over")),
+      this.seat !== null ? el("button", { type: "button", class: "primary", id: "rematch", disabled: mine,
+        onclick: () => { this.connection.rematch(); } }, mine ? t("table.rematch_asked") : t("table.rematch")) : null,
+      asked.length ? el("p", { class: "muted" }, t("table.rematch_waiting", { names: asked.join(", ") })) : null);
+  }
+
+  tickClock() {
+    for (const node of document.querySelectorAll(".next-countdown")) {
+      node.textContent = t("table.next_in", { time: formatClock(Number(node.dataset.at) - performance.now()) });
+    }
+    for (const node of document.querySelectorAll(".seat-box .clock")) {
+      const seat = Number(node.dataset.seat);
+      if (this.deadline && this.deadline.seat === seat) {
+        const left = this.deadline.at - performance.now();
+        node.textContent = `⏱ ${formatClock(left)}`;
+        node.classList.toggle("low", left < 10000);
+        node.hidden = false;
+      } else {
+        node.textContent = "";
+        node.hidden = true;
+      }
+    }
+  }
+
+  openRules() {
+    const table = this.table;
+    if (!table) return;
+    const extra = [
+      el("p", {}, table.clock_seconds ? t("lobby.clock", { seconds: table.clock_seconds }) : t("lobby.no_clock")),
+      table.pool_chips ? el("p", {}, t("lobby.pool", { chips: number(table.pool_chips) })) : null,
+    ];
+    const dialog = rulesDialog(table.preset, (this.view && this.view.ruleset) || table.rules, extra);
+    document.body.append(dialog);
+    dialog.addEventListener("close", () => dialog.remove());
+    dialog.showModal();
+  }
+
+  // ------------------------------------------------------------------ keyboard
+  keydown(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target && (target.closest?.("input, textarea, select, dialog") || (event.key === "Enter" && target.closest?.("button")))) return;
+    if (document.querySelector("dialog[open]")) return;
+    const view = this.view;
+    const key = event.key;
+    if (key === "?") { event.preventDefault(); document.getElementById("help-dialog")?.showModal(); return; }
+    if (key === "r" || key === "R") { event.preventDefault(); this.openRules(); return; }
+    if (key === "o" || key === "O") { prefs.sort = prefs.sort === "rank" ? "suit" : "rank"; this.render(); return; }
+    if (key === "Escape" && this.panel) { this.panel = null; this.render(); return; }
+    if ((key === "n" || key === "N") && document.getElementById("next-hand")) { this.connection.next(); return; }
+    if (!view || this.seat === null) return;
+    const lower = key.length === 1 ? key.toLowerCase() : key;
+    if (lower === "s") this.act("stock");
+    else if (lower === "t") this.act("take");
+    else if (lower === "p") this.act("pass");
+    else if (lower === "k" && this.legal.some((a) => a.startsWith("knock"))) this.openPanel("knock");
+    else if (lower === "g" && this.legal.some((a) => a.startsWith("gin"))) this.openPanel("gin");
+    else if (lower === "l") document.getElementById("confirm-layoff")?.click();
+    else if (key === "ArrowLeft" || key === "ArrowRight") {
+      event.preventDefault();
+      this.moveSelection(key === "ArrowLeft" ? -1 : 1);
+    } else if (key === "Enter" && this.selected && this.discardable().has(this.selected)) {
+      event.preventDefault();
+      this.act(`discard ${this.selected}`);
+    }
+  }
+
+  moveSelection(step) {
+    const view = this.view;
+    const discardable = this.discardable();
+    const order = groupHand(view.hand, this.state.hints, prefs.sort).flatMap((g) => g.cards).filter((c) => discardable.has(c));
+    if (!order.length) return;
+    const index = order.indexOf(this.selected);
+    this.selected = order[(index + step + order.length) % order.length] || order[0];
+    if (index < 0) this.selected = step > 0 ? order[0] : order[order.length - 1];
+    this.render();
+    document.querySelector(`#my-hand [data-card="${this.selected}"]`)?.focus();
+  }
+}
+
