@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+from typing import Any
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,10 +49,20 @@ def run_serve(args: argparse.Namespace) -> int:
     app = create_app(settings)
     print(f"ginrummy: serving on http://{settings.host}:{settings.port}/ "
           f"(database {_safe_url(settings.db)})", flush=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
-                ws_max_size=settings.frame_limit, ws_ping_interval=20, ws_ping_timeout=20,
-                access_log=False, lifespan="on")
+    uvicorn.Server(uvicorn_config(app, settings)).run()
     return 0
+
+
+def uvicorn_config(app: Any, settings: Any, **overrides: Any) -> Any:
+    """The uvicorn configuration of ``serve`` (tests run the same one)."""
+    import uvicorn
+
+    options: dict[str, Any] = dict(
+        host=settings.host, port=settings.port, log_level=settings.log_level,
+        ws_max_size=settings.frame_limit, ws_ping_interval=20.0, ws_ping_timeout=20.0,
+        access_log=False, lifespan="on", server_header=False)
+    options.update(overrides)
+    return uvicorn.Config(app, **options)
 
 
 def _safe_url(url: str) -> str:

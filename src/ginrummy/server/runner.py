@@ -283,7 +283,10 @@ class TableRunner:
                 events.append(event)
             if bump:
                 table.version += 1
-            self._update_clock(before, time.time())
+            now = time.time()
+            self._update_clock(before, now)
+            if table.next_deal_at is None and table.next_step() is Step.BETWEEN_HANDS:
+                table.next_deal_at = now + self.settings.between_hands_seconds
             ops: list[WriteOp] = [InsertEvent(table.id, e) for e in events]
             ops.extend(extra)
             if any(e.kind == "match" for e in events):

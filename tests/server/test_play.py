@@ -1,0 +1,195 @@
+"""Play over WebSockets: a complete hand between two people, views, versions, illegal moves."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from server_helpers import Client, LiveServer, check_frames, is_state, table_at
+
+from ginrummy.cards import card_name
+
+
+def choose(state: dict[str, Any]) -> str:
+    """A quick policy: knock or gin when possible, else the first legal action."""
+    legal: list[str] = state["legal"]
+    for action in legal:
+        if action.startswith(("gin", "knock")):
+            return action
+    return legal[0]
+
+
+def two_players(server: LiveServer, **create: Any) -> tuple[str, Client, Client]:
+    created = server.create(nickname="Ann", **create)
+    table_id = created["table_id"]
+    joined = server.join(table_id, nickname="Bob")
+    ann = Client.open(server, table_id, created["token"])
+    bob = Client.open(server, table_id, joined["token"])
+    return table_id, ann, bob
+
+
+def play_one_hand(ann: Client, bob: Client, watcher: Client | None = None) -> int:
+    """Play until the first hand is over; returns the number of actions sent."""
+    players = {0: ann, 1: bob}
+    sent = 0
+    while True:
+        state = ann.state
+        view = state["view"]
+        if view["phase"] == "over":
+            break
+        mover = players[view["to_move"]]
+        mover_state = mover.state
+        assert mover_state["version"] == state["version"]
+        action_id = f"a{sent}"
+        mover.send({"type": "action", "id": action_id, "version": mover_state["version"],
+                    "action": choose(mover_state)})
+        ack = mover.wait(lambda m: m["type"] in ("ack", "error"))
+        assert ack == {"type": "ack", "id": action_id, "version": state["version"] + 1}, ack
+        sent += 1
+        for client in (ann, bob, *([watcher] if watcher else [])):
+            client.wait(is_state(state["version"] + 1))
+    return sent
+
+
+def test_a_complete_hand_between_two_people_reveals_nothing_hidden(
+        make_server: Any) -> None:
+    server = make_server(between_hands_seconds=60)
+    table_id, ann, bob = two_players(server, preset="classic")
+    watcher = Client.open(server, table_id)  # a spectator
+    assert ann.frames[0] == {"type": "welcome", "protocol": 1, "table": table_id, "seat": 0,
+                             "version": ann.frames[0]["version"], "name": "Ann"}
+    sent = play_one_hand(ann, bob, watcher)
+    assert sent >= 4
+    final = ann.state
+    assert final["view"]["result"] is not None and final["sheet"][0]["hand"] == 1
+    assert final["next_hand"]["remaining_ms"] > 0  # the reveal stays on screen
+    for client in (ann, bob, watcher):
+        client.send({"type": "resync"})
+        client.wait(is_state(final["version"]))
+    # every frame each seat and the spectator received, against the engine's hidden state
+    assert check_frames(server, table_id, ann.frames, 0) >= sent
+    assert check_frames(server, table_id, bob.frames, 1) >= sent
+    assert check_frames(server, table_id, watcher.frames, None) >= sent
+    # both ready: the next hand is dealt at once
+    ann.send({"type": "next"})
+    bob.send({"type": "next"})
+    dealt = ann.wait(lambda m: m["type"] == "state" and m["view"]["hand_number"] == 2)
+    assert dealt["view"]["phase"] in ("draw", "offer") and dealt["next_hand"] is None
+    stored = server.stored_table(table_id)
+    kinds = [e.kind for e in stored.events]
+    assert kinds[:2] == ["match", "deal"] and kinds.count("deal") == 2
+    assert kinds.count("action") == sent
+
+
+def test_hints_and_legal_actions_only_for_the_recipient(server: LiveServer) -> None:
+    _table_id, ann, bob = two_players(server)
+    mover, other = (ann, bob) if ann.state["view"]["to_move"] == 0 else (bob, ann)
+    assert mover.state["legal"] and other.state["legal"] == []
+    for client in (ann, bob):
+        hints = client.state["hints"]
+        hand = client.state["view"]["hand"]
+        melded = [c for meld in hints["melds"] for c in meld]
+        assert sorted(melded + hints["unmatched"]) == sorted(hand)
+
+
+def test_stale_version_is_rejected_and_changes_nothing(server: LiveServer) -> None:
+    table_id, ann, bob = two_players(server)
+    mover = ann if ann.state["view"]["to_move"] == 0 else bob
+    state = mover.state
+    mover.send({"type": "action", "id": "old", "version": state["version"] - 1,
+                "action": state["legal"][0]})
+    refused = mover.wait(lambda m: m["type"] == "error")
+    assert refused["code"] == "stale_version" and refused["id"] == "old"
+    fresh = mover.wait(is_state())
+    assert fresh["version"] == state["version"] and fresh["view"] == state["view"]
+    assert len(server.stored_table(table_id).events) == 2  # match and deal only
+
+
+def test_illegal_and_out_of_turn_actions_leave_the_state_unchanged(server: LiveServer) -> None:
+    table_id, ann, bob = two_players(server)
+    mover, waiter = (ann, bob) if ann.state["view"]["to_move"] == 0 else (bob, ann)
+    state = mover.state
+    before = server.stored_table(table_id)
+    cases = [
+        (mover, "discard As" if "As" not in state["view"]["hand"] else "discard 2c",
+         "illegal_action"),
+        (mover, "knock", "illegal_action"),
+        (mover, "fold", "illegal_action"),
+        (waiter, "stock", "not_your_turn"),
+        (mover, "reshuffle As 2s", "illegal_action"),
+    ]
+    for number, (client, action, code) in enumerate(cases):
+        client.send({"type": "action", "id": f"bad{number}", "version": state["version"],
+                     "action": action})
+        answer = client.wait(lambda m: m["type"] in ("error", "ack"))
+        assert answer["type"] == "error" and answer["code"] == code, (action, answer)
+        assert answer["id"] == f"bad{number}" and answer["message"]
+    after = server.stored_table(table_id)
+    assert after.version == before.version and len(after.events) == len(before.events)
+    # the same connection still plays a legal action
+    mover.send({"type": "action", "id": "ok", "version": state["version"],
+                "action": state["legal"][0]})
+    assert mover.wait(lambda m: m["type"] in ("ack", "error"))["type"] == "ack"
+
+
+def test_a_resent_action_is_acknowledged_again_not_replayed(server: LiveServer) -> None:
+    table_id, ann, bob = two_players(server)
+    mover = ann if ann.state["view"]["to_move"] == 0 else bob
+    state = mover.state
+    message = {"type": "action", "id": "once", "version": state["version"],
+               "action": state["legal"][0]}
+    mover.send(message)
+    first = mover.wait(lambda m: m["type"] == "ack")
+    mover.send(message)  # e.g. the ack was lost with the connection
+    second = mover.wait(lambda m: m["type"] in ("ack", "error"))
+    assert second == {**first, "duplicate": True}
+    assert len(server.stored_table(table_id).events) == 3
+
+
+def test_spectator_cannot_act_and_sees_no_hand(server: LiveServer) -> None:
+    table_id, _ann, _bob = two_players(server)
+    watcher = Client.open(server, table_id)
+    state = watcher.state
+    assert state["seat"] is None and state["view"]["hand"] == [] and state["hints"] is None
+    assert all(seat["cards"] is None for seat in state["view"]["seats"])
+    watcher.send({"type": "action", "id": "w", "version": state["version"], "action": "stock"})
+    assert watcher.wait(lambda m: m["type"] == "error")["code"] == "not_seated"
+    assert "welcome" in json.dumps(watcher.frames[0])
+
+
+def test_against_the_computer_the_match_ends_and_a_rematch_starts(server: LiveServer) -> None:
+    created = server.create(nickname="Ann", bots={"1": "simple"}, options={"target": 20})
+    table_id = created["table_id"]
+    ann = Client.open(server, table_id, created["token"])
+    actions = 0
+    while ann.state["result"] is None:
+        state = ann.state
+        if state["legal"]:
+            ann.send({"type": "action", "id": f"a{actions}", "version": state["version"],
+                      "action": choose(state)})
+            actions += 1
+        ann.wait(is_state(state["version"] + 1), 30)
+    result = ann.state["result"]
+    assert max(result["totals"]) >= 20 and ann.state["table"]["status"] == "over"
+    ann.send({"type": "rematch"})
+    fresh = ann.wait(lambda m: m["type"] == "state" and m["table"]["status"] == "playing"
+                     and m["result"] is None)
+    assert fresh["view"]["hand_number"] == 1 and fresh["sheet"] == []
+    assert fresh["view"]["scores"] == [0, 0] and fresh["rematch"] == []
+    kinds = [e.kind for e in server.stored_table(table_id).events]
+    assert kinds.count("match") == 2
+
+
+def test_the_frame_check_catches_a_leaked_card(server: LiveServer) -> None:
+    table_id, ann, _bob = two_players(server)
+    frame = json.loads(json.dumps(ann.state))
+    match = table_at(server.stored_table(table_id), frame["version"]).match
+    assert match is not None
+    secret = sorted(match.hand.stock)[0]
+    frame["hints"]["unmatched"].append(card_name(secret))
+    try:
+        check_frames(server, table_id, [frame], 0)
+    except AssertionError as exc:
+        assert "hidden cards" in str(exc)
+    else:
+        raise AssertionError("a leaked stock card went unnoticed")
