@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -192,3 +194,12 @@ def test_chunks_cover_every_deal_once() -> None:
         assert [d for chunk in chunks for d in chunk] == list(range(deals))
         assert max(len(c) for c in chunks) <= 64
     assert len(chunk_deals(100, 2)) >= 8  # enough chunks to balance and report progress
+
+
+def test_doc_examples_run() -> None:
+    doc = Path(__file__).resolve().parents[2] / "docs" / "tournament.md"
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+    assert blocks
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, str(doc), "exec"), namespace)

@@ -27,8 +27,9 @@ def progress_bar(total: int, description: str, enabled: bool = True
         rich_progress.MofNCompleteColumn(),
         rich_progress.TextColumn("games"),
         rich_progress.TimeElapsedColumn(),
-        rich_progress.TextColumn("left"),
+        rich_progress.TextColumn("elapsed,"),
         rich_progress.TimeRemainingColumn(),
+        rich_progress.TextColumn("left"),
     )
     console = rich_console.Console(stderr=True)
     with rich_progress.Progress(*columns, console=console, transient=True) as bar:
