@@ -37,13 +37,13 @@ class Advice:
 
 
 def advise(view: PlayerView, legal: Sequence[Action], budget_ms: float = DEFAULT_BUDGET_MS,
-           seed: int = 0) -> list[Advice]:
+           seed: int = 0, safety_stop: bool = True) -> list[Advice]:
     """The expert's candidates for ``view`` ranked best first: the first is what
-    ``ExpertBot(seed, budget_ms)`` plays in this position. ``ValueError`` when it is not
-    ``view.seat``'s turn or there is nothing to choose from."""
+    ``ExpertBot(seed, budget_ms, safety_stop)`` plays in this position. ``ValueError`` when
+    it is not ``view.seat``'s turn or there is nothing to choose from."""
     if view.seat is None:
         raise ValueError("advice needs a player's view, not a spectator's")
     if view.to_move != view.seat:
         raise ValueError(f"seat {view.seat} is not to move (seat {view.to_move} is)")
-    analysis = ExpertBot(seed, budget_ms).analyse(view, legal)
+    analysis = ExpertBot(seed, budget_ms, safety_stop).analyse(view, legal)
     return [Advice(e.action, e.value, e.samples, e.note) for e in analysis.evaluations]

@@ -18,8 +18,9 @@ Reproducibility: the number of worlds depends only on the budget and the positio
 (``budget_ms`` divided by a calibrated cost per play-out and by the number of candidates that
 need play-outs), never on the clock, and each decision draws from a generator seeded with the
 bot's seed and the position. The clock is only a safety stop, at ``SAFETY_FACTOR`` times the
-budget (a much slower machine than the calibration one). So a given seed, budget and view
-always give the same action.
+planned time (a machine much slower than the calibration one, or a heavily loaded one); with
+``safety_stop=False`` it is never read. So a given seed, budget and view always give the same
+action unless the safety stop fires.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ KNOCK_COST_MS = 0.04
 """Calibrated cost of scoring one knock in one world."""
 MIN_WORLDS = 6
 MAX_WORLDS = 2000
-SAFETY_FACTOR = 2.0
+SAFETY_FACTOR = 3.0
 """The search stops at this many times the budget whatever the plan."""
 DISCARD_CANDIDATES = 4
 """How many of the least-deadwood discards are searched (plus the safest card)."""
@@ -83,6 +84,13 @@ CONFIDENCE = 1.5
 candidate beats it, over the same worlds, by this many standard errors of the mean paired
 difference (and by ``MARGIN`` points): noise alone does not make it deviate."""
 MARGIN = 0.0
+HEURISTIC_WEIGHT = 1.0
+"""The default discard (the one the search must beat) is the candidate with the least
+deadwood after it, plus ``DANGER_POINTS`` per expected meld partner the next player holds
+(feeding him), minus ``LIVE_POINTS`` per unseen card that would make a meld with it (its
+potential); 0 makes the play-out policy's discard the default."""
+DANGER_POINTS = 1.5
+LIVE_POINTS = 1.0
 KNOCK_CANDIDATES = 3
 """How many knocks (least deadwood first) are searched, each with every arrangement."""
 
@@ -134,11 +142,15 @@ class ExpertBot:
 
     name = "expert"
 
-    def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
+    def __init__(self, seed: int | None = None, budget_ms: float | None = None,
+                 safety_stop: bool = True) -> None:
         if budget_ms is not None and not budget_ms > 0:
             raise ValueError(f"budget_ms must be positive, got {budget_ms!r}")
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.budget_ms = DEFAULT_BUDGET_MS if budget_ms is None else float(budget_ms)
+        self.safety_stop = safety_stop
+        """With ``False`` the clock is never read: fully reproducible, even on a machine
+        much slower than planned."""
 
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
         """The best action found within the budget."""
@@ -180,7 +192,8 @@ class ExpertBot:
         per_world = playouts * PLAYOUT_COST_MS + knocks * KNOCK_COST_MS
         planned = max(MIN_WORLDS, min(MAX_WORLDS, int(self.budget_ms / per_world)))
         rng = self._rng(view)
-        deadline = time.perf_counter() + SAFETY_FACTOR * self.budget_ms / 1000.0
+        allowance = SAFETY_FACTOR * max(self.budget_ms, planned * per_world) / 1000.0
+        deadline = time.perf_counter() + allowance if self.safety_stop else math.inf
         default = next((c for c in candidates if c.default), candidates[0])
         worlds = 0
         for _ in range(planned):
@@ -284,11 +297,19 @@ class ExpertBot:
                        key=lambda c: (danger(c), after[c], -c))
             if safe not in chosen:
                 chosen.append(safe)
+        default_card = policy_card
+        if HEURISTIC_WEIGHT and ranked:
+            danger = _danger(belief, (seat + 1) % ctx.players)
+            unseen = belief.tracker.unseen
+            default_card = min(chosen, key=lambda c: (
+                after[c] + HEURISTIC_WEIGHT * (DANGER_POINTS * danger(c)
+                                               - LIVE_POINTS * _live_outs(hand, c, unseen)),
+                c != policy_card, -c))
         out: list[_Candidate] = []
         for card in chosen:
             candidate = _Candidate(allowed[card], _discard_scorer(ctx, seat, hand, card),
                                    f"deadwood {after[card]}", True)
-            candidate.default = card == policy_card
+            candidate.default = card == default_card
             out.append(candidate)
         knocks.sort(key=lambda k: _knock_deadwood(hand, k))
         for i, knock in enumerate(knocks[:KNOCK_CANDIDATES]):
@@ -304,6 +325,34 @@ class ExpertBot:
             for candidate in out:
                 candidate.default = candidate.default and isinstance(candidate.action, Knock)
         return out
+
+
+def _live_outs(hand: int, card: int, unseen: int) -> int:
+    """How many unseen cards would make a meld of ``card`` with two-card combinations it
+    forms with the rest of ``hand`` (a pair, or same-suit neighbours one or two apart): what
+    is lost by discarding it."""
+    suit, rank = divmod(card, 13)
+    others = hand & ~(1 << card)
+    outs = 0
+    same_rank = 0
+    for s in range(4):
+        if s != suit:
+            same_rank |= 1 << (13 * s + rank)
+    if others & same_rank:
+        outs |= same_rank & unseen
+    for step in (1, 2):
+        for sign in (-1, 1):
+            r = rank + sign * step
+            if not 0 <= r < 13 or not others >> (13 * suit + r) & 1:
+                continue
+            lo, hi = min(rank, r), max(rank, r)
+            if step == 1:
+                for end in (lo - 1, hi + 1):
+                    if 0 <= end < 13:
+                        outs |= (1 << (13 * suit + end)) & unseen
+            else:
+                outs |= (1 << (13 * suit + lo + 1)) & unseen
+    return outs.bit_count()
 
 
 def _knock_deadwood(hand: int, knock: Knock) -> int:

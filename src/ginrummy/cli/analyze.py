@@ -1,4 +1,6 @@
-"""``ginrummy analyze "CARDS"``: least deadwood, every best arrangement and the knock options."""
+"""``ginrummy analyze "CARDS"``: least deadwood, every best arrangement and the knock options;
+``ginrummy analyze --record FILE [--hand N] [--move M]``: the expert's ranked advice for the
+player to move at a position of a game record, computed from that player's view only."""
 
 from __future__ import annotations
 
@@ -8,7 +10,12 @@ from typing import Any
 
 from ginrummy.cards import CARD_NAMES, Card, parse_card, parse_card_list
 from ginrummy.cli.options import UsageError
+from ginrummy.engine import CHANCE
+from ginrummy.records import GameRecord, RecordError
 from ginrummy.solver import Arrangement, best_arrangements, best_melds, knock_options
+from ginrummy.views import view
+
+DEFAULT_ADVICE_BUDGET_MS = 250.0
 
 
 def _names(cards: tuple[Card, ...] | list[Card]) -> list[str]:
@@ -84,8 +91,121 @@ def text_report(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def add_record_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``analyze --record``."""
+    parser.add_argument("--record", metavar="FILE",
+                        help="a game record: advise the player to move at one of its positions")
+    parser.add_argument("--hand", type=int, metavar="N",
+                        help="with --record: the hand, from 1 (default: the last)")
+    parser.add_argument("--move", type=int, metavar="M",
+                        help="with --record: the position before the hand's move M, from 1 "
+                        "(default: the latest position where somebody is to move)")
+    parser.add_argument("--budget", type=float, default=DEFAULT_ADVICE_BUDGET_MS, metavar="MS",
+                        help="with --record: the advisor's search budget in milliseconds "
+                        f"(default {DEFAULT_ADVICE_BUDGET_MS:g})")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="with --record: the advisor's random seed (default 0)")
+
+
+def analyze_record(record: GameRecord, hand_number: int | None, move: int | None,
+                   budget_ms: float, seed: int) -> dict[str, Any]:
+    """The advice at one position of a record, as plain JSON values. ``UsageError`` names a
+    hand or move that does not exist or a position where nobody decides."""
+    from ginrummy.bots.advisor import advise  # the expert is loaded only when needed
+
+    hands = record.hands
+    if not hands:
+        raise UsageError("the record holds no hand")
+    h = len(hands) if hand_number is None else hand_number
+    if not 1 <= h <= len(hands):
+        raise UsageError(f"--hand {h}: the record has hands 1 to {len(hands)}")
+    actions = hands[h - 1].get("actions", [])
+    count = len(actions) if isinstance(actions, list) else 0
+    if move is None:  # the latest position where somebody decides
+        move = count if hands[h - 1].get("result") is not None else count + 1
+    if not 1 <= move <= count + 1:
+        raise UsageError(f"--move {move}: hand {h} has moves 1 to {count} "
+                         f"({count + 1}: after the last)")
+    for match, index, done in record.replay_states():
+        if index != h - 1 or done + 2 != move:
+            continue
+        hand = match.hand
+        position = move
+        if hand.over:
+            raise UsageError(f"hand {h} is over before move {position}: nobody is to move")
+        seat = hand.to_move
+        if seat == CHANCE:
+            raise UsageError(f"move {position} of hand {h} is a reshuffle: nobody decides")
+        v = view(match, seat)
+        legal = hand.legal_actions()
+        advice = advise(v, legal, budget_ms=budget_ms, seed=seed, safety_stop=False)
+        played = actions[position - 1] if position <= count else None
+        names = record.players
+        return {
+            "hand": h,
+            "move": position,
+            "seat": seat,
+            "player": names[seat] if seat < len(names) else f"seat {seat}",
+            "phase": v.phase.value,
+            "cards": _names(v.hand),
+            "top_discard": None if v.top_discard is None else CARD_NAMES[v.top_discard],
+            "stock_size": v.stock_size,
+            "knock_limit": v.knock_limit,
+            "scores": None if v.scores is None else list(v.scores),
+            "budget_ms": budget_ms,
+            "seed": seed,
+            "advice": [a.to_dict() for a in advice],
+            "played": played,
+        }
+    raise UsageError(f"hand {h}: no position to analyze")
+
+
+def record_report(data: dict[str, Any]) -> list[str]:
+    """The advice for people."""
+    lines = [f"Hand {data['hand']}, before move {data['move']}: {data['player']} "
+             f"(seat {data['seat']}) to {data['phase']}",
+             f"  cards: {' '.join(data['cards'])}",
+             f"  top discard {data['top_discard'] or '-'}, stock {data['stock_size']}, "
+             f"knock <= {data['knock_limit']}"
+             + (f", score {' - '.join(map(str, data['scores']))}" if data["scores"] else ""),
+             f"Expert advice ({data['budget_ms']:g} ms, seed {data['seed']}), best first, "
+             "in expected points of the hand:"]
+    for i, a in enumerate(data["advice"], 1):
+        note = f"  ({a['note']})" if a["note"] else ""
+        lines.append(f"  {i}) {a['action']:<40} {a['value']:+7.2f}{note}")
+    if data["played"] is not None:
+        lines.append(f"Played in the game: {data['played']}")
+    return lines
+
+
+def run_record_analysis(args: argparse.Namespace) -> int:
+    """``analyze --record``."""
+    if args.cards:
+        raise UsageError("give either CARDS or --record, not both")
+    if not args.budget > 0:
+        raise UsageError(f"--budget {args.budget:g}: it must be a positive number of ms")
+    try:
+        record = GameRecord.load(args.record)
+    except RecordError as exc:
+        raise UsageError(f"--record: {exc}") from None
+    try:
+        data = analyze_record(record, args.hand, args.move, args.budget, args.seed)
+    except RecordError as exc:
+        raise UsageError(f"--record: {exc}") from None
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        print("\n".join(record_report(data)))
+    return 0
+
+
 def run_analyze(args: argparse.Namespace) -> int:
-    """Parse the cards and print the analysis."""
+    """Parse the cards and print the analysis (or advise on a record's position)."""
+    if getattr(args, "record", None):
+        return run_record_analysis(args)
+    for option in ("hand", "move"):
+        if getattr(args, option, None) is not None:
+            raise UsageError(f"--{option} needs --record FILE")
     text = " ".join(args.cards)
     try:
         cards = parse_card_list(text)

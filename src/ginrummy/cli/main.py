@@ -25,6 +25,7 @@ examples:
   ginrummy play --preset playok --target 200 --oklahoma
   ginrummy play --preset arena --players 3 --pool 500
   ginrummy analyze "3s 5s 6s 5c 6c 3d 6d 4h 5h 6h 7h"
+  ginrummy analyze --record game.ginrec.json --hand 2 --move 9
   ginrummy simulate --players simple,simple --hands 2000 --seed 1 --preset eaai --json
   ginrummy tournament --players simple,random --preset eaai --matches 200 --seed 1 --jobs 2
   ginrummy replay ginrummy-20250101-120000.ginrec.json --verbose
@@ -67,10 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="plain ASCII: no suit symbols, no colour")
 
     analyze = sub.add_parser(
-        "analyze", help="best melds, deadwood and knock options of a hand",
+        "analyze", help="best melds, deadwood and knock options of a hand; expert advice "
+        "on a position of a game record",
         description="Analyze a hand: least deadwood, every best arrangement, and for "
-        "hand_size+1 cards the knock options.")
-    analyze.add_argument("cards", nargs="+", metavar="CARDS",
+        "hand_size+1 cards the knock options. With --record, the expert's ranked advice for "
+        "the player to move at a position of a game record (from that player's view only).")
+    analyze.add_argument("cards", nargs="*", metavar="CARDS",
                          help='cards such as "As 2s 3s Td 10h Q♥" (one or several arguments)')
     analyze.add_argument("--knock-limit", type=int, default=10, metavar="N",
                          help="knock limit (default 10)")
@@ -82,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the card just taken from the discard pile (may not be "
                          "discarded, R3.3)")
     analyze.add_argument("--json", action="store_true", help="JSON output")
+    from ginrummy.cli.analyze import add_record_arguments
+
+    add_record_arguments(analyze)
 
     simulate = sub.add_parser(
         "simulate", help="play many hands between built-in players and time them",

@@ -41,6 +41,9 @@ from ginrummy.rules import Format, Ruleset
 from ginrummy.views import PlayerView, view
 
 HUMAN = 0
+HINT_BUDGET_MS = 250.0
+"""The advisor's search budget for the hint key."""
+HINT_LINES = 3
 
 
 class Quit(Exception):
@@ -76,6 +79,8 @@ class PlaySession:
         self.record_path = record_path
         self.shown = 0  # log entries of the current hand already printed
         self.dialogs = TurnDialogs(screen, self.rules, self.names, self.read, sort_by)
+        self.hint_budget_ms = HINT_BUDGET_MS
+        self.hint_seed = 0
 
     # ----------------------------------------------------------------- input
     def read(self, prompt: str) -> str:
@@ -139,7 +144,7 @@ class PlaySession:
         if self.match.pool_cents is not None:
             extra.append(f"prize pool {self.match.pool_cents} cents")
         tail = f" ({'; '.join(extra)})" if extra else ""
-        return f"You play against {others}{tail}. Type h for help, q to quit."
+        return f"You play against {others}{tail}. Type h for help, ? for a hint, q to quit."
 
     def announce_hand(self) -> None:
         """The header of a new hand."""
@@ -222,8 +227,11 @@ class PlaySession:
             while not redraw:
                 text = self.read(menu.prompt).strip()
                 low = text.lower()
-                if low in ("h", "help", "?"):
+                if low in ("h", "help"):
                     self.screen.say(self.p.text(HELP))
+                    continue
+                if low in ("?", "hint"):
+                    self.show_hint(v)
                     continue
                 if low == "s":
                     self.dialogs.toggle_sort()
@@ -235,6 +243,22 @@ class PlaySession:
                     continue
                 if self.apply(action):
                     return
+
+    def show_hint(self, v: PlayerView) -> None:
+        """The advisor's top actions for the human's view, with their values."""
+        from ginrummy.bots.advisor import advise  # the expert is loaded only when asked
+
+        advice = advise(v, self.match.hand.legal_actions(), budget_ms=self.hint_budget_ms,
+                        seed=self.hint_seed, safety_stop=False)
+        p = self.p
+        self.screen.say(p.strong(f"Hint (the expert's estimate, in points of this hand, "
+                                 f"{self.hint_budget_ms:g} ms):"))
+        for i, a in enumerate(advice[:HINT_LINES], 1):
+            note = p.dim(f"  ({a.note})") if a.note else ""
+            self.screen.say(f"  {p.strong(str(i) + ')')} {p.text(str(a.action)):<36} "
+                            f"{a.value:+6.1f}{note}")
+        if len(advice) > HINT_LINES:
+            self.screen.say(p.dim(f"  ... {len(advice) - HINT_LINES} more candidates"))
 
     def apply(self, action: Action) -> bool:
         """Play the human's action; report an illegal one."""

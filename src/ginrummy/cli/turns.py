@@ -42,6 +42,7 @@ How to play (you are seat 0):
   k          knock, when you may (you choose the discard and the melds you lay down)
   g          go gin, when you may
   s          sort your hand by suit / by rank
+  ?, hint    the expert's advice: its best moves with their expected points
   h          this help
   q          quit (asks for confirmation); the game record is saved
 Expert input in the record notation also works: 'stock', 'take', 'pass', 'discard 7h',
