@@ -6,7 +6,7 @@ import { knockPanel, layoffPanel } from "./arrange.js";
 import { cardBack, cardElement, cardText } from "./cards.js";
 import { Chat } from "./chat.js";
 import { TableConnection } from "./connection.js";
-import { el, replaceChildren } from "./dom.js";
+import { append, el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { renderHand, groupHand } from "./handview.js";
 import { botLabel, errorText } from "./lobby.js";
@@ -165,12 +165,28 @@ export class TablePage {
       reveal: el("div", { class: "reveal-slot" }),
       sheet: el("div", { class: "sheet-slot" }),
     };
-    replaceChildren(this.root, el("section", { class: "table-page" },
+    this.page = el("section", { class: "table-page", id: "table-page" });
+    append(this.page, [
       this.regions.head, this.regions.join,
       el("div", { class: "table-layout" },
         el("div", { class: "play-area" }, this.regions.status, this.regions.opponents, this.regions.center,
           this.regions.reveal, this.regions.me),
-        el("aside", { class: "side" }, this.regions.sheet, this.chat.root))));
+        el("aside", { class: "side" }, this.regions.sheet, this.chat.root)),
+    ]);
+    replaceChildren(this.root, this.page);
+  }
+
+  /** Machine-readable state on the page element (used by the browser tests and styles). */
+  markPage(view) {
+    const data = this.page.dataset;
+    data.version = this.state ? String(this.state.version) : "";
+    data.phase = view ? view.phase : "";
+    data.hand = view ? String(view.hand_number) : "";
+    data.seat = this.seat === null ? "" : String(this.seat);
+    const mine = view && this.seat !== null && view.to_move === this.seat && view.phase !== "over" && this.legal.length > 0;
+    data.await = this.state && this.state.result ? "over"
+      : mine ? (this.busy ? "sending" : "act")
+        : view && view.phase === "over" && document.getElementById("next-hand") ? "next" : "wait";
   }
 
   render() {
@@ -188,6 +204,7 @@ export class TablePage {
     this.renderReveal(names);
     replaceChildren(this.regions.sheet, this.state && (this.state.sheet?.length || this.state.result)
       ? scoreSheet(this.state, names) : null, this.rematchBox(names));
+    this.markPage(view);
     this.tickClock();
   }
 

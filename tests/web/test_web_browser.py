@@ -1,0 +1,266 @@
+"""The web client in a real browser (Chromium through Playwright) against a real
+`ginrummy serve` process: people play through the page, as they would.
+
+Every test uses fresh browser contexts (profiles). The tests skip, saying how to install it,
+when Chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from web_support import (
+    LANGUAGES,
+    FrameRecorder,
+    ServerProcess,
+    browser_missing,
+    catalogue,
+    chromium,
+    create_table,
+    english_patterns,
+    leaks,
+    new_page,
+    play_turn,
+    play_until,
+    running_server,
+    wait_for_await,
+)
+
+if browser_missing():
+    pytest.skip(browser_missing() or "", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with running_server(tmp_path_factory.mktemp("web")) as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+def hand_cards(page: Page) -> list[str]:
+    return sorted(page.eval_on_selector_all("#my-hand .card", "cs => cs.map(c => c.dataset.card)"))
+
+
+def no_errors(*pages: Page) -> None:
+    for page in pages:
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_two_people_play_a_hand_watched_by_a_spectator(server: ServerProcess, browser: Browser) -> None:
+    """Two contexts play a whole hand against each other through the page; every frame that
+    each seat and a spectator receives names only cards that recipient may know."""
+    frames = FrameRecorder()
+    _, ann = new_page(browser, server.base, recorder=frames)
+    _, bob = new_page(browser, server.base, recorder=frames)
+    _, eve = new_page(browser, server.base, recorder=frames)
+    frames.rename(ann, "ann")
+    frames.rename(bob, "bob")
+    frames.rename(eve, "spectator")
+    table = create_table(ann, "Ann", preset="classic")
+    assert ann.get_attribute("#table-page", "data-seat") == "0"
+
+    bob.goto("/")
+    bob.fill("#nickname", "Bob")
+    entry = bob.locator(f'.table-entry[data-table="{table}"]')
+    entry.wait_for()
+    assert "Ann" in entry.inner_text()  # who sits where, before joining
+    entry.locator(".join-button").click()
+    bob.wait_for_selector("#my-hand")
+    assert bob.get_attribute("#table-page", "data-seat") == "1"
+    eve.goto(f"/?table={table}")
+    eve.wait_for_selector("#opponents .seat-box")
+    assert eve.locator("#my-hand").count() == 0
+
+    # chat, rendered as text, never as markup
+    ann.fill("#chat-input", "<b>good luck</b>")
+    ann.click("#chat-send")
+    bob.wait_for_selector("#chat-log li")
+    assert bob.locator("#chat-log b").count() == 0
+    assert "<b>good luck</b>" in bob.inner_text("#chat-log")
+
+    moves = play_until([ann, bob], {"next", "over"})
+    assert len(moves) >= 2 and "discard" in moves
+    for page in (ann, bob):
+        page.wait_for_selector("#reveal")
+    eve.wait_for_selector("#reveal")
+    reveal = ann.inner_text("#reveal")
+    assert "Ann" in reveal and "Bob" in reveal
+    outcome = ann.inner_text("#reveal .outcome")
+    assert re.search(r"Gin|Knock|Undercut|Void hand", outcome), outcome
+    if "Void" not in outcome:
+        # after a knock every hand is shown to everyone, the spectator included (R4.8)
+        assert eve.locator("#reveal .reveal-seat").count() == 2
+        assert eve.locator("#reveal .card").count() >= 20
+        assert ann.locator("#score-sheet tbody tr").count() == 1
+    problems = leaks(frames.frames)
+    assert problems == []
+    names = {f.recipient for f in frames.states()}
+    assert names == {"ann", "bob", "spectator"}
+    no_errors(ann, bob, eve)
+
+
+def test_classic_match_against_the_computer(server: ServerProcess, browser: Browser) -> None:
+    """A whole `classic` match against the computer, to the final score sheet. The target is
+    lowered to 10 points (an option of the create form) to keep the test short."""
+    _, page = new_page(browser, server.base)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"}, options={"target": "10"})
+    assert "10" in page.inner_text(".table-head .rules-summary")
+    for _ in range(12):
+        play_until([page], {"next", "over"})
+        if page.get_attribute("#table-page", "data-await") == "over":
+            break
+        page.click("#next-hand")
+        wait_for_await([page], {"act", "wait"})
+    else:
+        raise AssertionError("the match did not end")
+    sheet = page.locator("#score-sheet")
+    sheet.wait_for()
+    assert sheet.locator(".total").count() == 1  # totals with the end bonuses
+    assert sheet.locator(".bonus-game").count() == 1  # classic: game bonus 100
+    assert sheet.locator(".bonus-line").count() == 1
+    assert page.locator("#match-winner").inner_text().strip() != ""
+    assert page.locator("#rematch").is_enabled()
+    page.click("#rematch")
+    page.wait_for_selector("#table-page[data-await='act'], #table-page[data-await='wait']")
+    no_errors(page)
+
+
+def test_reload_mid_hand_restores_the_table(server: ServerProcess, browser: Browser) -> None:
+    _, page = new_page(browser, server.base)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    wait_for_await([page], {"act"})
+    play_turn(page)  # a draw: eleven cards
+    wait_for_await([page], {"act"})
+    before = hand_cards(page)
+    version = page.get_attribute("#table-page", "data-version")
+    page.reload()
+    page.wait_for_selector("#my-hand .card")
+    wait_for_await([page], {"act"})
+    assert hand_cards(page) == before
+    assert page.get_attribute("#table-page", "data-version") == version
+    play_turn(page)  # and the game goes on
+    no_errors(page)
+
+
+def visible_texts(page: Page) -> list[str]:
+    """Every text node and every label-like attribute of the page (dialogs included)."""
+    texts: list[str] = page.evaluate("""() => {
+        const out = [];
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        while (walker.nextNode()) {
+            const node = walker.currentNode;
+            if (node.parentElement.closest('script, style, .chat-log, .player-name, option[lang]')) continue;
+            const text = node.textContent.trim();
+            if (text) out.push(text);
+        }
+        for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+            for (const name of ['aria-label', 'title', 'placeholder']) {
+                const value = el.getAttribute(name);
+                if (value && value.trim()) out.push(value.trim());
+            }
+        }
+        return out;
+    }""")
+    return texts
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_table_in_each_language(server: ServerProcess, browser: Browser, lang: str) -> None:
+    """Picked from the browser's language; no untranslated key, no English left over (words
+    the languages share are listed in web_support.SAME_AS_ENGLISH)."""
+    locale = {"en": "en-GB", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}[lang]
+    _, page = new_page(browser, server.base, locale=locale)
+    page.goto("/")
+    page.wait_for_selector("#create-form")
+    assert page.evaluate("document.documentElement.lang") == lang
+    assert page.input_value("#language-select") == lang
+    lobby = visible_texts(page)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    wait_for_await([page], {"act"})
+    play_turn(page)
+    wait_for_await([page], {"act"})
+    page.locator("#my-hand .card.playable").first.click()  # a chosen card: the discard button
+    table = visible_texts(page)
+    page.click("#rules-button")
+    page.wait_for_selector("#rules-dialog[open]")
+    rules = visible_texts(page)
+    texts = lobby + table + rules
+    own = set(catalogue(lang).values())
+    key_like = [t for t in texts if re.fullmatch(r"[a-z_]+(\.[\w]+)+", t)]
+    assert key_like == []
+    if lang != "en":
+        leftovers = [(key, text) for text in texts if text not in own
+                     for key, pattern in english_patterns(lang) if pattern.match(text)]
+        assert leftovers == []
+    else:
+        assert "Deadwood" in " ".join(table)
+    no_errors(page)
+
+
+def test_arena_three_players_two_computers_pays_out(server: ServerProcess, browser: Browser) -> None:
+    """A 3-player `arena` table with two computer players plays its single hand to the end and
+    shows the penalties and the prize-pool split (the shares add up to the pool)."""
+    frames = FrameRecorder()
+    _, page = new_page(browser, server.base, recorder=frames)
+    frames.rename(page, "ann")
+    create_table(page, "Ann", preset="arena", players=3, bots={1: "simple", 2: "simple"}, pool=1000)
+    assert page.locator("#opponents .seat-box").count() == 2
+    for _ in range(6):  # void hands are dealt again (R6.1)
+        play_until([page], {"next", "over"})
+        if page.get_attribute("#table-page", "data-await") == "over":
+            break
+        page.click("#next-hand")
+        wait_for_await([page], {"act", "wait"})
+    else:
+        raise AssertionError("the arena hand did not end")
+    payouts = page.locator("#score-sheet tr.payouts td")
+    assert payouts.count() == 3
+    chips = [int(re.sub(r"\D", "", payouts.nth(i).inner_text())) for i in range(3)]
+    assert sum(chips) == 1000
+    assert max(chips) >= 750  # R6.4: the winner gets at least 75 %
+    assert page.locator("#score-sheet tr.penalties td").count() == 3
+    assert leaks(frames.frames) == []
+    no_errors(page)
+
+
+def test_server_killed_mid_hand_the_game_goes_on(browser: Browser, tmp_path: Path) -> None:
+    """SIGKILL the server mid-hand, start it again on the same port and database: the page
+    reconnects by itself and the hand goes on with nothing lost."""
+    process = ServerProcess(tmp_path / "crash.db")
+    process.start()
+    try:
+        _, page = new_page(browser, process.base)
+        create_table(page, "Ann", preset="classic", bots={1: "simple"})
+        wait_for_await([page], {"act"})
+        play_turn(page)
+        wait_for_await([page], {"act"})
+        before = hand_cards(page)
+        version = page.get_attribute("#table-page", "data-version")
+        process.kill()
+        page.wait_for_selector("#conn-status[data-status='reconnecting']")
+        process.start()
+        page.wait_for_selector("#conn-status[data-status='online']", timeout=30_000)
+        wait_for_await([page], {"act"})
+        assert hand_cards(page) == before
+        assert page.get_attribute("#table-page", "data-version") == version
+        play_turn(page)
+        no_errors_but_reconnects(page)
+    finally:
+        process.stop()
+
+
+def no_errors_but_reconnects(page: Page) -> None:
+    """Console errors other than the failed WebSocket connections while the server was down."""
+    errors = [e for e in page.errors  # type: ignore[attr-defined]
+              if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e]
+    assert errors == []

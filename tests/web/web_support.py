@@ -1,0 +1,401 @@
+"""Shared pieces of the browser tests: a real `ginrummy serve` process, Chromium through
+Playwright, a player that acts through the page, and the WebSocket frame leak checker.
+
+The browser tests skip (saying how to install it) when Chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ginrummy.web import LANGUAGES, STATIC_DIR
+
+CHROMIUM = Path(os.environ.get("GINRUMMY_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+INSTALL_HINT = ("browser tests need Debian's Chromium and Playwright for Python: "
+                "`sudo apt-get install -y chromium` and `pip install -e .[dev]`")
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+except ImportError:  # pragma: no cover - the dev extra installs it
+    sync_playwright = None  # type: ignore[assignment]
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if sync_playwright is None:
+        return "playwright is not installed; " + INSTALL_HINT
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} not found; " + INSTALL_HINT
+    return None
+
+
+# --------------------------------------------------------------------------- server
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve_command() -> list[str]:
+    script = Path(sys.executable).with_name("ginrummy")
+    if script.exists():
+        return [str(script), "serve"]
+    found = shutil.which("ginrummy")
+    if found:
+        return [found, "serve"]
+    return [sys.executable, "-c", "import sys; from ginrummy.cli.main import main; "
+            "sys.exit(main(sys.argv[1:]))", "serve"]
+
+
+@dataclass
+class ServerProcess:
+    """`ginrummy serve` on a free port with its own SQLite file; restartable on the same port."""
+
+    db_path: Path
+    port: int = field(default_factory=free_port)
+    bot_delay_ms: int = 20
+    process: subprocess.Popen[bytes] | None = None
+    log_path: Path | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 40.0) -> None:
+        self.log_path = self.db_path.with_suffix(".log")
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [*serve_command(), "--port", str(self.port), "--db", f"sqlite:///{self.db_path}",
+             "--bot-delay", str(self.bot_delay_ms), "--log-level", "warning"],
+            stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"ginrummy serve exited: {self.log_text()}")
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(self.base + "/api/bots", timeout=1) as answer:
+                    if answer.status == 200:
+                        return
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"ginrummy serve did not start: {self.log_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(10)
+            self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+            self.process = None
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")[-3000:] if self.log_path else ""
+
+
+@contextlib.contextmanager
+def running_server(tmp_path: Path, name: str = "web.db") -> Iterator[ServerProcess]:
+    server = ServerProcess(tmp_path / name)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# --------------------------------------------------------------------------- browser
+@contextlib.contextmanager
+def chromium() -> Iterator[Browser]:
+    reason = browser_missing()
+    if reason:
+        pytest.skip(reason)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_page(browser: Browser, base: str, locale: str = "en-US",
+             recorder: FrameRecorder | None = None) -> tuple[BrowserContext, Page]:
+    """A fresh profile (context) and page, console errors collected on ``page.errors``."""
+    context = browser.new_context(locale=locale, base_url=base, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    page.errors = errors  # type: ignore[attr-defined]
+    if recorder is not None:
+        recorder.attach(page)
+    return context, page
+
+
+def create_table(page: Page, nickname: str, *, preset: str = "classic", players: int = 2,
+                 bots: dict[int, str] | None = None, options: dict[str, str] | None = None,
+                 pool: int | None = None, public: bool = True) -> str:
+    """Create a table through the lobby form; returns the table id (the page is at the table)."""
+    page.goto("/")
+    page.wait_for_selector("#create-form")
+    page.fill("#nickname", nickname)
+    page.select_option("#create-preset", preset)
+    page.select_option("#create-players", str(players))
+    for seat, level in (bots or {}).items():
+        page.select_option(f'#create-seats .seat-kind[data-seat="{seat}"]', level)
+    if options:
+        page.click("#create-form details.options summary")
+        for name, value in options.items():
+            page.fill(f"#opt-{name}", value)
+    if pool is not None:
+        page.fill("#create-pool", str(pool))
+    if not public:
+        page.uncheck("#create-public")
+    page.click("#create-submit")
+    page.wait_for_selector("#table-page")
+    match = re.search(r"[?&]table=([^&]+)", page.url)
+    assert match, page.url
+    return match.group(1)
+
+
+# --------------------------------------------------------------------------- playing
+def await_state(page: Page) -> str:
+    return str(page.get_attribute("#table-page", "data-await") or "")
+
+
+def wait_for_await(pages: list[Page], wanted: set[str], timeout: float = 20.0) -> tuple[Page, str]:
+    """Wait until one of ``pages`` shows an ``data-await`` value in ``wanted``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for page in pages:
+            state = await_state(page)
+            if state in wanted:
+                return page, state
+        pages[0].wait_for_timeout(40)
+    raise AssertionError(f"no page reached {wanted}: " + ", ".join(await_state(p) for p in pages))
+
+
+def version(page: Page) -> int:
+    return int(page.get_attribute("#table-page", "data-version") or -1)
+
+
+def play_turn(page: Page) -> str:
+    """Make one move through the page, as a careful beginner would; returns what it did.
+
+    Knock or gin when offered (confirming the proposed arrangement), lay off as proposed,
+    pass the first-turn offer, draw from the stock, discard the highest deadwood card (a
+    first click chooses it, a second discards it).
+    """
+    before = version(page)
+    if page.locator("#confirm-layoff").count():
+        page.click("#confirm-layoff")
+        done = "layoff"
+    elif page.locator("#action-gin").count():
+        page.click("#action-gin")
+        page.click("#confirm-knock")
+        done = "gin"
+    elif page.locator("#action-knock").count():
+        page.click("#action-knock")
+        page.click("#confirm-knock")
+        done = "knock"
+    elif page.locator("#action-pass").count():
+        page.keyboard.press("p")
+        done = "pass"
+    elif page.locator("#action-stock").count():
+        page.click("#stock")
+        done = "stock"
+    else:
+        cards = page.locator("#my-hand .deadwood-group .card.playable")
+        if cards.count() == 0:
+            cards = page.locator("#my-hand .card.playable")
+        assert cards.count() > 0, "nothing to play"
+        values = [card_value(cards.nth(i).get_attribute("data-card") or "") for i in range(cards.count())]
+        chosen = cards.nth(values.index(max(values)))
+        chosen.click()
+        chosen = page.locator(f'#my-hand .card[data-card="{chosen.get_attribute("data-card")}"]')
+        chosen.click()
+        done = "discard"
+    page.wait_for_function(
+        "v => { const p = document.getElementById('table-page');"
+        " return p && Number(p.dataset.version) > v && p.dataset.await !== 'sending'; }",
+        arg=before)
+    return done
+
+
+def card_value(code: str) -> int:
+    return min("A23456789TJQK".index(code[0]) + 1, 10) if code else 0
+
+
+def play_until(pages: list[Page], stop: set[str], max_moves: int = 400) -> list[str]:
+    """Play every page whose turn it is until one page shows a ``data-await`` in ``stop``."""
+    moves: list[str] = []
+    for _ in range(max_moves):
+        page, state = wait_for_await(pages, {"act"} | stop, timeout=30)
+        if state in stop:
+            return moves
+        moves.append(play_turn(page))
+    raise AssertionError(f"no end after {max_moves} moves: {moves[-20:]}")
+
+
+# --------------------------------------------------------------------------- frame checks
+CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])([A2-9TJQK][shdc])(?![A-Za-z0-9])")
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card named anywhere in a message (strings inside lists and objects)."""
+    found: set[str] = set()
+    if isinstance(value, str):
+        found.update(CARD_TOKEN.findall(value))
+    elif isinstance(value, list):
+        for item in value:
+            found |= cards_in(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key != "table":  # the lobby entry: names and rules, no cards
+                found |= cards_in(item)
+    return found
+
+
+@dataclass
+class Frame:
+    recipient: str
+    message: dict[str, Any]
+
+
+@dataclass
+class FrameRecorder:
+    """Every WebSocket frame received by each page, by recipient name."""
+
+    frames: list[Frame] = field(default_factory=list)
+
+    def attach(self, page: Page, name: str | None = None) -> None:
+        recipient = name or f"page{id(page)}"
+        page.recipient = recipient  # type: ignore[attr-defined]
+
+        def on_socket(socket: Any) -> None:
+            def on_frame(payload: str | bytes) -> None:
+                text = payload.decode() if isinstance(payload, bytes) else payload
+                self.frames.append(Frame(page.recipient, json.loads(text)))  # type: ignore[attr-defined]
+
+            socket.on("framereceived", on_frame)
+
+        page.on("websocket", on_socket)
+
+    def rename(self, page: Page, name: str) -> None:
+        old = page.recipient  # type: ignore[attr-defined]
+        page.recipient = name  # type: ignore[attr-defined]
+        for frame in self.frames:
+            if frame.recipient == old:
+                frame.recipient = name
+
+    def states(self) -> list[Frame]:
+        return [f for f in self.frames if f.message.get("type") == "state"]
+
+
+def leaks(frames: list[Frame]) -> list[str]:
+    """Cards some recipient was sent without being allowed to know them.
+
+    Frames are read in the order each recipient got them. Within a hand a recipient may know
+    the cards it has seen face up so far (upcard, top discards, the whole pile when its
+    history is visible) and the cards it has held so far (its own hand, as it came); once a
+    knock is laid down (R4.8) also every hand, whose sizes must match the seats' card counts
+    (so no stock card can hide among them). Nothing else may name a card.
+    """
+    problems: list[str] = []
+    seen: dict[tuple[str, int, str], set[str]] = {}
+    for frame in frames:
+        message = frame.message
+        view = message.get("view") if message.get("type") == "state" else None
+        named = cards_in({k: v for k, v in message.items() if k != "table"})
+        if view is None:
+            if named:
+                problems.append(f"{frame.recipient}: cards {sorted(named)} in {message.get('type')}")
+            continue
+        # a hand: its number and first upcard (a rematch starts numbering again)
+        allowed = seen.setdefault((frame.recipient, view["hand_number"], view["upcard"]), set())
+        allowed.add(view["upcard"])
+        if view.get("top_discard"):
+            allowed.add(view["top_discard"])
+        allowed.update(view.get("discard_pile") or [])
+        allowed.update(view.get("hand") or [])
+        current = set(allowed)
+        if view.get("knock") is not None:
+            for seat in view["seats"]:
+                cards = set(seat.get("cards") or [])
+                if len(cards) != seat["count"]:
+                    problems.append(f"{frame.recipient}: seat {seat['seat']} shows {len(cards)} "
+                                    f"cards for a count of {seat['count']}")
+                current |= cards
+        else:
+            for seat in view["seats"]:
+                if seat["seat"] != view.get("seat") and seat.get("cards") is not None:
+                    problems.append(f"{frame.recipient}: seat {seat['seat']}'s cards before a knock")
+        extra = named - current
+        if extra:
+            problems.append(f"{frame.recipient} v{message.get('version')}: "
+                            f"may not know {sorted(extra)}")
+    return problems
+
+
+# --------------------------------------------------------------------------- catalogues
+def catalogue(lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((STATIC_DIR / "i18n" / f"{lang}.json").read_text("utf-8"))
+    return data
+
+
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+# Keys whose text may be the same as in English, per language: numbers and card letters,
+# names (PlayOK, EAAI), and words the languages share (Gin, Total, Message, Enter...).
+SAME_AS_ENGLISH: dict[str, set[str]] = {
+    "fr": {"app.title", "bot.expert", "bot.simple", "chat.placeholder", "outcome.gin",
+           "outcome.knock", "outcome.undercut", "reveal.points", "seat.score", "sheet.points",
+           "sheet.total"},
+    "pl": {"action.gin", "help.gin", "help.key_enter", "outcome.gin", "preset.arena", "reveal.gin"},
+    "hu": {"action.gin", "help.key_enter", "outcome.gin", "reveal.gin"},
+}
+ALWAYS_SAME = re.compile(r"^(card\.rank\.[2-9TAK]|card\.rank_name\.[2-9T]|preset\.(playok|eaai))$")
+
+
+def may_match_english(lang: str, key: str) -> bool:
+    return bool(ALWAYS_SAME.match(key)) or key in SAME_AS_ENGLISH.get(lang, set())
+
+
+def english_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+    """Regexes of the English texts a page in ``lang`` must not show (placeholders: anything)."""
+    english = catalogue("en")
+    patterns = []
+    for key, text in english.items():
+        if may_match_english(lang, key) or len(PLACEHOLDER.sub("", text).strip()) < 3:
+            continue
+        parts = PLACEHOLDER.split(text)
+        regex = "".join(re.escape(p) if i % 2 == 0 else ".+?" for i, p in enumerate(parts))
+        patterns.append((key, re.compile(f"^{regex}$")))
+    return patterns
+
+
+__all__ = ["LANGUAGES"]
