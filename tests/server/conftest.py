@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,7 +10,11 @@ from typing import Any
 import pytest
 from server_helpers import LiveServer, live_server
 
-warnings.filterwarnings("ignore", message=".*httpx2.*")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Starlette's TestClient warns that it prefers httpx2; httpx is what we ship."""
+    config.addinivalue_line("filterwarnings", "ignore:.*httpx2.*")
 
 
 @pytest.fixture

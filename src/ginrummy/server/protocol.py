@@ -71,7 +71,7 @@ class ChatMessage(_Message):
     """A chat line (checked for length by the chat module)."""
 
     type: Literal["chat"]
-    text: str = Field(max_length=2000)
+    text: str = Field(max_length=8192)
 
 
 class MuteMessage(_Message):
