@@ -11,7 +11,6 @@ import pytest
 from server_helpers import LiveServer, live_server
 
 
-
 def pytest_configure(config: pytest.Config) -> None:
     """Starlette's TestClient warns that it prefers httpx2; httpx is what we ship."""
     config.addinivalue_line("filterwarnings", "ignore:.*httpx2.*")
