@@ -7,8 +7,8 @@ the stock a list (top card last), and the discard pile only its top card (after 
 card below counts as gone: it was declined before). The policy:
 
 - draw: take the face-up card when it would be in a meld;
-- discard: the highest-value card that some least-deadwood arrangement leaves unmatched
-  (among equal values, the one with the fewest meld partners in hand), never the card just
+- discard: the highest-ranked card that some least-deadwood arrangement leaves unmatched
+  (among equal ranks, the one with the fewest meld partners in hand), never the card just
   taken;
 - knock as soon as the least deadwood after the discard is within the knock limit (gin and
   big gin when they are there).
@@ -93,23 +93,24 @@ def wants_card(hand: int, card: int) -> bool:
     return not loose_cards_mask(hand | 1 << card) >> card & 1
 
 
-def policy_discard(hand: int, forbidden: int | None) -> tuple[int, int]:
+def policy_discard(hand: int, forbidden: int | None, loose: int | None = None) -> tuple[int, int]:
     """The policy's discard from ``hand`` (one card over the hand size): (card, least
-    deadwood of the rest)."""
-    allowed = hand if forbidden is None else hand & ~(1 << forbidden)
-    loose = loose_cards_mask(hand) & allowed
+    deadwood of the rest). ``loose`` is ``loose_cards_mask(hand)`` when already known."""
+    if loose is None:
+        loose = loose_cards_mask(hand)
+    if forbidden is not None:
+        loose &= ~(1 << forbidden)
     if loose:
+        ranks = (loose | loose >> 13 | loose >> 26 | loose >> 39) & _LANE
+        rank = ranks.bit_length() - 1
         best = -1
-        best_key = -1
-        rest = loose
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            card = low.bit_length() - 1
-            key = _VALUES[card] * 64 + (card % 13) * 4 - (_PARTNERS[card] & hand).bit_count()
-            if key > best_key:
-                best_key = key
-                best = card
+        fewest = 99
+        for suit in range(4):
+            card = 13 * suit + rank
+            if loose >> card & 1:
+                partners = (_PARTNERS[card] & hand).bit_count()
+                if partners < fewest:
+                    best, fewest = card, partners
         return best, deadwood_mask(hand) - _VALUES[best]
     dw, card = min((dw, -_VALUES[c] * 64 - c) for dw, c in discard_deadwoods_mask(hand)
                    if c != forbidden)
@@ -257,12 +258,18 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
             seat = (seat + 1) % n
     while True:
         hand = hands[seat]
+        loose = None
         if phase == DRAW:
-            if can_take and top is not None and wants_card(hand, top):
-                hand |= 1 << top
-                taken = top
-                top = None
-            else:
+            if can_take and top is not None:
+                with_top = hand | 1 << top
+                loose = loose_cards_mask(with_top)
+                if loose >> top & 1:  # it would not be in a meld: draw from the stock
+                    loose = None
+                else:
+                    hand = with_top
+                    taken = top
+                    top = None
+            if loose is None:
                 if not stock:
                     return 0.0
                 hand |= 1 << stock.pop()
@@ -272,7 +279,7 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
         if big_gin_ok and not deadwood_mask(hand):
             hands[seat] = hand
             return knock_value(ctx, hands, seat, hand, None, root)
-        card, dw = policy_discard(hand, taken)
+        card, dw = policy_discard(hand, taken, loose)
         hand ^= 1 << card
         hands[seat] = hand
         if dw <= limit:
