@@ -11,16 +11,19 @@ For each decision the expert
 3. samples *worlds* (the opponents' hands drawn from the belief, the rest as a random stock)
    and scores every candidate in every world (common random numbers): a knock exactly
    (layoffs included), anything else by playing the hand out with a fast policy for every
-   seat (:mod:`ginrummy.bots.rollout`);
-4. plays the candidate with the best mean score (points of the hand from its seat).
+   seat (:mod:`ginrummy.bots.rollout`); candidates clearly worse than the default (below)
+   stop being scored, leaving the work to the others;
+4. plays the *default* (a heuristic choice: the play-out policy's draw and knock, a
+   danger- and potential-aware discard) unless another candidate beats it in the same worlds
+   by a margin the samples support (``CONFIDENCE`` standard errors of the paired gain).
 
-Reproducibility: the number of worlds depends only on the budget and the position
-(``budget_ms`` divided by a calibrated cost per play-out and by the number of candidates that
-need play-outs), never on the clock, and each decision draws from a generator seeded with the
-bot's seed and the position. The clock is only a safety stop, at ``SAFETY_FACTOR`` times the
-planned time (a machine much slower than the calibration one, or a heavily loaded one); with
-``safety_stop=False`` it is never read. So a given seed, budget and view always give the same
-action unless the safety stop fires.
+Reproducibility: the work is planned from the budget alone (``budget_ms`` of calibrated
+cost: ``PLAYOUT_COST_MS`` per play-out, ``KNOCK_COST_MS`` per knock scored, at least
+``MIN_WORLDS`` worlds), never from the clock, and each decision draws from a generator
+seeded with the bot's seed and the position. The clock is only a safety stop, at
+``SAFETY_FACTOR`` times the planned time (a machine much slower than the calibration one, or
+a heavily loaded one); with ``safety_stop=False`` it is never read. So a given seed, budget
+and view always give the same action unless the safety stop fires.
 """
 
 from __future__ import annotations
@@ -84,6 +87,9 @@ CONFIDENCE = 1.5
 candidate beats it, over the same worlds, by this many standard errors of the mean paired
 difference (and by ``MARGIN`` points): noise alone does not make it deviate."""
 MARGIN = 0.0
+PRUNE_CONFIDENCE = 2.0
+"""A candidate whose mean paired gain over the default is below 0 by this many standard
+errors (after ``MIN_WORLDS`` worlds) is no longer scored: the work goes to the others."""
 HEURISTIC_WEIGHT = 1.0
 """The default discard (the one the search must beat) is the candidate with the least
 deadwood after it, plus ``DANGER_POINTS`` per expected meld partner the next player holds
@@ -110,11 +116,12 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class Analysis:
-    """The candidates of one decision, best first, and how many worlds were searched."""
+    """The candidates of one decision, best first; how many worlds were sampled and the
+    work done, in calibrated milliseconds."""
 
     evaluations: tuple[Evaluation, ...]
     worlds: int
-    planned: int
+    work_ms: float
 
     @property
     def best(self) -> Action:
@@ -133,8 +140,33 @@ class _Candidate:
     playout: bool
     default: bool = False
     total: float = 0.0
+    samples: int = 0
     gain: float = 0.0
     gain_sq: float = 0.0
+
+    def mean(self) -> float:
+        """Mean score over the worlds it was scored in."""
+        return self.total / self.samples if self.samples else 0.0
+
+    def mean_gain(self) -> float:
+        """Mean paired gain over the default."""
+        return self.gain / self.samples if self.samples else 0.0
+
+    def gain_error(self) -> float:
+        """Standard error of the mean paired gain."""
+        n = self.samples
+        if n < 2:
+            return math.inf
+        gain = self.gain / n
+        return math.sqrt(max(self.gain_sq / n - gain * gain, 0.0) / (n - 1))
+
+    def upper_gain(self) -> float:
+        """An optimistic bound on the gain: below 0, the candidate is dropped."""
+        return self.mean_gain() + PRUNE_CONFIDENCE * self.gain_error()
+
+
+def _cost(candidate: _Candidate) -> float:
+    return PLAYOUT_COST_MS if candidate.playout else KNOCK_COST_MS
 
 
 class ExpertBot:
@@ -177,7 +209,7 @@ class ExpertBot:
             raise ValueError(f"the expert cannot act in the {phase} phase")
         if len(candidates) == 1:
             only = candidates[0]
-            return Analysis((Evaluation(only.action, 0.0, 0, only.note),), 0, 0)
+            return Analysis((Evaluation(only.action, 0.0, 0, only.note),), 0, 0.0)
         return self._search(view, belief, candidates)
 
     def _rng(self, view: PlayerView) -> random.Random:
@@ -187,45 +219,47 @@ class ExpertBot:
 
     def _search(self, view: PlayerView, belief: Belief,
                 candidates: list[_Candidate]) -> Analysis:
-        playouts = sum(1 for c in candidates if c.playout)
-        knocks = len(candidates) - playouts
-        per_world = playouts * PLAYOUT_COST_MS + knocks * KNOCK_COST_MS
-        planned = max(MIN_WORLDS, min(MAX_WORLDS, int(self.budget_ms / per_world)))
+        """Score the candidates in the same worlds until the planned work is done, dropping
+        those clearly worse than the default on the way; then pick (see ``CONFIDENCE``)."""
+        every = sum(_cost(c) for c in candidates)
+        planned = max(self.budget_ms, MIN_WORLDS * every)
         rng = self._rng(view)
-        allowance = SAFETY_FACTOR * max(self.budget_ms, planned * per_world) / 1000.0
-        deadline = time.perf_counter() + allowance if self.safety_stop else math.inf
+        deadline = (time.perf_counter() + SAFETY_FACTOR * planned / 1000.0
+                    if self.safety_stop else math.inf)
         default = next((c for c in candidates if c.default), candidates[0])
+        rivals = [c for c in candidates if c is not default]
+        spent = 0.0
         worlds = 0
-        for _ in range(planned):
+        while spent < planned and worlds < MAX_WORLDS and rivals:
             world = belief.sample(rng)
             base = default.score(world)
             default.total += base
-            for candidate in candidates:
-                if candidate is default:
-                    continue
+            default.samples += 1
+            spent += _cost(default)
+            for candidate in rivals:
                 value = candidate.score(world)
                 candidate.total += value
+                candidate.samples += 1
                 diff = value - base
                 candidate.gain += diff
                 candidate.gain_sq += diff * diff
+                spent += _cost(candidate)
             worlds += 1
+            if worlds >= MIN_WORLDS and worlds % 2 == 0:
+                rivals = [c for c in rivals if c.upper_gain() >= 0.0]
             if time.perf_counter() > deadline:
                 break
         chosen = default
         best_gain = 0.0
-        for candidate in candidates:
-            if candidate is default:
-                continue
-            gain = candidate.gain / worlds
-            spread = candidate.gain_sq / worlds - gain * gain
-            error = math.sqrt(max(spread, 0.0) / max(worlds - 1, 1))
-            if gain > best_gain and gain > CONFIDENCE * error + MARGIN:
+        for candidate in rivals:
+            gain = candidate.mean_gain()
+            if gain > best_gain and gain > CONFIDENCE * candidate.gain_error() + MARGIN:
                 chosen, best_gain = candidate, gain
         rest = sorted((c for c in candidates if c is not chosen),
-                      key=lambda c: c.total, reverse=True)
-        evaluations = tuple(Evaluation(c.action, c.total / worlds, worlds, c.note)
+                      key=lambda c: c.mean(), reverse=True)
+        evaluations = tuple(Evaluation(c.action, c.mean(), c.samples, c.note)
                             for c in [chosen, *rest])
-        return Analysis(evaluations, worlds, planned)
+        return Analysis(evaluations, worlds, round(spent, 2))
 
     # ----------------------------------------------------------------- layoffs
     def _layoff(self, view: PlayerView, legal: Sequence[Action]) -> Analysis:
@@ -240,7 +274,7 @@ class ExpertBot:
                                view.upcard // 13 == 0)
             value = knock_value(ctx, revealed, knock.knocker, revealed[knock.knocker],
                                 knock.melds, seat)
-        return Analysis((Evaluation(action, value, 1, "best defence"),), 1, 1)
+        return Analysis((Evaluation(action, value, 1, "best defence"),), 1, 0.0)
 
     # ----------------------------------------------------------------- draws
     def _draw_candidates(self, view: PlayerView, legal: Sequence[Action],
