@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
 
@@ -66,6 +64,9 @@ def open_engine(url: str, sqlite_synchronous: str = "FULL", pool_size: int = 5,
 
 def migrate(engine: Engine) -> None:
     """Bring the schema up to the latest revision (idempotent)."""
+    from alembic import command  # imported here: alembic is only needed at start-up
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:
