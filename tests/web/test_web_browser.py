@@ -267,3 +267,79 @@ def no_errors_but_reconnects(page: Page) -> None:
     errors = [e for e in page.errors  # type: ignore[attr-defined]
               if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e]
     assert errors == []
+
+
+def test_keyboard_drag_clock_and_display_options(server: ServerProcess, browser: Browser) -> None:
+    """Keys: S draws, arrows choose, Enter discards, ? and R open help and rules; a drag onto
+    the discard pile discards; the turn clock runs; the four-colour and large-card options
+    persist over a reload."""
+    _, page = new_page(browser, server.base)
+    table = create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    page.check("#pref-four-colour")
+    page.check("#pref-large-cards")
+    wait_for_await([page], {"act"})
+    page.click("#status-line")  # keys go to the table, not to the checkbox
+    page.keyboard.press("?")
+    page.wait_for_selector("#help-dialog[open]")
+    page.keyboard.press("Escape")
+    page.keyboard.press("r")
+    page.wait_for_selector("#rules-dialog[open] dd[data-option='knock_limit']")
+    page.keyboard.press("Escape")
+
+    for turn in range(2):
+        wait_for_await([page], {"act"})
+        if page.locator("#action-stock").count() == 0:
+            pytest.skip("the first turn offered no stock draw")  # not with `classic`
+        before = int(page.get_attribute("#table-page", "data-version") or 0)
+        page.keyboard.press("s")
+        page.wait_for_function("v => Number(document.getElementById('table-page')"
+                               ".dataset.version) > v", arg=before)
+        wait_for_await([page], {"act"})
+        assert page.locator("#my-hand .card").count() == 11
+        before = int(page.get_attribute("#table-page", "data-version") or 0)
+        if turn == 0:
+            page.keyboard.press("ArrowRight")
+            chosen = page.locator("#my-hand .card.selected").get_attribute("data-card")
+            assert chosen
+            page.keyboard.press("Enter")
+        else:
+            card = page.locator("#my-hand .card.playable").last
+            chosen = card.get_attribute("data-card")
+            card.drag_to(page.locator("#discard-pile"))
+        page.wait_for_function("v => Number(document.getElementById('table-page')"
+                               ".dataset.version) > v", arg=before)
+        wait_for_await([page], {"act", "wait"})
+        assert chosen not in hand_cards(page)
+        assert len(hand_cards(page)) == 10
+
+    page.reload()
+    page.wait_for_selector("#my-hand .card")
+    assert page.evaluate("document.body.classList.contains('four-colour')")
+    assert page.evaluate("document.body.classList.contains('large-cards')")
+    assert page.is_checked("#pref-large-cards")
+    assert table in page.url
+    no_errors(page)
+
+
+def test_turn_clock_shown_and_private_table_by_invite(server: ServerProcess,
+                                                      browser: Browser) -> None:
+    _, ann = new_page(browser, server.base)
+    _, bob = new_page(browser, server.base)
+    table = create_table(ann, "Ann", preset="classic", public=False, clock=60)
+    link = ann.input_value("#invite-link")
+    assert "invite=" in link
+    bob.goto("/")
+    bob.wait_for_selector("#table-list")
+    assert bob.locator(f'.table-entry[data-table="{table}"]').count() == 0  # not listed
+    bob.goto(link)
+    bob.fill("#join-nickname", "Bob")
+    bob.click("#join-submit")
+    bob.wait_for_selector("#my-hand .card")
+    wait_for_await([ann, bob], {"act"})
+    assert ann.get_attribute("#table-page", "data-phase") in {"draw", "offer"}
+    # the clock of the seat to move, shown to both
+    for page in (ann, bob):
+        clock = page.locator(".seat-box.to-move .clock")
+        clock.wait_for()
+        assert re.fullmatch(r"⏱ [01]:\d\d", clock.inner_text().strip())
+    no_errors(ann, bob)

@@ -161,7 +161,7 @@ def new_page(browser: Browser, base: str, locale: str = "en-US",
 
 def create_table(page: Page, nickname: str, *, preset: str = "classic", players: int = 2,
                  bots: dict[int, str] | None = None, options: dict[str, str] | None = None,
-                 pool: int | None = None, public: bool = True) -> str:
+                 pool: int | None = None, public: bool = True, clock: int = 0) -> str:
     """Create a table through the lobby form; returns the table id (the page is at the table)."""
     page.goto("/")
     page.wait_for_selector("#create-form")
@@ -178,6 +178,8 @@ def create_table(page: Page, nickname: str, *, preset: str = "classic", players:
         page.fill("#create-pool", str(pool))
     if not public:
         page.uncheck("#create-public")
+    if clock:
+        page.fill("#create-clock", str(clock))
     page.click("#create-submit")
     page.wait_for_selector("#table-page")
     match = re.search(r"[?&]table=([^&]+)", page.url)

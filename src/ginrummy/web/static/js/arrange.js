@@ -146,21 +146,18 @@ export function knockPanel({ legal, hand, wantGin, knockLimit, send, cancel }) {
 export function layoffPanel({ proposal, hand, knock, send }) {
   const parsed = parseAction(proposal || "layoff");
   const panel = el("section", { class: "panel layoff-panel", id: "layoff-panel", "aria-labelledby": "layoff-title" });
-  const summary = el("p", { class: "layoff-summary" });
   let editor;
   const editorSlot = el("div");
   const reset = () => {
-    editor = new ArrangementEditor({ cards: hand, melds: parsed.melds, layoffs: parsed.layoffs, targets: knock.melds,
-      onChange: () => { summary.textContent = t("arrange.deadwood", { points: editor.deadwood() }); } });
+    editor = new ArrangementEditor({ cards: hand, melds: parsed.melds, layoffs: parsed.layoffs, targets: knock.melds });
     replaceChildren(editorSlot, editor.render());
-    summary.textContent = t("arrange.deadwood", { points: editor.deadwood() });
   };
   const targets = el("ol", { class: "knocker-melds" }, knock.melds.map((m) => el("li", {}, m.map((c) => cardElement(c, { class: "mini" })))));
   panel.append(
     el("h3", { id: "layoff-title" }, t("arrange.layoff_title")),
     el("p", {}, t("arrange.layoff_help")),
     el("h4", {}, t("arrange.knocker_melds")), targets,
-    editorSlot, summary,
+    editorSlot,
     el("div", { class: "actions" },
       el("button", { type: "button", class: "primary", id: "confirm-layoff", onclick: () => send(`layoff ${editor.text()}`.trim()) },
         t("action.confirm_layoff")),

@@ -226,7 +226,7 @@ export class Lobby {
       rows.push(el("label", {}, t("seat.label", { n: seat + 1 }),
         el("select", { class: "seat-kind", dataset: { seat } },
           el("option", { value: "" }, t("create.open_seat")),
-          levels.map((level) => el("option", { value: level, selected: seat > 0 && level === this.bots.default && false },
+          levels.map((level) => el("option", { value: level },
             t("seat.computer", { level: botLabel(level) }))))));
     }
     replaceChildren(fieldset, el("legend", {}, t("create.seats")),
@@ -256,7 +256,7 @@ export class Lobby {
     const pool = document.getElementById("create-pool").value;
     const body = {
       nickname,
-      name: document.getElementById("create-name").value.trim() || null,
+      name: document.getElementById("create-name").value.trim() || t("create.default_name", { name: nickname }).slice(0, 40),
       preset: this.form.preset,
       options: this.readOptions(),
       players: this.form.players,
@@ -265,7 +265,6 @@ export class Lobby {
       clock_seconds: Number(document.getElementById("create-clock").value || 0),
       pool_chips: pool === "" ? null : Number(pool),
     };
-    if (body.name === null) delete body.name;
     try {
       const answer = await api.create(body);
       saveSeat(answer.table_id, { seat: answer.seat, token: answer.token, invite: answer.invite || null, name: nickname });

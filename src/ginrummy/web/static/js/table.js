@@ -377,6 +377,7 @@ export class TablePage {
     const hints = this.state.hints;
     const discardable = this.discardable();
     const box = this.seatBox(view.seats[this.seat], this.table.seats[this.seat], names, view, true);
+    if (view.phase === "over") { replaceChildren(this.regions.me, box); return; }
     const sortBy = prefs.sort;
     const hand = renderHand({
       hand: view.hand, hints, sortBy, discardable, selected: this.selected, taken: view.taken,
