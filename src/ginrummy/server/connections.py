@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from ginrummy.server.jsontext import dumps
 from ginrummy.server.limits import RateLimit
 from ginrummy.server.settings import Settings
 
@@ -45,7 +45,7 @@ class Connection:
         """Queue a message (a dict or JSON text); a connection too far behind is closed."""
         if self.closed:
             return
-        text = message if isinstance(message, str) else json.dumps(message)
+        text = message if isinstance(message, str) else dumps(message)
         try:
             self._queue.put_nowait(text)
         except asyncio.QueueFull:

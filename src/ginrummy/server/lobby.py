@@ -14,7 +14,7 @@ from ginrummy.server.committer import GroupCommitter
 from ginrummy.server.protocol import CreateTable, JoinTable
 from ginrummy.server.runner import TableRunner, new_table_id
 from ginrummy.server.settings import Settings
-from ginrummy.server.table import GameTable, Seat, new_secret, secret_hash
+from ginrummy.server.table import GameTable, Seat, new_secret, secret_hash, table_rules
 from ginrummy.storage import InsertTable, Repository, utcnow
 
 log = logging.getLogger("ginrummy.server.lobby")
@@ -121,7 +121,7 @@ class Lobby:
         table_id = new_table_id()
         while table_id in self.runners:
             table_id = new_table_id()
-        table = GameTable(table_id, name, rules.name, rules, body.public,
+        table = GameTable(table_id, name, rules.name, table_rules(rules), body.public,
                           None if invite is None else secret_hash(invite),
                           round(clock * 1000), body.pool_chips, seats)
         await self.committer.commit([InsertTable(table.to_stored())])

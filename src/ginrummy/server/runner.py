@@ -10,7 +10,6 @@ absent players, the pause between hands) re-check the table version before actin
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
@@ -22,6 +21,7 @@ from ginrummy.bots import BOTS, Bot, make_bot
 from ginrummy.server.chat import chat_message, clean_text
 from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.connections import Connection
+from ginrummy.server.jsontext import dumps
 from ginrummy.server.protocol import (
     PROTOCOL,
     ActionMessage,
@@ -145,12 +145,12 @@ class TableRunner:
             return
         table = self.table
         now = time.time()
-        entry = table.entry()
+        entry_json = dumps(table.entry())
         texts: dict[int | None, str] = {}
         for conn in list(self.connections):
             text = texts.get(conn.seat)
             if text is None:
-                text = json.dumps(table.state_message(conn.seat, now, entry))
+                text = table.state_text(conn.seat, now, entry_json)
                 texts[conn.seat] = text
             conn.send(text)
 
@@ -196,7 +196,7 @@ class TableRunner:
         except MessageError as exc:
             conn.send(error(exc.code, str(exc)))
             return
-        message = json.dumps(chat_message(conn.seat, conn.name, cleaned))
+        message = dumps(chat_message(conn.seat, conn.name, cleaned))
         for other in list(self.connections):
             if conn.seat not in other.muted:
                 other.send(message)

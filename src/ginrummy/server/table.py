@@ -22,6 +22,7 @@ from ginrummy.engine import CHANCE, Hand, Phase, deal_order
 from ginrummy.errors import IllegalActionError, NotYourTurnError
 from ginrummy.match import Match
 from ginrummy.rules import Format, Ruleset
+from ginrummy.server.jsontext import dumps
 from ginrummy.server.protocol import Code, MessageError
 from ginrummy.solver import best_melds_mask, knock_options_mask
 from ginrummy.storage import StoredEvent, StoredSeat, StoredTable, utcnow
@@ -39,6 +40,23 @@ def secret_hash(secret: str) -> str:
 def new_secret() -> str:
     """A fresh seat token or invite code."""
     return secrets.token_urlsafe(24)
+
+
+class TableRules(Ruleset):
+    """A table's ruleset whose dict form is computed once: it goes out with every state."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option as plain JSON values (cached; a fresh copy each call)."""
+        cached: dict[str, Any] | None = self.__dict__.get("_as_dict")
+        if cached is None:
+            cached = super().to_dict()
+            object.__setattr__(self, "_as_dict", cached)
+        return dict(cached)
+
+
+def table_rules(rules: Ruleset) -> TableRules:
+    """The same options as a :class:`TableRules`."""
+    return TableRules.from_dict(rules.to_dict(), name=rules.name)  # type: ignore[return-value]
 
 
 @dataclass
@@ -104,7 +122,7 @@ class GameTable:
     @classmethod
     def from_stored(cls, stored: StoredTable) -> GameTable:
         """Rebuild a table by replaying its events (raises ``ValueError`` on a bad record)."""
-        rules = Ruleset.from_dict(stored.rules, name=stored.preset)
+        rules = TableRules.from_dict(stored.rules, name=stored.preset)
         seats = [Seat(s.seat, s.kind, s.name, s.level, s.token_hash, s.rematch)
                  for s in stored.seats]
         table = cls(stored.id, stored.name, stored.preset, rules, stored.public,
@@ -282,9 +300,17 @@ class GameTable:
             "created_at": self.created_at.isoformat().replace("+00:00", "Z"),
         }
 
-    def state_message(self, seat: int | None, now: float,
-                      entry: dict[str, Any] | None = None) -> dict[str, Any]:
+    def state_text(self, seat: int | None, now: float, entry_json: str) -> str:
+        """The ``state`` message as JSON text, with the lobby entry already serialised (a
+        broadcast serialises it once for every recipient)."""
+        body = dumps(self._state_body(seat, now))
+        return f'{{"type":"state","table":{entry_json},{body[1:]}'
+
+    def state_message(self, seat: int | None, now: float) -> dict[str, Any]:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""
+        return {"type": "state", "table": self.entry(), **self._state_body(seat, now)}
+
+    def _state_body(self, seat: int | None, now: float) -> dict[str, Any]:
         match = self.match
         hand = self.hand
         legal: list[str] = []
@@ -297,9 +323,7 @@ class GameTable:
                 if not hand.over and hand.to_move == seat:
                     legal = [_legal_text(a, hand) for a in hand.legal_actions()]
         return {
-            "type": "state",
             "version": self.version,
-            "table": entry if entry is not None else self.entry(),
             "seat": seat,
             "view": player_view,
             "legal": legal,
