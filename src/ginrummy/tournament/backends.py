@@ -65,10 +65,24 @@ def run_processes(config: TournamentConfig, progress: Progress) -> list[GameResu
                     start = pending.pop(future)
                     results[start] = future.result()
                     progress(len(results[start]))
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:  # Ctrl-C, or a game failed: stop the workers now
+            _stop_workers(pool)
             raise
     return _in_order(results)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel the queued chunks and terminate the running ones (``shutdown`` alone would wait
+    for the chunks already handed to the workers)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if terminate is not None:
+        terminate()
+        return
+    # before 3.14: the pool's own process list (shutdown forgets it, so read it first)
+    processes: list[Any] = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
 
 
 def import_ray() -> Any:
