@@ -169,6 +169,14 @@ def test_hand_mode_plays_one_hand_per_game() -> None:
     assert len(result.games) == 10 and all(g.hands == 1 for g in result.games)
     for game in result.games:
         assert game.scores == game.points  # a hand's points, no end bonus
+    randoms = run_tournament(TournamentConfig(("random", "random"), Ruleset.preset("classic"),
+                                              deals=5, seed=4, unit=Unit.HAND))
+    voids = randoms.outcomes()["void"]
+    assert voids > 0  # random players rarely knock before the stock runs out
+    for stats in randoms.player_stats():
+        assert stats.counts["void"] == voids and stats.rates()["void"] == voids / 10
+        # a void hand is a tie: half a win each
+        assert stats.wins == voids / 2 + sum(g.winner == stats.player for g in randoms.games)
     single = TournamentConfig(("simple", "random"), Ruleset.preset("arena"), deals=1, seed=4,
                               unit=Unit.HAND)
     assert single.unit is Unit.MATCH  # a single-hand game is already one hand

@@ -43,9 +43,11 @@ class Backend(StrEnum):
     RAY = "ray"
 
 
-COUNTS = ("hands_won", "gin", "big_gin", "knock", "undercut", "undercut_suffered", "knocks")
+COUNTS = ("hands_won", "gin", "big_gin", "knock", "undercut", "undercut_suffered", "knocks",
+          "void")
 """Per-player hand counts of a game: hands won, won by gin (big gin included), by big gin, by
-a knock, by an undercut; undercuts suffered as the knocker; knocks made (gin included)."""
+a knock, by an undercut; undercuts suffered as the knocker; knocks made (gin included); void
+hands played."""
 
 
 @dataclass(frozen=True)
@@ -195,8 +197,10 @@ class _Tally:
         self.hands += 1
         outcome = result.outcome
         self.outcomes[outcome.value] += 1
-        if result.winner is None or result.knocker is None:
-            return  # void: nobody scores
+        if result.winner is None or result.knocker is None:  # void: nobody scores
+            for player in seats:
+                counts["void"][player] += 1
+            return
         winner = seats[result.winner]
         knocker = seats[result.knocker]
         counts["hands_won"][winner] += 1
