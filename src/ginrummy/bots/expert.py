@@ -93,8 +93,9 @@ errors (after ``MIN_WORLDS`` worlds) is no longer scored: the work goes to the o
 HEURISTIC_WEIGHT = 1.0
 """The default discard (the one the search must beat) is the candidate with the least
 deadwood after it, plus ``DANGER_POINTS`` per expected meld partner the next player holds
-(feeding him), minus ``LIVE_POINTS`` per unseen card that would make a meld with it (its
-potential); 0 makes the play-out policy's discard the default."""
+(feeding him), plus ``LIVE_POINTS`` per unseen card that would make a meld with it and the
+cards kept (the potential thrown away); 0 makes the play-out policy's discard the
+default."""
 DANGER_POINTS = 1.5
 LIVE_POINTS = 1.0
 KNOCK_CANDIDATES = 3
@@ -337,7 +338,7 @@ class ExpertBot:
             unseen = belief.tracker.unseen
             default_card = min(chosen, key=lambda c: (
                 after[c] + HEURISTIC_WEIGHT * (DANGER_POINTS * danger(c)
-                                               - LIVE_POINTS * _live_outs(hand, c, unseen)),
+                                               + LIVE_POINTS * _live_outs(hand, c, unseen)),
                 c != policy_card, -c))
         out: list[_Candidate] = []
         for card in chosen:
