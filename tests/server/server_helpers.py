@@ -182,6 +182,16 @@ class Client:
             if predicate(message):
                 return message
 
+    def playable(self, timeout: float = 10) -> dict[str, Any]:
+        """The latest state once it offers this seat legal actions."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                while True:  # read what has already arrived
+                    self.recv(0.05)
+            if self.state["legal"]:
+                return self.state
+            self.wait(lambda m: m["type"] == "state", timeout)
+
     @property
     def state(self) -> dict[str, Any]:
         """The latest state received."""

@@ -1,0 +1,63 @@
+"""The server on PostgreSQL: play, stop, start again, the table is restored and goes on."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from server_helpers import Client, is_state, live_server
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
+
+from ginrummy.storage import open_engine
+
+PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A URL whose connections use a fresh schema (dropped after the test)."""
+    try:
+        admin = open_engine(PG_URL)
+        schema = f"ginrummy_srv_{secrets.token_hex(6)}"
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except OperationalError as exc:
+        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
+    try:
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_play_restart_and_play_on_with_postgresql(tmp_path: Path, pg_url: str) -> None:
+    with live_server(tmp_path, db=pg_url) as server:
+        created = server.create(nickname="Ann", bots={"1": "simple"})
+        table_id, token = created["table_id"], created["token"]
+        ann = Client.open(server, table_id, token)
+        acked = []
+        while len(acked) < 3:
+            state = ann.playable()
+            ann.send({"type": "action", "id": f"a{len(acked)}", "version": state["version"],
+                      "action": state["legal"][0]})
+            ack = ann.wait(lambda m: m["type"] in ("ack", "error"))
+            assert ack["type"] == "ack", ack
+            acked.append(ack["version"])
+        ann.close()
+        stored = server.stored_table(table_id)
+    assert stored.version >= acked[-1]
+    assert {e.client_id for e in stored.events if e.client_id} == {"a0", "a1", "a2"}
+    with live_server(tmp_path, db=pg_url) as again:
+        assert again.app.state.server.restored == 1
+        ann = Client.open(again, table_id, token)
+        assert ann.state["version"] >= acked[-1]
+        state = ann.playable()
+        ann.send({"type": "action", "id": "after", "version": state["version"],
+                  "action": state["legal"][0]})
+        assert ann.wait(lambda m: m["type"] in ("ack", "error"))["type"] == "ack"
+        ann.wait(is_state(state["version"] + 1))
