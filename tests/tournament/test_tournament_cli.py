@@ -149,3 +149,38 @@ def test_help_lists_the_options(cli: Callable[..., CliRun]) -> None:
     for option in ("--players", "--matches", "--hands", "--jobs", "--backend", "--ray-address",
                    "--budget-ms", "--no-progress", "--json", "--preset", "--set"):
         assert option in run.out
+
+
+def test_progress_bar_counts_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ginrummy.tournament import progress
+
+    calls: list[int] = []
+
+    class FakeProgress:  # stands for rich.progress.Progress
+        def __init__(self, *columns: object, **options: object) -> None:
+            assert options["transient"] is True
+
+        def __enter__(self) -> FakeProgress:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            calls.append(-1)
+
+        def add_task(self, description: str, total: int) -> int:
+            calls.append(total)
+            return 7
+
+        def advance(self, task: int, games: int) -> None:
+            assert task == 7
+            calls.append(games)
+
+    import rich.progress
+
+    monkeypatch.setattr(rich.progress, "Progress", FakeProgress)
+    with progress.progress_bar(10, "test") as advance:
+        advance(3)
+        advance(7)
+    assert calls == [10, 3, 7, -1]
+    with progress.progress_bar(10, "test", enabled=False) as advance:
+        advance(3)
+    assert calls == [10, 3, 7, -1]
