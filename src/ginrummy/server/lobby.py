@@ -57,8 +57,7 @@ class Lobby:
                 continue
             self.runners[table.id] = TableRunner(table, self.settings, self.committer,
                                                  self.repository)
-        for runner in list(self.runners.values()):
-            await runner.start()
+        await asyncio.gather(*(runner.start() for runner in list(self.runners.values())))
         return len(stored)
 
     def close(self) -> None:

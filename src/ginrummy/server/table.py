@@ -117,6 +117,7 @@ class GameTable:
     clock_deadline: float | None = None
     next_deal_at: float | None = None
     client_ids: dict[int, OrderedDict[str, int]] = field(default_factory=dict)
+    _fixed_entry: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     # ----------------------------------------------------------------- storage
     @classmethod
@@ -282,22 +283,27 @@ class GameTable:
     # ----------------------------------------------------------------- messages
     def entry(self) -> dict[str, Any]:
         """The public lobby entry."""
+        fixed = self._fixed_entry
+        if fixed is None:  # what never changes, computed once
+            fixed = self._fixed_entry = {
+                "id": self.id,
+                "name": self.name,
+                "preset": self.preset,
+                "rules": self.rules.to_dict(),
+                "description": self.rules.describe(),
+                "players": self.rules.players,
+                "public": self.public,
+                "clock_seconds": self.clock_ms / 1000,
+                "pool_chips": self.pool_chips,
+                "created_at": self.created_at.isoformat().replace("+00:00", "Z"),
+            }
         return {
-            "id": self.id,
-            "name": self.name,
-            "preset": self.preset,
-            "rules": self.rules.to_dict(),
-            "description": self.rules.describe(),
-            "players": self.rules.players,
+            **fixed,
             "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
                        "connected": s.connections > 0, "away": s.human and s.away}
                       for s in self.seats],
             "status": self.status,
-            "public": self.public,
-            "clock_seconds": self.clock_ms / 1000,
-            "pool_chips": self.pool_chips,
             "version": self.version,
-            "created_at": self.created_at.isoformat().replace("+00:00", "Z"),
         }
 
     def state_text(self, seat: int | None, now: float, entry_json: str) -> str:
