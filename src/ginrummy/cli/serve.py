@@ -60,6 +60,7 @@ def uvicorn_config(app: Any, settings: Any, **overrides: Any) -> Any:
     options: dict[str, Any] = dict(
         host=settings.host, port=settings.port, log_level=settings.log_level,
         ws_max_size=settings.frame_limit, ws_ping_interval=20.0, ws_ping_timeout=20.0,
+        ws_per_message_deflate=settings.ws_compression,
         access_log=False, lifespan="on", server_header=False)
     options.update(overrides)
     return uvicorn.Config(app, **options)

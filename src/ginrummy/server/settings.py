@@ -40,6 +40,8 @@ class Settings:
     hello_timeout_seconds: float = 10.0
     send_queue_limit: int = 512
     """Messages queued for one slow connection before it is closed."""
+    ws_compression: bool = False
+    """permessage-deflate on WebSockets: less bandwidth, more CPU per message."""
     sqlite_synchronous: str = "FULL"
     commit_interval_ms: float = 0.0
     """Extra wait before each group commit to gather more actions (0: commit as soon as the
