@@ -11,7 +11,7 @@ Every decision is a small hand evaluation on bitmasks (docs/bots.md tells it in 
 - a discard minimises ``deadwood - POTENTIAL_WEIGHT * potential + DANGER_WEIGHT * danger``,
   ties toward discarding the higher card;
 - the face-up card is taken when the best discard after taking it scores better than the
-  expected result of a stock draw by a margin (taking it tells the opponent something);
+  expected result of a stock draw;
 - a knock is made when the deadwood is within a threshold that shrinks as the opponents have
   drawn more cards (their deadwood falls and an undercut gets likelier), and at any deadwood
   when the knock should win the match; a gin is always taken;
@@ -129,10 +129,11 @@ class IntermediateBot:
 
     name = "intermediate"
 
-    POTENTIAL_WEIGHT = 1.5
+    POTENTIAL_WEIGHT = 0.8
     DANGER_WEIGHT = 6.0
-    TAKE_MARGIN = 1.0
-    """Points a take must gain over the stock draw: it shows the opponent our hand."""
+    TAKE_MARGIN = 0.0
+    """Points a take must gain over the stock draw (a take shows the opponent part of the
+    hand; measured against beginner, any margin cost more than the information was worth)."""
     KNOCK_EARLY_DRAWS = 6
     LATE_KNOCK_DEADWOOD = 6
 
