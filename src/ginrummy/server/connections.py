@@ -65,6 +65,14 @@ class Connection:
                 self._queue.get_nowait()
             self._queue.put_nowait((_CLOSE, code, reason))
 
+    async def flush(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until a pending close has been sent."""
+        sender = self._sender
+        if sender is None or self.close_code is None:
+            return
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(sender), timeout)
+
     async def finish(self) -> None:
         """Stop the sender task (the socket is gone)."""
         self.closed = True

@@ -94,10 +94,7 @@ async def table_socket(websocket: WebSocket) -> None:
 
 async def _drain(conn: Connection) -> None:
     """Let the sender flush (a close with its reason included), briefly, then stop it."""
-    with contextlib.suppress(asyncio.TimeoutError, Exception):
-        sender = conn._sender
-        if sender is not None and conn.close_code is not None:
-            await asyncio.wait_for(asyncio.shield(sender), 2.0)
+    await conn.flush(2.0)
     await conn.finish()
     ws = conn.websocket
     if ws.application_state is WebSocketState.CONNECTED and conn.close_code is None:
