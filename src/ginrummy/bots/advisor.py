@@ -1,10 +1,13 @@
 """The advisor: the expert's ranked actions, with their estimated values, for one view.
 
 ``advise(view, legal)`` runs the expert's search (:mod:`ginrummy.bots.expert`) on the view of
-the player to move and returns every candidate it evaluated, the action the expert would play
-first. A value is the mean score of the hand, in points from that player's seat (match
-points won minus lost; in the single-hand game, the others' mean penalty minus its own), over
-the sampled worlds. Like a bot, the advisor sees only the view: it cannot use hidden cards.
+the player to move and returns every candidate it evaluated: the action the expert would play
+first, then the others by value. (The expert keeps its heuristic default unless the search
+shows another candidate better by a clear margin, so the second may have a slightly higher
+mean value than the first.) A value is the mean score of the hand, in points from that
+player's seat (match points won minus lost; in the single-hand game, the others' mean penalty
+minus its own), over the sampled worlds. Like a bot, the advisor sees only the view: it
+cannot use hidden cards.
 """
 
 from __future__ import annotations

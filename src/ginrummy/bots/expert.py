@@ -288,10 +288,10 @@ class ExpertBot:
         policy_takes = False
         for action in legal:
             if isinstance(action, DrawDiscard) and top is not None:
-                out.append(_Candidate(action, _take_scorer(ctx, seat, top), "take", True))
+                out.append(_Candidate(action, _take_scorer(ctx, seat, top), "", True))
                 policy_takes = wants_card(view.hand_mask, top)
             elif isinstance(action, DrawStock):
-                out.append(_Candidate(action, _stock_scorer(ctx, seat, top), "stock", True))
+                out.append(_Candidate(action, _stock_scorer(ctx, seat, top), "", True))
             elif isinstance(action, Pass) and top is not None:
                 passes = sum(1 for e in view.log if isinstance(e.action, Pass)) + 1
                 dealer_first = view.rules.upcard_offer is UpcardOffer.DEALER_FIRST
@@ -299,7 +299,7 @@ class ExpertBot:
                     score = _after_offer_scorer(ctx, seat, (view.dealer + 1) % n, top)
                 else:
                     score = _pass_scorer(ctx, seat, (seat + 1) % n, top, passes)
-                out.append(_Candidate(action, score, "pass", True))
+                out.append(_Candidate(action, score, "", True))
         for candidate in out:
             takes = isinstance(candidate.action, DrawDiscard)
             candidate.default = takes == policy_takes

@@ -168,8 +168,8 @@ def record_report(data: dict[str, Any]) -> list[str]:
              f"  top discard {data['top_discard'] or '-'}, stock {data['stock_size']}, "
              f"knock <= {data['knock_limit']}"
              + (f", score {' - '.join(map(str, data['scores']))}" if data["scores"] else ""),
-             f"Expert advice ({data['budget_ms']:g} ms, seed {data['seed']}), best first, "
-             "in expected points of the hand:"]
+             f"Expert advice ({data['budget_ms']:g} ms, seed {data['seed']}): its choice "
+             "first, then by value (expected points of the hand):"]
     for i, a in enumerate(data["advice"], 1):
         note = f"  ({a['note']})" if a["note"] else ""
         lines.append(f"  {i}) {a['action']:<40} {a['value']:+7.2f}{note}")
