@@ -27,6 +27,7 @@ from web_support import (
     play_until,
     running_server,
     wait_for_await,
+    wait_for_first_state,
 )
 
 if browser_missing():
@@ -79,7 +80,7 @@ def test_two_people_play_a_hand_watched_by_a_spectator(
     bob.wait_for_selector("#my-hand")
     assert bob.get_attribute("#table-page", "data-seat") == "1"
     eve.goto(f"/?table={table}")
-    eve.wait_for_selector("#opponents .seat-box")
+    wait_for_first_state(eve)
     assert eve.locator("#my-hand").count() == 0
 
     # chat, rendered as text, never as markup
@@ -160,7 +161,8 @@ def visible_texts(page: Page) -> list[str]:
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
         while (walker.nextNode()) {
             const node = walker.currentNode;
-            const skip = 'script, style, .chat-log, .player-name, option[lang]';
+            // people's words: chat, names of players and tables; language names
+            const skip = 'script, style, .chat-log, .player-name, .table-name, option[lang]';
             if (node.parentElement.closest(skip)) continue;
             const text = node.textContent.trim();
             if (text) out.push(text);
@@ -344,6 +346,7 @@ def test_turn_clock_shown_and_private_table_by_invite(server: ServerProcess,
     bob.goto(link)
     bob.fill("#join-nickname", "Bob")
     bob.click("#join-submit")
+    wait_for_first_state(bob)
     bob.wait_for_selector("#my-hand .card")
     wait_for_await([ann, bob], {"act"})
     assert ann.get_attribute("#table-page", "data-phase") in {"draw", "offer"}

@@ -181,13 +181,20 @@ def create_table(page: Page, nickname: str, *, preset: str = "classic", players:
     if clock:
         page.fill("#create-clock", str(clock))
     page.click("#create-submit")
-    page.wait_for_selector("#table-page")
+    wait_for_first_state(page)
     match = re.search(r"[?&]table=([^&]+)", page.url)
     assert match, page.url
     return match.group(1)
 
 
 # --------------------------------------------------------------------------- playing
+def wait_for_first_state(page: Page) -> None:
+    """The table page has rendered a `state` from the server."""
+    page.wait_for_function("() => { const p = document.getElementById('table-page');"
+                           " return p && p.dataset.version !== undefined"
+                           " && p.dataset.version !== ''; }")
+
+
 def await_state(page: Page) -> str:
     return str(page.get_attribute("#table-page", "data-await") or "")
 

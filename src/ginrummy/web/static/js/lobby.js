@@ -89,13 +89,15 @@ export class Lobby {
   }
 
   async refresh() {
+    let tables;
     try {
-      const data = await api.tables();
-      this.tables = data.tables || [];
+      tables = (await api.tables()).tables || [];
     } catch (error) {
       toast(errorText(error), "error");
       return;
     }
+    if (JSON.stringify(tables) === JSON.stringify(this.tables)) return; // keep a seat being chosen
+    this.tables = tables;
     this.renderTables();
   }
 
@@ -144,7 +146,7 @@ export class Lobby {
       },
     }, t("rules.button")));
     return el("article", { class: "table-entry", dataset: { table: table.id } },
-      el("h3", { text: table.name || table.id }),
+      el("h3", { class: "table-name", text: table.name || table.id }),
       el("p", { class: "rules-summary" }, rulesSummary(table.preset, table.rules)),
       seats,
       el("p", { class: "table-details" }, details),
@@ -179,6 +181,7 @@ export class Lobby {
     this.form = { preset, players: this.form?.players || rules.players || 2 };
     const playersSelect = el("select", { id: "create-players", name: "players", onchange: (e) => {
       this.form.players = Number(e.target.value);
+      if (this.form.players > 2) this.fitManyPlayers(rules);
       this.renderSeats();
     } }, [2, 3, 4].map((n) => el("option", { value: n, selected: n === this.form.players }, String(n))));
     const optionFields = Object.entries(this.presets.options)
@@ -197,6 +200,16 @@ export class Lobby {
       el("button", { type: "submit", class: "primary", id: "create-submit" }, t("create.submit")));
     replaceChildren(slot, form);
     this.renderSeats();
+  }
+
+  /** 3-4 players play the single-hand game, never with the dealer-first offer (R3.5, R7.2). */
+  fitManyPlayers(rules) {
+    const set = (name, value) => {
+      const input = document.getElementById(`opt-${name}`);
+      if (input && input.value !== value) { input.value = value; this.dirty.add(name); }
+    };
+    if (rules.format === "match") set("format", "single_hand");
+    if (rules.upcard_offer === "dealer_first") set("upcard_offer", "none");
   }
 
   optionField(name, schema, value) {

@@ -212,7 +212,7 @@ export class TablePage {
     const invite = this.invite && table && !table.public
       ? `${location.origin}/?table=${encodeURIComponent(this.tableId)}&invite=${encodeURIComponent(this.invite)}` : null;
     replaceChildren(this.regions.head,
-      el("h1", { text: table ? (table.name || table.id) : this.tableId }),
+      el("h1", { class: "table-name", text: table ? (table.name || table.id) : this.tableId }),
       table ? el("p", { class: "rules-summary" }, rulesSummary(table.preset, table.rules)) : null,
       el("div", { class: "actions" },
         el("button", { type: "button", id: "rules-button", onclick: () => this.openRules() }, t("rules.button")),
