@@ -33,7 +33,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ginrummy.actions import (
     Action,
@@ -98,6 +98,9 @@ cards kept (the potential thrown away); 0 makes the play-out policy's discard th
 default."""
 DANGER_POINTS = 1.5
 LIVE_POINTS = 1.0
+KNOCK_FLOOR = 0.0
+"""The default knock (as soon as possible) gives way to the default discard when its mean
+value over the worlds is below this many points (an undercut or a big loss is likely)."""
 KNOCK_CANDIDATES = 3
 """How many knocks (least deadwood first) are searched, each with every arrangement."""
 
@@ -140,30 +143,32 @@ class _Candidate:
     note: str
     playout: bool
     default: bool = False
-    total: float = 0.0
-    samples: int = 0
-    gain: float = 0.0
-    gain_sq: float = 0.0
+    fallback: bool = False
+    """The discard to play instead of a knock that loses points on average."""
+    values: list[float] = field(default_factory=list)
+    """Its score in each world, in the order sampled."""
 
     def mean(self) -> float:
         """Mean score over the worlds it was scored in."""
-        return self.total / self.samples if self.samples else 0.0
+        return sum(self.values) / len(self.values) if self.values else 0.0
 
-    def mean_gain(self) -> float:
-        """Mean paired gain over the default."""
-        return self.gain / self.samples if self.samples else 0.0
 
-    def gain_error(self) -> float:
-        """Standard error of the mean paired gain."""
-        n = self.samples
-        if n < 2:
-            return math.inf
-        gain = self.gain / n
-        return math.sqrt(max(self.gain_sq / n - gain * gain, 0.0) / (n - 1))
+def _paired_gain(candidate: _Candidate, default: _Candidate) -> tuple[float, float]:
+    """Mean gain of ``candidate`` over ``default`` in the worlds both were scored in, and
+    its standard error."""
+    diffs = [v - d for v, d in zip(candidate.values, default.values, strict=False)]
+    n = len(diffs)
+    if n < 2:
+        return 0.0, math.inf
+    mean = sum(diffs) / n
+    spread = sum((x - mean) ** 2 for x in diffs) / (n - 1)
+    return mean, math.sqrt(spread / n)
 
-    def upper_gain(self) -> float:
-        """An optimistic bound on the gain: below 0, the candidate is dropped."""
-        return self.mean_gain() + PRUNE_CONFIDENCE * self.gain_error()
+
+def _upper_gain(candidate: _Candidate, default: _Candidate) -> float:
+    """An optimistic bound on the gain: below 0, the candidate is no longer scored."""
+    gain, error = _paired_gain(candidate, default)
+    return gain + PRUNE_CONFIDENCE * error
 
 
 def _cost(candidate: _Candidate) -> float:
@@ -233,32 +238,29 @@ class ExpertBot:
         worlds = 0
         while spent < planned and worlds < MAX_WORLDS and rivals:
             world = belief.sample(rng)
-            base = default.score(world)
-            default.total += base
-            default.samples += 1
-            spent += _cost(default)
-            for candidate in rivals:
-                value = candidate.score(world)
-                candidate.total += value
-                candidate.samples += 1
-                diff = value - base
-                candidate.gain += diff
-                candidate.gain_sq += diff * diff
+            for candidate in (default, *rivals):
+                candidate.values.append(candidate.score(world))
                 spent += _cost(candidate)
             worlds += 1
             if worlds >= MIN_WORLDS and worlds % 2 == 0:
-                rivals = [c for c in rivals if c.upper_gain() >= 0.0]
+                rivals = [c for c in rivals if _upper_gain(c, default) >= 0.0]
             if time.perf_counter() > deadline:
                 break
+        if isinstance(default.action, Knock) and default.mean() < KNOCK_FLOOR:
+            # knocking loses points on average here (an undercut is likely): keep playing
+            fallback = next((c for c in rivals if c.fallback), None)
+            if fallback is not None:
+                rivals = [c for c in (default, *rivals) if c is not fallback]
+                default = fallback
         chosen = default
         best_gain = 0.0
         for candidate in rivals:
-            gain = candidate.mean_gain()
-            if gain > best_gain and gain > CONFIDENCE * candidate.gain_error() + MARGIN:
+            gain, error = _paired_gain(candidate, default)
+            if gain > best_gain and gain > CONFIDENCE * error + MARGIN:
                 chosen, best_gain = candidate, gain
         rest = sorted((c for c in candidates if c is not chosen),
                       key=lambda c: c.mean(), reverse=True)
-        evaluations = tuple(Evaluation(c.action, c.mean(), c.samples, c.note)
+        evaluations = tuple(Evaluation(c.action, c.mean(), len(c.values), c.note)
                             for c in [chosen, *rest])
         return Analysis(evaluations, worlds, round(spent, 2))
 
@@ -345,6 +347,7 @@ class ExpertBot:
             candidate = _Candidate(allowed[card], _discard_scorer(ctx, seat, hand, card),
                                    f"deadwood {after[card]}", True)
             candidate.default = card == default_card
+            candidate.fallback = card == default_card
             out.append(candidate)
         knocks.sort(key=lambda k: _knock_deadwood(hand, k))
         for i, knock in enumerate(knocks[:KNOCK_CANDIDATES]):
