@@ -89,6 +89,13 @@ def test_two_people_play_a_hand_watched_by_a_spectator(
     bob.wait_for_selector("#chat-log li")
     assert bob.locator("#chat-log b").count() == 0
     assert "<b>good luck</b>" in bob.inner_text("#chat-log")
+    # Bob mutes Ann: her next message reaches the spectator, not him
+    bob.locator(".mute-list button", has_text="Ann").click()
+    ann.fill("#chat-input", "second")
+    ann.click("#chat-send")
+    eve.wait_for_selector("#chat-log li >> text=second")
+    bob.wait_for_timeout(300)
+    assert "second" not in bob.inner_text("#chat-log")
 
     moves = play_until([ann, bob], {"next", "over"})
     assert len(moves) >= 2 and "discard" in moves
@@ -138,8 +145,10 @@ def test_classic_match_against_the_computer(server: ServerProcess, browser: Brow
 
 
 def test_reload_mid_hand_restores_the_table(server: ServerProcess, browser: Browser) -> None:
+    """`eaai` starts with the upcard offer (take or pass, R3.5): the player answers it, then
+    reloads the page mid-hand and finds the same hand."""
     _, page = new_page(browser, server.base)
-    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    create_table(page, "Ann", preset="eaai", bots={1: "simple"})
     wait_for_await([page], {"act"})
     play_turn(page)  # a draw: eleven cards
     wait_for_await([page], {"act"})
@@ -356,3 +365,40 @@ def test_turn_clock_shown_and_private_table_by_invite(server: ServerProcess,
         clock.wait_for()
         assert re.fullmatch(r"⏱ [01]:\d\d", clock.inner_text().strip())
     no_errors(ann, bob)
+
+
+def test_arrangements_can_be_changed_before_they_are_sent(server: ServerProcess,
+                                                          browser: Browser) -> None:
+    """The knock and layoff panels start from the proposal and can be changed (the client's
+    own modules, loaded in the page)."""
+    _, page = new_page(browser, server.base)
+    page.goto("/")
+    page.wait_for_selector("#create-form")
+    result = page.evaluate("""async () => {
+        const { ArrangementEditor, knockOptions } = await import('/js/arrange.js');
+        const hand = ['As', '2s', '3s', '7h', '7d', '7c', '4c', '5d', '9h', '2c', 'Kd'];
+        const legal = ['discard Kd', 'knock Kd [As 2s 3s] [7h 7d 7c]'];
+        const [option] = knockOptions(legal, hand);
+        const editor = new ArrangementEditor({ cards: hand.filter(c => c !== option.discard),
+                                               melds: option.melds });
+        const steps = [[option.deadwood, editor.deadwood(), editor.text()]];
+        editor.melds.splice(1, 1);                      // break up the set of sevens
+        steps.push([editor.deadwood(), editor.text()]);
+        editor.selection = new Set(['7h', '7d', '7c']); // and make it again
+        document.body.append(editor.render());
+        document.querySelector('.arrangement .make-meld').click();
+        steps.push([editor.deadwood(), editor.text()]);
+        const defence = new ArrangementEditor({ cards: ['6h', 'Jh', '4s', '4d', '4c'],
+            melds: [['4s', '4d', '4c']], layoffs: [{ card: '6h', meld: 1 }],
+            targets: [['7h', '8h', '9h', 'Th']] });
+        document.body.append(defence.render());
+        const select = defence.root.querySelector('.layoff-target');
+        select.value = '1';
+        select.dispatchEvent(new Event('change'));
+        steps.push([defence.deadwood(), defence.text()]);
+        return steps;
+    }""")
+    assert result[0] == [20, 20, "[As 2s 3s] [7h 7d 7c]"]  # 4c 5d 9h 2c
+    assert result[1] == [41, "[As 2s 3s]"]
+    assert result[2] == [20, "[As 2s 3s] [7h 7d 7c]"]
+    assert result[3] == [0, "[4s 4d 4c] 6h@1 Jh@1"]

@@ -199,7 +199,16 @@ export class Lobby {
       el("details", { class: "options" }, el("summary", {}, t("create.options")), el("div", { class: "option-grid" }, optionFields)),
       el("button", { type: "submit", class: "primary", id: "create-submit" }, t("create.submit")));
     replaceChildren(slot, form);
+    document.getElementById("opt-format")?.addEventListener("change", () => this.showPool());
     this.renderSeats();
+    this.showPool();
+  }
+
+  /** The prize pool is a setting of single-hand tables only (R6.4). */
+  showPool() {
+    const format = document.getElementById("opt-format")?.value || this.presets.presets[this.form.preset].format;
+    const label = document.getElementById("create-pool-label");
+    if (label) label.hidden = format !== "single_hand";
   }
 
   /** 3-4 players play the single-hand game, never with the dealer-first offer (R3.5, R7.2). */
@@ -210,6 +219,7 @@ export class Lobby {
     };
     if (rules.format === "match") set("format", "single_hand");
     if (rules.upcard_offer === "dealer_first") set("upcard_offer", "none");
+    this.showPool();
   }
 
   optionField(name, schema, value) {
@@ -266,7 +276,8 @@ export class Lobby {
     for (const select of document.querySelectorAll("#create-seats .seat-kind")) {
       if (select.value) bots[select.dataset.seat] = select.value;
     }
-    const pool = document.getElementById("create-pool").value;
+    const poolLabel = document.getElementById("create-pool-label");
+    const pool = poolLabel.hidden ? "" : document.getElementById("create-pool").value;
     const body = {
       nickname,
       name: document.getElementById("create-name").value.trim() || t("create.default_name", { name: nickname }).slice(0, 40),
