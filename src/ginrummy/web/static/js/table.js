@@ -277,6 +277,7 @@ export class TablePage {
       tags.push(el("span", { class: "badge away" }, t("seat.disconnected")));
     }
     if (this.state && (this.state.rematch || []).includes(s)) tags.push(el("span", { class: "badge" }, t("seat.wants_rematch")));
+    if (tableSeat && tableSeat.kind === "empty") tags.push(el("span", { class: "badge" }, t("seat.open")));
     return el("div", { class: `seat-box${toMove ? " to-move" : ""}${isMe ? " mine" : ""}`, dataset: { seat: s } },
       el("div", { class: "seat-title" },
         el("span", { class: "player-name", text: names[s] || "" }),
@@ -373,7 +374,11 @@ export class TablePage {
   }
 
   renderMe(view, names) {
-    if (this.seat === null || !view || !this.table) { replaceChildren(this.regions.me); return; }
+    if (this.seat === null || !this.table) { replaceChildren(this.regions.me); return; }
+    if (!view) {
+      replaceChildren(this.regions.me, this.seatBox(null, this.table.seats[this.seat], names, null, true));
+      return;
+    }
     const hints = this.state.hints;
     const discardable = this.discardable();
     const box = this.seatBox(view.seats[this.seat], this.table.seats[this.seat], names, view, true);
