@@ -402,3 +402,33 @@ def test_arrangements_can_be_changed_before_they_are_sent(server: ServerProcess,
     assert result[1] == [41, "[As 2s 3s]"]
     assert result[2] == [20, "[As 2s 3s] [7h 7d 7c]"]
     assert result[3] == [0, "[4s 4d 4c] 6h@1 Jh@1"]
+
+
+OVERFLOW_JS = """() => ({
+    pageWidth: document.documentElement.scrollWidth,
+    clipped: [...document.querySelectorAll('body *')].filter((e) => {
+        const style = getComputedStyle(e);
+        const hidesY = !['visible', 'auto', 'scroll'].includes(style.overflowY);
+        const hidesX = !['visible', 'auto', 'scroll'].includes(style.overflowX);
+        return (hidesY && e.clientHeight > 0 && e.scrollHeight > e.clientHeight + 1)
+            || (hidesX && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1);
+    }).map((e) => e.tagName + '.' + e.className),
+})"""
+
+
+def test_large_text_on_a_phone(server: ServerProcess, browser: Browser) -> None:
+    """Text at twice the usual size on a 390 px wide screen: the table fits the width and no
+    element cuts its content off (sizes in rem, no fixed heights)."""
+    context = browser.new_context(locale="hu-HU", base_url=server.base,
+                                  viewport={"width": 390, "height": 800})
+    page = context.new_page()
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    page.add_style_tag(content="html { font-size: 200%; }")
+    wait_for_await([page], {"act"})
+    play_turn(page)
+    wait_for_await([page], {"act"})
+    layout = page.evaluate(OVERFLOW_JS)
+    assert layout["pageWidth"] <= 390
+    assert layout["clipped"] == []
+    assert page.locator("#my-hand .card").count() == 11
+    context.close()
