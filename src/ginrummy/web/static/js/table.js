@@ -10,7 +10,7 @@ import { append, el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { renderHand, groupHand } from "./handview.js";
 import { botLabel, errorText } from "./lobby.js";
-import { prefs, saveSeat, seatFor } from "./prefs.js";
+import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
 import { revealPanel, scoreSheet } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
 import { toast } from "./toast.js";
@@ -124,6 +124,10 @@ export class TablePage {
     if (status === "closed") {
       const key = `close.${detail.code}`;
       toast(has(key) ? t(key) : t("conn.closed"), "error", 10000);
+      if (detail.code === 4401 && this.stored) {
+        forgetSeat(this.tableId); // the seat's key is gone (a new database?): watch instead
+        setTimeout(() => this.navigate(this.tableId, this.invite), 1500);
+      }
     }
     const node = document.getElementById("conn-status");
     if (node) {
