@@ -68,6 +68,8 @@ class WorkerResult:
     worker: int
     latencies_ms: list[float] = field(default_factory=list)
     """Send-to-ack latency of the actions sent inside the window."""
+    sent_at: list[float] = field(default_factory=list)
+    """When each of those actions was sent (wall clock), in the same order."""
     lags_ms: list[float] = field(default_factory=list)
     """How late the client sent an action after its think time (client-side overload)."""
     sent_in_window: int = 0
@@ -193,6 +195,7 @@ class Seat:
         if self.timeline.window_start <= wall < self.timeline.window_end:
             result.acks_in_window += 1
             result.latencies_ms.append(latency)
+            result.sent_at.append(wall)
 
     def on_state(self, msg: dict[str, Any]) -> None:
         """Schedule this seat's reply to a state, if it has one to make."""
