@@ -79,13 +79,16 @@ KNOCK_COST_MS = 0.04
 MIN_WORLDS = 6
 MAX_WORLDS = 2000
 SAFETY_FACTOR = 3.0
-"""The search stops at this many times the budget whatever the plan."""
+"""The search stops at this many times the planned time whatever the plan (unless the bot
+was made with ``safety_stop=False``)."""
 DISCARD_CANDIDATES = 4
-"""How many of the least-deadwood discards are searched (plus the safest card)."""
+"""How many of the least-deadwood discards are searched (plus the play-out policy's discard
+and the safest card)."""
 CONFIDENCE = 1.5
-"""The expert plays the play-out policy's own choice (the *default*) unless another
-candidate beats it, over the same worlds, by this many standard errors of the mean paired
-difference (and by ``MARGIN`` points): noise alone does not make it deviate."""
+"""The expert plays the *default* (a heuristic choice, see ``HEURISTIC_WEIGHT`` and
+``KNOCK_FLOOR``) unless another candidate beats it, over the same worlds, by this many
+standard errors of the mean paired difference (and by ``MARGIN`` points): noise alone does
+not make it deviate."""
 MARGIN = 0.0
 PRUNE_CONFIDENCE = 2.0
 """A candidate whose mean paired gain over the default is below 0 by this many standard
