@@ -12,6 +12,7 @@ from ginrummy.bots import SimpleBot, make_bot
 from ginrummy.bots.expert import ExpertBot
 from ginrummy.bots.rollout import (
     DRAW,
+    MATCH_BONUS,
     PlayoutRules,
     defence_deadwood,
     knock_value,
@@ -23,9 +24,9 @@ from ginrummy.engine import CHANCE, Hand, Phase
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
 from ginrummy.runner import play_hand, play_match
-from ginrummy.solver import best_defence, best_melds_mask
+from ginrummy.solver import best_defence, best_melds_mask, deadwood_mask
 from ginrummy.views import view
-from helpers import make_hand
+from helpers import make_hand, mask
 
 BUDGET = 3.0  # milliseconds: the search still runs (a minimum number of worlds)
 
@@ -199,3 +200,19 @@ def test_play_out_ends_with_a_plausible_score() -> None:
         values.append(play_out(ctx, hands, deck[21:], deck[20], 1, DRAW, 0))
     assert all(-150 <= v <= 150 for v in values)
     assert sum(v > 0 for v in values) > 40 and sum(v < 0 for v in values) > 40
+
+
+def test_a_hand_that_decides_the_match_counts_more() -> None:
+    rules = Ruleset.preset("eaai")
+    rest = mask("As 2s 3s 4h 5h 6h 7c 7d 7s 5d")  # deadwood 5
+    defender = mask("Kh Qd Jc 9s 8d 2c 4c 6c 8c Tc")
+    points = deadwood_mask(defender) - 5
+
+    def value(scores: tuple[int, int] | None, root: int = 0) -> float:
+        ctx = PlayoutRules(rules, 2, 10, 0, False, scores)
+        return knock_value(ctx, [rest, defender], 0, rest, None, root)
+
+    assert value(None) == points
+    assert value((10, 90)) == points  # 10 + points is short of 100
+    assert value((100 - points, 0)) == points + MATCH_BONUS
+    assert value((100 - points, 0), root=1) == -points - MATCH_BONUS

@@ -208,8 +208,7 @@ class ExpertBot:
         if phase is _LAYOFF:
             return self._layoff(view, legal)
         belief = belief_of(view)
-        ctx = PlayoutRules(view.rules, len(view.counts), view.knock_limit, view.dealer,
-                           view.upcard // 13 == 0)
+        ctx = _playout_rules(view)
         if phase is _DISCARD:
             candidates = self._discard_candidates(view, legal, belief, ctx)
         elif phase is _OFFER or phase is _DRAW:
@@ -276,8 +275,7 @@ class ExpertBot:
         revealed = view.revealed_masks
         seat = view.seat
         if knock is not None and revealed is not None and seat is not None:
-            ctx = PlayoutRules(view.rules, len(view.counts), view.knock_limit, view.dealer,
-                               view.upcard // 13 == 0)
+            ctx = _playout_rules(view)
             value = knock_value(ctx, revealed, knock.knocker, revealed[knock.knocker],
                                 knock.melds, seat)
         return Analysis((Evaluation(action, value, 1, "best defence"),), 1, 0.0)
@@ -394,6 +392,11 @@ def _live_outs(hand: int, card: int, unseen: int) -> int:
             else:
                 outs |= (1 << (13 * suit + lo + 1)) & unseen
     return outs.bit_count()
+
+
+def _playout_rules(view: PlayerView) -> PlayoutRules:
+    return PlayoutRules(view.rules, len(view.counts), view.knock_limit, view.dealer,
+                        view.upcard // 13 == 0, view.scores)
 
 
 def _knock_deadwood(hand: int, knock: Knock) -> int:

@@ -14,8 +14,10 @@ card below counts as gone: it was declined before). The policy:
   big gin when they are there).
 
 A knock is scored exactly by the rules (:func:`~ginrummy.scoring.score_hand`), each defender
-laying off as well as he can (:func:`defence_deadwood`). The stock running out ends the hand
-with no score (a reshuffle, R4.7, is not simulated: the hand counts as void).
+laying off as well as he can (:func:`defence_deadwood`); in a match, a hand that takes its
+winner to the target counts ``MATCH_BONUS`` more (or less) for ``root``. The stock running
+out ends the hand with no score (a reshuffle, R4.7, is not simulated: the hand counts as
+void).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ __all__ = [
 
 DRAW, DISCARD, OFFER = 0, 1, 2
 """Where a play-out starts for the seat to move."""
+MATCH_BONUS = 30.0
+"""Points added to (or taken from) a hand's value when it decides the match: winning the
+match is what counts, and points beyond the target are worth nothing more."""
 
 _VALUES = CARD_VALUES
 _LANE = 8191
@@ -75,6 +80,8 @@ class PlayoutRules:
     knock_limit: int
     dealer: int
     spade_upcard: bool
+    scores: tuple[int, ...] | None = None
+    """The match score before this hand (``None``: the hand is scored on its own)."""
 
     @property
     def big_gin(self) -> bool:
@@ -188,7 +195,14 @@ def _value(ctx: PlayoutRules, knocker: int, deadwood: list[int], gin: bool, big_
     result = score_hand(ctx.rules, knocker, deadwood, gin, big_gin, ctx.spade_upcard)
     if result.penalties is None:
         points = result.points
-        return float(2 * points[root] - sum(points))
+        value = float(2 * points[root] - sum(points))
+        scores = ctx.scores
+        target = ctx.rules.target
+        if scores is not None and target is not None and result.winner is not None:
+            winner = result.winner
+            if scores[winner] + points[winner] >= target:  # the hand decides the match
+                value += MATCH_BONUS if winner == root else -MATCH_BONUS
+        return value
     penalties = result.penalties
     n = len(penalties)
     return (sum(penalties) - penalties[root]) / (n - 1) - penalties[root]
