@@ -211,6 +211,20 @@ def wait_for_await(pages: list[Page], wanted: set[str], timeout: float = 20.0) -
     raise AssertionError(f"no page reached {wanted}: " + ", ".join(await_state(p) for p in pages))
 
 
+def my_turn(page: Page, timeout: float = 30.0) -> None:
+    """Wait until the page's seat is to act; if a hand ends meanwhile (the computer knocked
+    early), go on to the next one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _, state = wait_for_await([page], {"act", "next"}, timeout=timeout)
+        if state == "act":
+            return
+        page.click("#next-hand")
+        page.wait_for_function("() => document.getElementById('table-page')"
+                               ".dataset.await !== 'next'")
+    raise AssertionError("never the page's turn")
+
+
 def version(page: Page) -> int:
     return int(page.get_attribute("#table-page", "data-version") or -1)
 
