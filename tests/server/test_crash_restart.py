@@ -73,15 +73,18 @@ def processes() -> Iterator[list[Process]]:
 def play(clients: dict[int, Client], count: int, prefix: str) -> list[tuple[str, int]]:
     """Play ``count`` actions (first legal, knock when possible); the acknowledged ids."""
     acked: list[tuple[str, int]] = []
-    for number in range(count):
+    while len(acked) < count:
         state = clients[0].state
-        if state["view"]["phase"] == "over" or state["result"] is not None:
-            break
-        mover = clients[state["view"]["to_move"]]
+        view = state["view"]
+        if view["phase"] == "over" or view["to_move"] not in clients:
+            for client in clients.values():  # the server deals or reshuffles
+                client.wait(is_state(state["version"] + 1))
+            continue
+        mover = clients[view["to_move"]]
         mine = mover.state
         legal = mine["legal"]
         action = next((a for a in legal if a.startswith(("knock", "gin"))), legal[0])
-        action_id = f"{prefix}{number}"
+        action_id = f"{prefix}{len(acked)}"
         mover.send({"type": "action", "id": action_id, "version": mine["version"],
                     "action": action})
         ack = mover.wait(lambda m: m["type"] in ("ack", "error"))
@@ -132,12 +135,12 @@ def test_sigkill_mid_hand_then_restart_loses_nothing(tmp_path: Path,
     with httpx.Client(base_url=second.base) as http:
         assert http.get("/api/health").json()["restored"] >= 1
         entry = http.get(f"/api/tables/{table_id}").json()
-    assert entry["version"] == last["version"] and entry["status"] == "playing"
+    assert entry["version"] >= last["version"] and entry["status"] == "playing"
     reconnected_at = time.time()
     clients = {seat: Client.open(server, table_id, token) for seat, token in tokens.items()}
     resumed = clients[0].state
-    assert resumed["version"] == last["version"]
-    replayed = table_at(stored, last["version"])
+    assert resumed["version"] >= last["version"]  # a deal may follow the last action
+    replayed = table_at(stored, resumed["version"])
     assert replayed.match is not None
     assert resumed["view"] == view(replayed.match, 0).to_dict()
     assert clients[1].state["view"] == view(replayed.match, 1).to_dict()
@@ -153,4 +156,4 @@ def test_sigkill_mid_hand_then_restart_loses_nothing(tmp_path: Path,
                          "duplicate": True}
     # and the game goes on
     again = play(clients, 4, "b")
-    assert [version for _, version in again] == [last["version"] + i for i in range(1, 5)]
+    assert again[0][1] > last["version"] and len(again) == 4

@@ -28,7 +28,8 @@ def two_players(server: LiveServer, **create: Any) -> tuple[str, Client, Client]
     return table_id, ann, bob
 
 
-def play_one_hand(ann: Client, bob: Client, watcher: Client | None = None) -> int:
+def play_one_hand(ann: Client, bob: Client, watcher: Client | None = None,
+                  prefix: str = "a") -> int:
     """Play until the first hand is over; returns the number of actions sent."""
     players = {0: ann, 1: bob}
     sent = 0
@@ -37,10 +38,14 @@ def play_one_hand(ann: Client, bob: Client, watcher: Client | None = None) -> in
         view = state["view"]
         if view["phase"] == "over":
             break
+        if view["to_move"] not in players:  # the dealer reshuffles: the server's move
+            for client in (ann, bob, *([watcher] if watcher else [])):
+                client.wait(is_state(state["version"] + 1))
+            continue
         mover = players[view["to_move"]]
         mover_state = mover.state
         assert mover_state["version"] == state["version"]
-        action_id = f"a{sent}"
+        action_id = f"{prefix}{sent}"
         mover.send({"type": "action", "id": action_id, "version": mover_state["version"],
                     "action": choose(mover_state)})
         ack = mover.wait(lambda m: m["type"] in ("ack", "error"))
@@ -157,7 +162,8 @@ def test_spectator_cannot_act_and_sees_no_hand(server: LiveServer) -> None:
     assert "welcome" in json.dumps(watcher.frames[0])
 
 
-def test_against_the_computer_the_match_ends_and_a_rematch_starts(server: LiveServer) -> None:
+def test_against_the_computer_the_match_ends_and_a_rematch_starts(make_server: Any) -> None:
+    server = make_server(messages_per_window=100_000)
     created = server.create(nickname="Ann", bots={"1": "simple"}, options={"target": 20})
     table_id = created["table_id"]
     ann = Client.open(server, table_id, created["token"])
@@ -193,3 +199,48 @@ def test_the_frame_check_catches_a_leaked_card(server: LiveServer) -> None:
         assert "hidden cards" in str(exc)
     else:
         raise AssertionError("a leaked stock card went unnoticed")
+
+
+def test_three_player_arena_with_two_computers_pays_out_the_pool(make_server: Any) -> None:
+    server = make_server(messages_per_window=100_000)  # void hands may take many actions
+    created = server.create(nickname="Ann", preset="arena", players=3,
+                            bots={"1": "simple", "2": "simple"}, pool_chips=300)
+    table_id = created["table_id"]
+    ann = Client.open(server, table_id, created["token"])
+    watcher = Client.open(server, table_id)
+    sent = 0
+    while ann.state["result"] is None:
+        state = ann.state
+        if state["legal"]:
+            ann.send({"type": "action", "id": f"a{sent}", "version": state["version"],
+                      "action": choose(state)})
+            sent += 1
+        ann.wait(is_state(state["version"] + 1), 30)
+    result = ann.state["result"]
+    assert sum(result["payouts"]) == 300 and len(result["penalties"]) == 3
+    assert ann.state["table"]["status"] == "over"
+    watcher.send({"type": "resync"})
+    watcher.wait(lambda m: m["type"] == "state" and m["result"] is not None)
+    assert check_frames(server, table_id, ann.frames, 0) > 0
+    assert check_frames(server, table_id, watcher.frames, None) > 0
+
+
+def test_a_rematch_between_two_people_needs_both(make_server: Any) -> None:
+    server = make_server(messages_per_window=100_000)  # void hands may take many actions
+    table_id, ann, bob = two_players(server, preset="arena")  # one hand decides...
+    while ann.state["result"] is None:  # ...unless it is void: then another is dealt
+        state = ann.state
+        if state["view"]["phase"] == "over":
+            for client in (ann, bob):
+                client.wait(is_state(state["version"] + 1))
+            continue
+        play_one_hand(ann, bob, prefix=f"h{state['version']}-")
+    ann.send({"type": "rematch"})
+    asked = bob.wait(lambda m: m["type"] == "state" and m["rematch"] == [0])
+    assert asked["result"] is not None  # still the old match
+    bob.send({"type": "rematch"})
+    fresh = ann.wait(lambda m: m["type"] == "state" and m["result"] is None)
+    assert fresh["rematch"] == [] and fresh["view"]["phase"] in ("draw", "offer")
+    stored = server.stored_table(table_id)
+    assert [e.kind for e in stored.events].count("match") == 2
+    assert all(not seat.rematch for seat in stored.seats)
