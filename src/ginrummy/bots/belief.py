@@ -26,6 +26,8 @@ import random
 from dataclasses import dataclass
 
 from ginrummy.bots.tracking import CardTracker, track
+from ginrummy.cards import CARD_VALUES
+from ginrummy.solver.discards import discard_deadwoods_mask
 from ginrummy.views import PlayerView
 
 __all__ = [
@@ -45,6 +47,8 @@ DECLINE_FACTOR = (0.55, 0.8)
 """The same for a face-up card it declined."""
 DISCARD_FACTOR = (0.45, 0.75)
 """The same for a card it discarded."""
+ORGANIZED_EXTRA = 3
+"""At most this many extra candidate cards per opponent in an organized sample."""
 
 
 def _partner_tables() -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -85,6 +89,18 @@ def _bits(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def _worst_card(whole: int, among: int) -> int:
+    """The card of ``among`` whose loss leaves ``whole`` the least deadwood (ties: the
+    higher card)."""
+    best = (1 << 30, 0, 0)
+    for dw, card in discard_deadwoods_mask(whole):
+        if among >> card & 1:
+            key = (dw, -CARD_VALUES[card], -card)
+            if key < best:
+                best = key
+    return -best[2]
 
 
 def _scale(weights: dict[int, float], count: int) -> dict[int, float]:
@@ -149,8 +165,15 @@ class Belief:
                 mask |= 1 << card
         return mask
 
-    def sample(self, rng: random.Random) -> World:
-        """A deal consistent with the view, opponents' cards drawn by weight."""
+    def sample(self, rng: random.Random, organized: bool = True) -> World:
+        """A deal consistent with the view, opponents' cards drawn by weight.
+
+        With ``organized`` an opponent that drew ``k`` cards from the stock this hand gets
+        the best of ``k`` (at most ``ORGANIZED_EXTRA``) more candidate cards: its unknown
+        cards plus those extras are drawn by weight, then the extras are dropped one by one,
+        each time the card whose loss leaves the least deadwood (a player keeps what melds
+        and throws away the rest, so its hand is better than a random one).
+        """
         t = self.tracker
         pool = _bits(t.unseen)
         hands = list(t.held_known)
@@ -160,6 +183,8 @@ class Belief:
             need = t.unknown_count(seat)
             if need <= 0:
                 continue
+            extra = min(t.stock_draws[seat], ORGANIZED_EXTRA, len(pool) - need) if organized \
+                else 0
             w = self.weights[seat]
             keyed = []
             for card in pool:
@@ -167,11 +192,13 @@ class Belief:
                 keyed.append((random_() ** (1.0 / weight) if weight > 0 else 0.0, card))
             keyed.sort(reverse=True)
             chosen = 0
-            for _, card in keyed[:need]:
+            for _, card in keyed[:need + max(extra, 0)]:
                 chosen |= 1 << card
+            known = hands[seat]
+            for _ in range(max(extra, 0)):
+                chosen &= ~(1 << _worst_card(known | chosen, chosen))
             hands[seat] |= chosen
             pool = [c for c in pool if not chosen >> c & 1]
-        rng.shuffle(pool)
         return World(tuple(hands), tuple(pool))
 
 
