@@ -135,7 +135,11 @@ class IntermediateBot:
     """Points a take must gain over the stock draw (a take shows the opponent part of the
     hand; measured against beginner, any margin cost more than the information was worth)."""
     KNOCK_EARLY_DRAWS = 6
-    LATE_KNOCK_DEADWOOD = 6
+    LATE_KNOCK_DEADWOOD = 4
+    KNOWN_CARD_DRAWS = 0
+    """Each card an opponent is known to hold counts as this many extra draws of progress."""
+    NEAR_TARGET_CAUTION = 0
+    """Points off the late knock threshold when the opponent is near the match target."""
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
         self.rng = random.Random(seed)
@@ -218,17 +222,22 @@ class IntermediateBot:
     def should_knock(self, view: PlayerView, tracker: CardTracker, deadwood: int) -> bool:
         """Knock with ``deadwood`` > 0 now, or play on?"""
         rules = view.rules
+        caution = 0
         if rules.format is Format.MATCH and view.scores is not None:
             me = view.scores[tracker.seat]
             opp = max(s for i, s in enumerate(view.scores) if i != tracker.seat)
             target = rules.target or 100
             if me + 10 >= target and opp + 25 < target:
                 return True  # a modest win should end the match: take no risk of waiting
-        their_draws = max(tracker.draws[s] for s in tracker.opponents)
-        if their_draws <= self.KNOCK_EARLY_DRAWS:
+            if opp + 25 >= target:
+                caution = self.NEAR_TARGET_CAUTION  # an undercut would likely end it for them
+        # how far the opponents are: their draws, and each card they took counts extra
+        progress = max(tracker.draws[s] + self.KNOWN_CARD_DRAWS * tracker.held_known[s].bit_count()
+                       for s in tracker.opponents)
+        if progress <= self.KNOCK_EARLY_DRAWS:
             return True
-        late = max(0, their_draws - self.KNOCK_EARLY_DRAWS)
-        threshold = max(self.LATE_KNOCK_DEADWOOD - late // 3, 1)
+        late = progress - self.KNOCK_EARLY_DRAWS
+        threshold = max(self.LATE_KNOCK_DEADWOOD - late // 3 - caution, 1)
         return deadwood <= min(threshold, view.knock_limit)
 
     def knock_melds(self, tracker: CardTracker, rest: int) -> tuple[tuple[int, ...], ...]:
