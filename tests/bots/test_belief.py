@@ -8,8 +8,10 @@ import random
 import pytest
 
 from ginrummy.bots.belief import belief_of, meld_partners
+from ginrummy.cards import card_name, cards_of
 from ginrummy.engine import Hand
 from ginrummy.rules import Ruleset
+from ginrummy.solver import deadwood_mask
 from ginrummy.views import view
 from helpers import card, make_hand, mask
 
@@ -116,3 +118,24 @@ def test_meld_partners() -> None:
 def test_spectator_view_is_refused() -> None:
     with pytest.raises(ValueError, match="spectator"):
         belief_of(view(_deal(), None))
+
+
+def test_organized_samples_have_less_deadwood() -> None:
+    hand = Hand.deal(EAAI, dealer=1, seed=12)
+    rng = random.Random(3)
+    # both players pass the upcard, then draw from the stock and discard a few times
+    hand.apply("pass")
+    hand.apply("pass")
+    for _ in range(8):
+        hand.apply("stock")
+        hand.apply(f"discard {card_name(max(cards_of(hand.hands[hand.to_move])))}")
+    v = view(hand, hand.to_move)
+    belief = belief_of(v)
+    other = 1 - v.to_move
+    organized = [belief.sample(rng).hands[other] for _ in range(60)]
+    plain = [belief.sample(rng, organized=False).hands[other] for _ in range(60)]
+    assert all(h.bit_count() == 10 for h in organized + plain)
+    known = belief.tracker.held_known[other]
+    assert all(h & known == known for h in organized)
+    mean = sum(map(deadwood_mask, organized)) / 60
+    assert mean < sum(map(deadwood_mask, plain)) / 60 - 3

@@ -17,7 +17,9 @@ not discarded since, or every card once the hands are shown) are certain.
 
 :meth:`Belief.sample` draws a *determinization*: each opponent's unknown cards drawn by
 weight without replacement (Efraimidis-Spirakis keys), opponents in turn order, and the cards
-left over as the stock in a random order. 3-4 player games use the same scheme per opponent.
+left over as the stock in a random order; by default an opponent's hand is *organized* (the
+best of a few extra candidates, see :meth:`Belief.sample`), as a player keeps what melds.
+3-4 player games use the same scheme per opponent.
 """
 
 from __future__ import annotations
