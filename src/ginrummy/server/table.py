@@ -17,16 +17,16 @@ from enum import Enum
 from typing import Any
 
 from ginrummy.actions import Action, Knock, LayOff, action_text, parse_action
-from ginrummy.cards import card_name, format_cards, parse_card_list
+from ginrummy.cards import format_cards, parse_card_list
 from ginrummy.engine import CHANCE, Hand, Phase, deal_order
 from ginrummy.errors import IllegalActionError, NotYourTurnError
 from ginrummy.match import Match
 from ginrummy.rules import Format, Ruleset
 from ginrummy.server.jsontext import dumps
 from ginrummy.server.protocol import Code, MessageError
-from ginrummy.solver import best_melds_mask, knock_options_mask
+from ginrummy.server.viewcache import ViewCache
+from ginrummy.solver import knock_options_mask
 from ginrummy.storage import StoredEvent, StoredSeat, StoredTable, utcnow
-from ginrummy.views import view
 
 CLIENT_IDS_KEPT = 256
 """Action ids remembered per seat, to acknowledge a resent action once more."""
@@ -118,6 +118,7 @@ class GameTable:
     next_deal_at: float | None = None
     client_ids: dict[int, OrderedDict[str, int]] = field(default_factory=dict)
     _fixed_entry: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    _views: ViewCache = field(default_factory=ViewCache, repr=False, compare=False)
 
     # ----------------------------------------------------------------- storage
     @classmethod
@@ -323,9 +324,9 @@ class GameTable:
         hints: dict[str, Any] | None = None
         player_view: dict[str, Any] | None = None
         if match is not None and hand is not None:
-            player_view = view(match, seat).to_dict()
+            player_view = self._views.view_dict(match, seat)
             if seat is not None:
-                hints = _hints(hand, seat)
+                hints = _hints(hand, seat, self._views.best_melds(hand, seat))
                 if not hand.over and hand.to_move == seat:
                     legal = [_legal_text(a, hand) for a in hand.legal_actions()]
         return {
@@ -369,17 +370,11 @@ def _legal_text(action: Action, hand: Hand) -> str:
     return str(action)
 
 
-def _hints(hand: Hand, seat: int) -> dict[str, Any]:
-    """Least deadwood of the seat's own hand, its knock options and its best defence."""
+def _hints(hand: Hand, seat: int, best: dict[str, Any]) -> dict[str, Any]:
+    """Least deadwood of the seat's own hand (``best``), its knock options and its best
+    defence."""
     mask = hand.hands[seat]
-    best = best_melds_mask(mask)
-    hints: dict[str, Any] = {
-        "deadwood": best.deadwood,
-        "melds": [[card_name(c) for c in meld] for meld in best.melds],
-        "unmatched": [card_name(c) for c in best.unmatched],
-        "knocks": [],
-        "defence": None,
-    }
+    hints: dict[str, Any] = {**best, "knocks": [], "defence": None}
     if hand.over or hand.to_move != seat:
         return hints
     if hand.phase is Phase.DISCARD:
