@@ -147,7 +147,7 @@ def new_page(browser: Browser, base: str, locale: str = "en-US",
     """A fresh profile (context) and page, console errors collected on ``page.errors``."""
     context = browser.new_context(locale=locale, base_url=base,
                                   viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(15_000)
+    context.set_default_timeout(30_000)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
