@@ -136,9 +136,9 @@ class IntermediateBot:
     hand; measured against beginner, any margin cost more than the information was worth)."""
     KNOCK_EARLY_DRAWS = 6
     LATE_KNOCK_DEADWOOD = 4
-    KNOWN_CARD_DRAWS = 0
+    KNOWN_CARD_DRAWS = 1
     """Each card an opponent is known to hold counts as this many extra draws of progress."""
-    NEAR_TARGET_CAUTION = 0
+    NEAR_TARGET_CAUTION = 2
     """Points off the late knock threshold when the opponent is near the match target."""
 
     def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
