@@ -218,6 +218,11 @@ def test_the_table_in_each_language(server: ServerProcess, browser: Browser, lan
         assert leftovers == []
     else:
         assert "Deadwood" in " ".join(table)
+        page.keyboard.press("Escape")
+        page.select_option("#language-select", "pl")  # switched on screen, at once
+        page.wait_for_function("document.documentElement.lang === 'pl'")
+        page.wait_for_selector(f'#my-hand[aria-label="{catalogue("pl")["hand.label"]}"]')
+        assert page.inner_text("#rules-button") == catalogue("pl")["rules.button"]
     no_errors(page)
 
 

@@ -46,7 +46,8 @@ export function outcomeLabel(outcome) {
 export function revealPanel(view, names, footer = null) {
   const result = view.result;
   const knock = view.knock;
-  const rows = view.seats.map((seat) => {
+  const seats = result && result.outcome === "void" ? [] : view.seats; // a void hand shows no hand (R4.8)
+  const rows = seats.map((seat) => {
     const s = seat.seat;
     let melds = [];
     let unmatched = seat.cards || [];
