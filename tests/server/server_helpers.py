@@ -53,7 +53,7 @@ class LiveServer:
     def http(self) -> httpx.Client:
         """The HTTP client of the API (one per server: building one costs ~0.1 s)."""
         if self._http is None:
-            self._http = httpx.Client(base_url=self.base, timeout=10, trust_env=False)
+            self._http = httpx.Client(base_url=self.base, timeout=30, trust_env=False)
         return _Borrowed(self._http)  # type: ignore[return-value]
 
     def create(self, **body: Any) -> dict[str, Any]:
@@ -116,7 +116,7 @@ def live_server(tmp_path: Path, **settings: Any) -> Iterator[LiveServer]:
     server = uvicorn.Server(uvicorn_config(app, config_settings, port=port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
@@ -130,7 +130,7 @@ def live_server(tmp_path: Path, **settings: Any) -> Iterator[LiveServer]:
 
 def open_socket(url: str, **options: Any) -> ClientConnection:
     """A direct (not context-managed) client connection, on old and new websockets."""
-    options = {"open_timeout": 10, "max_size": 2**22, "proxy": None, **options}
+    options = {"open_timeout": 30, "max_size": 2**22, "proxy": None, **options}
     try:
         return connect(url, legacy=True, **options)
     except TypeError:  # websockets before 16 has no ``legacy`` flag
@@ -161,7 +161,7 @@ class Client:
         """Send a message (a dict as JSON, or raw text)."""
         self.ws.send(message if isinstance(message, str) else json.dumps(message))
 
-    def recv(self, timeout: float = 10) -> dict[str, Any]:
+    def recv(self, timeout: float = 30) -> dict[str, Any]:
         """The next message."""
         text = self.ws.recv(timeout=timeout)
         assert isinstance(text, str)
@@ -171,8 +171,8 @@ class Client:
         return dict(message)
 
     def wait(self, predicate: Callable[[dict[str, Any]], bool],
-             timeout: float = 10) -> dict[str, Any]:
-        """Read until a message matches."""
+             timeout: float = 30) -> dict[str, Any]:
+        """Read until a message matches (the timeout only matters when a test fails)."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -182,7 +182,7 @@ class Client:
             if predicate(message):
                 return message
 
-    def playable(self, timeout: float = 10) -> dict[str, Any]:
+    def playable(self, timeout: float = 30) -> dict[str, Any]:
         """The latest state once it offers this seat legal actions."""
         while True:
             with contextlib.suppress(TimeoutError):

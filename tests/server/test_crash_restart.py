@@ -35,7 +35,7 @@ class Process:
              "--between-hands", "0", "--log-level", "warning"],
             stdout=self.log, stderr=subprocess.STDOUT,
             env={**os.environ, "GINRUMMY_MIN_CLOCK_SECONDS": "1"})
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a busy machine starts Python slowly
         while True:
             try:
                 if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
