@@ -149,3 +149,33 @@ def test_deterministic_and_fast_enough_to_play_a_hand() -> None:
                                                  hand.legal_actions()))
         logs.append(hand.action_log_text())
     assert logs[0] == logs[1]
+
+
+def test_cards_an_opponent_took_count_as_progress() -> None:
+    """Four draws each is early, but an opponent who took three cards is further along."""
+    rules = Ruleset.preset("classic")
+    hand = make_hand(rules, {0: "As 2s 3s 7h 7d 7c 4c 5c 6c 9d",
+                             1: "Qs Qh Qd 2d 3d 9s Ts Js 5h 6h"},
+                     upcard="2c", stock="Kh Qc Jh 8s 2h Kd")
+    play(hand, "stock", "discard Kh", "take", "discard 5h", "stock", "discard Qc", "take",
+         "discard 6h", "stock", "discard Jh", "take", "discard 2d", "stock", "discard 8s",
+         "stock", "discard 2h", "stock")
+    v = view(hand, 0)
+    assert track(v).draws == (5, 4) and track(v).held_known[1] == mask("Kh Qc Jh")
+    assert isinstance(IntermediateBot(1).choose(v, hand.legal_actions()), Discard)
+    blind = IntermediateBot(1)
+    blind.KNOWN_CARD_DRAWS = 0                     # draws alone: still early, it knocks
+    assert isinstance(blind.choose(v, hand.legal_actions()), Knock)
+
+
+def test_more_caution_when_the_opponent_nears_the_target() -> None:
+    rules = Ruleset.preset("classic")
+    hand = make_hand(rules, {0: "As 2s 3s 7h 7d 7c 4c 5c 6c 4d"}, upcard="2h",
+                     stock="Kh Qh Jh Th 9h 8h 8s 9s Ts Js Qs Ks 8c 9c Kd")
+    draw_and_discard(hand, 14)                     # seven draws each: late
+    play(hand, "stock")
+    assert hand.hands[0] >> card("Kd") & 1
+    bot = IntermediateBot(1)
+    v = view(hand, 0)
+    assert isinstance(bot.choose(v._replace(scores=(20, 40)), hand.legal_actions()), Knock)
+    assert isinstance(bot.choose(v._replace(scores=(20, 90)), hand.legal_actions()), Discard)
