@@ -12,8 +12,9 @@ Every decision is a small hand evaluation on bitmasks (docs/bots.md tells it in 
   ties toward discarding the higher card;
 - the face-up card is taken when the best discard after taking it scores better than the
   expected result of a stock draw;
-- a knock is made when the deadwood is within a threshold that shrinks as the opponents have
-  drawn more cards (their deadwood falls and an undercut gets likelier), and at any deadwood
+- a knock is made when the deadwood is within a threshold that shrinks as the opponents get
+  further (their draws, plus the cards they took: their deadwood falls and an undercut gets
+  likelier) and when the opponent nears the match target, and at any deadwood
   when the knock should win the match; a gin is always taken;
 - as defender it lays off optimally (the engine's best defence).
 """
