@@ -33,7 +33,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
@@ -245,8 +245,8 @@ def health(url: str) -> dict[str, Any] | None:
         return None
 
 
-def cpu_sample(server_pid: int | None, clients: list[multiprocessing.process.BaseProcess],
-               ) -> CpuSample:
+def cpu_sample(server_pid: int | None,
+               clients: Sequence[multiprocessing.process.BaseProcess]) -> CpuSample:
     """CPU seconds used so far by the server, the clients and the whole machine."""
     def seconds(pid: int | None) -> float:
         if pid is None:
