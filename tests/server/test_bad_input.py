@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 from server_helpers import Client, LiveServer, open_socket
-from starlette.testclient import TestClient
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from ginrummy.server import Settings, create_app
@@ -89,6 +89,10 @@ def test_a_frame_of_exactly_8_kib_is_accepted(
 def test_the_app_itself_closes_oversized_frames(tmp_path: Path) -> None:
     """Behind a server without uvicorn's frame limit (Starlette's TestClient) the app still
     enforces 8 KiB."""
+    with warnings.catch_warnings():  # Starlette prefers httpx2; httpx is what we ship
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
     settings = Settings(db=f"sqlite:///{tmp_path / 'app.db'}", bot_delay_ms=0)
     with TestClient(create_app(settings)) as http:
         created = http.post("/api/tables", json={"nickname": "Ann"}).json()
