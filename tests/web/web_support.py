@@ -152,7 +152,7 @@ def new_page(browser: Browser, base: str, locale: str = "en-US",
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
     page.on("console", lambda msg: errors.append(f"console: {msg.text}")
-            if msg.type == "error" else None)
+            if msg.type == "error" or "missing message" in msg.text else None)
     page.errors = errors  # type: ignore[attr-defined]
     if recorder is not None:
         recorder.attach(page)
