@@ -160,6 +160,7 @@ def test_reload_mid_hand_restores_the_table(server: ServerProcess, browser: Brow
     my_turn(page)
     assert hand_cards(page) == before
     assert page.get_attribute("#table-page", "data-version") == version
+    assert page.locator(".discard-history").count() == 0  # R3.4: only the top discard
     play_turn(page)  # and the game goes on
     no_errors(page)
 
@@ -298,10 +299,11 @@ def no_errors_but_reconnects(page: Page) -> None:
 
 def test_keyboard_drag_clock_and_display_options(server: ServerProcess, browser: Browser) -> None:
     """Keys: S draws, arrows choose, Enter discards, ? and R open help and rules; a drag onto
-    the discard pile discards; the turn clock runs; the four-colour and large-card options
-    persist over a reload."""
+    the discard pile discards; the earlier discards show when the rules allow it; the
+    four-colour and large-card options persist over a reload."""
     _, page = new_page(browser, server.base)
-    table = create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    table = create_table(page, "Ann", preset="classic", bots={1: "simple"},
+                         options={"discard_history_visible": True})
     page.check("#pref-four-colour")
     page.check("#pref-large-cards")
     my_turn(page)
@@ -341,6 +343,8 @@ def test_keyboard_drag_clock_and_display_options(server: ServerProcess, browser:
             break  # the computer ended the hand at once: the page shows the reveal
         assert chosen not in hand_cards(page)
         assert len(hand_cards(page)) == 10
+        # discard_history_visible: the cards under the top discard can be seen (R3.4)
+        page.wait_for_selector(".discard-history .card")
 
     page.reload()
     page.wait_for_selector("#my-hand .card")

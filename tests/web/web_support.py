@@ -160,7 +160,8 @@ def new_page(browser: Browser, base: str, locale: str = "en-US",
 
 
 def create_table(page: Page, nickname: str, *, preset: str = "classic", players: int = 2,
-                 bots: dict[int, str] | None = None, options: dict[str, str] | None = None,
+                 bots: dict[int, str] | None = None,
+                 options: dict[str, str | bool] | None = None,
                  pool: int | None = None, public: bool = True, clock: int = 0) -> str:
     """Create a table through the lobby form; returns the table id (the page is at the table)."""
     page.goto("/")
@@ -173,7 +174,10 @@ def create_table(page: Page, nickname: str, *, preset: str = "classic", players:
     if options:
         page.click("#create-form details.options summary")
         for name, value in options.items():
-            page.fill(f"#opt-{name}", value)
+            if isinstance(value, bool):
+                page.set_checked(f"#opt-{name}", value)
+            else:
+                page.fill(f"#opt-{name}", value)
     if pool is not None:
         page.fill("#create-pool", str(pool))
     if not public:
