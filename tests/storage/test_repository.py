@@ -23,6 +23,7 @@ from ginrummy.match import Match
 from ginrummy.rules import Ruleset
 from ginrummy.server.table import GameTable
 from ginrummy.storage import (
+    Checkpointer,
     InsertEvent,
     InsertTable,
     Repository,
@@ -185,3 +186,22 @@ def test_urls_and_bad_databases(tmp_path: Path) -> None:
         assert conn.execute(text("PRAGMA synchronous")).scalar() == 2  # FULL
     made.dispose()
     assert nested.exists()
+
+
+def test_background_checkpoints_keep_commits_free_of_them(tmp_path: Path) -> None:
+    path = tmp_path / "ck.db"
+    made = open_engine(f"sqlite:///{path}", background_checkpoint=True)
+    migrate(made)
+    assert Checkpointer.wanted(made)
+    with made.connect() as conn:
+        assert conn.execute(text("PRAGMA wal_autocheckpoint")).scalar() == 0
+    repo = Repository(made)
+    repo.write([InsertTable(a_table(f"t{i}")) for i in range(300)])
+    wal = Path(f"{path}-wal")
+    assert wal.stat().st_size > 0
+    checkpointer = Checkpointer(made, interval=0.01)
+    checkpointer.start()
+    checkpointer.stop()  # a last TRUNCATE checkpoint
+    assert wal.stat().st_size == 0
+    assert len(repo.load_tables()) == 300
+    made.dispose()

@@ -19,7 +19,7 @@ from ginrummy.server.committer import GroupCommitter
 from ginrummy.server.lobby import Lobby
 from ginrummy.server.settings import Settings
 from ginrummy.server.ws import table_socket
-from ginrummy.storage import Repository, migrate, open_engine
+from ginrummy.storage import Checkpointer, Repository, migrate, open_engine
 
 log = logging.getLogger("ginrummy.server")
 
@@ -46,9 +46,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        engine = open_engine(settings.db, settings.sqlite_synchronous)
+        engine = open_engine(settings.db, settings.sqlite_synchronous,
+                             background_checkpoint=True)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, migrate, engine)
+        checkpointer = Checkpointer(engine) if Checkpointer.wanted(engine) else None
+        if checkpointer is not None:
+            checkpointer.start()
         repository = Repository(engine)
         committer = GroupCommitter(repository, settings.commit_interval_ms)
         committer.start()
@@ -62,6 +66,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         finally:
             lobby.close()
             await committer.close()
+            if checkpointer is not None:
+                await loop.run_in_executor(None, checkpointer.stop)
             engine.dispose()
 
     routes: list[Route | WebSocketRoute | Mount] = [

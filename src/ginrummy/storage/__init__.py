@@ -4,7 +4,13 @@ SQLite file by default, PostgreSQL by URL (``postgresql://...``, psycopg 3). A t
 is never stored as such: it is the replay of its events.
 """
 
-from ginrummy.storage.database import StorageError, migrate, normalise_url, open_engine
+from ginrummy.storage.database import (
+    Checkpointer,
+    StorageError,
+    migrate,
+    normalise_url,
+    open_engine,
+)
 from ginrummy.storage.repository import (
     InsertEvent,
     InsertTable,
@@ -19,6 +25,7 @@ from ginrummy.storage.repository import (
 )
 
 __all__ = [
+    "Checkpointer",
     "InsertEvent",
     "InsertTable",
     "Repository",

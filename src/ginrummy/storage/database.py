@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -29,9 +31,11 @@ def normalise_url(url: str) -> str:
 
 
 def open_engine(url: str, sqlite_synchronous: str = "FULL", pool_size: int = 5,
-                **engine_options: Any) -> Engine:
+                background_checkpoint: bool = False, **engine_options: Any) -> Engine:
     """A SQLAlchemy engine for ``url``. SQLite files run in WAL mode with the given
-    ``synchronous`` level (FULL: a committed transaction survives a power cut)."""
+    ``synchronous`` level (FULL: a committed transaction survives a power cut); with
+    ``background_checkpoint`` commits never checkpoint the WAL themselves (run a
+    :class:`Checkpointer`)."""
     url = normalise_url(url)
     try:
         parsed = make_url(url)
@@ -53,6 +57,8 @@ def open_engine(url: str, sqlite_synchronous: str = "FULL", pool_size: int = 5,
             cursor.execute(f"PRAGMA synchronous={sync}")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
+            if background_checkpoint:
+                cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.close()
 
         return engine
@@ -77,3 +83,45 @@ def migrate(engine: Engine) -> None:
 def schema_tables(engine: Engine) -> list[str]:
     """The table names present in the database (for checks)."""
     return sorted(inspect(engine).get_table_names())
+
+
+class Checkpointer:
+    """Copies a SQLite WAL back into the database file from a thread of its own, so that no
+    commit (and no acknowledgement waiting on it) ever pays for a checkpoint."""
+
+    def __init__(self, engine: Engine, interval: float = 1.0) -> None:
+        self.engine = engine
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="ginrummy-checkpoint",
+                                        daemon=True)
+
+    @staticmethod
+    def wanted(engine: Engine) -> bool:
+        """True for a SQLite file."""
+        return engine.dialect.name == "sqlite" and engine.url.database not in (None, "",
+                                                                                ":memory:")
+
+    def start(self) -> None:
+        """Start checkpointing every ``interval`` seconds."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop, after a last checkpoint that empties the WAL."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(10)
+        self.checkpoint("TRUNCATE")
+
+    def checkpoint(self, mode: str = "PASSIVE") -> None:
+        """One checkpoint (PASSIVE: never blocks the writer)."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text(f"PRAGMA wal_checkpoint({mode})"))
+        except Exception:  # the next round retries; a crash is recovered at start-up
+            logging.getLogger("ginrummy.storage").warning("WAL checkpoint failed",
+                                                           exc_info=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.checkpoint()
