@@ -96,7 +96,9 @@ export class TablePage {
   names() {
     const table = this.table;
     if (!table) return [];
-    return table.seats.map((s) => s.kind === "bot" ? t("seat.computer", { level: botLabel(s.level) })
+    const bots = table.seats.filter((s) => s.kind === "bot").length;
+    return table.seats.map((s) => s.kind === "bot"
+      ? t(bots > 1 ? "seat.computer_at" : "seat.computer", { n: s.seat + 1, level: botLabel(s.level) })
       : s.name || t("seat.label", { n: s.seat + 1 }));
   }
 
@@ -271,7 +273,7 @@ export class TablePage {
   seatBox(seatView, tableSeat, names, view, isMe) {
     const s = seatView ? seatView.seat : tableSeat.seat;
     const toMove = view && view.phase !== "over" && view.to_move === s;
-    const score = view && view.scores ? view.scores[s] : null;
+    const score = view && view.scores && view.ruleset.format === "match" ? view.scores[s] : null;
     const known = seatView ? seatView.known || [] : [];
     const tags = [];
     if (view && view.dealer === s) tags.push(el("span", { class: "badge dealer" }, t("seat.dealer")));
