@@ -103,11 +103,12 @@ def test_two_people_play_a_hand_watched_by_a_spectator(
     for page in (ann, bob):
         page.wait_for_selector("#reveal")
     eve.wait_for_selector("#reveal")
-    reveal = ann.inner_text("#reveal")
-    assert "Ann" in reveal and "Bob" in reveal
     outcome = ann.inner_text("#reveal .outcome")
     assert re.search(r"Gin|Knock|Undercut|Void hand", outcome), outcome
+    assert ann.locator("#reveal .explain li").count() >= 1  # the points and why
     if "Void" not in outcome:
+        reveal = ann.inner_text("#reveal")
+        assert "Ann" in reveal and "Bob" in reveal
         # after a knock every hand is shown to everyone, the spectator included (R4.8)
         assert eve.locator("#reveal .reveal-seat").count() == 2
         assert eve.locator("#reveal .card").count() >= 20
@@ -127,6 +128,7 @@ def test_classic_match_against_the_computer(server: ServerProcess, browser: Brow
     assert "10" in page.inner_text(".table-head .rules-summary")
     for _ in range(12):
         play_until([page], {"next", "over"})
+        assert page.locator("#reveal .explain li").count() >= 1
         if page.get_attribute("#table-page", "data-await") == "over":
             break
         page.click("#next-hand")
