@@ -10,7 +10,7 @@ from typing import Any
 from ginrummy.bots import BOTS, parse_spec
 from ginrummy.rules import PRESETS, Format, Ruleset, RulesetError
 from ginrummy.server.chat import clean_name
-from ginrummy.server.committer import GroupCommitter
+from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.protocol import CreateTable, JoinTable
 from ginrummy.server.runner import TableRunner, new_table_id
 from ginrummy.server.settings import Settings
@@ -123,7 +123,10 @@ class Lobby:
         table = GameTable(table_id, name, rules.name, table_rules(rules), body.public,
                           None if invite is None else secret_hash(invite),
                           round(clock * 1000), body.pool_chips, seats)
-        await self.committer.commit([InsertTable(table.to_stored())])
+        try:
+            await self.committer.commit([InsertTable(table.to_stored())])
+        except CommitFailed as exc:
+            raise LobbyError(503, "storage", str(exc)) from None
         runner = TableRunner(table, self.settings, self.committer, self.repository)
         self.runners[table_id] = runner
         await runner.start()
@@ -140,6 +143,8 @@ class Lobby:
             code = str(exc.args[0])
             message = "that seat is taken" if code == "seat_taken" else "the table is full"
             raise LobbyError(409, code, message, "seat") from None
+        except CommitFailed as exc:
+            raise LobbyError(503, "storage", str(exc)) from None
         except ValueError as exc:
             raise LobbyError(400, "bad_request", str(exc), "seat") from None
         return {"seat": seat, "token": token, "table": runner.table.entry()}

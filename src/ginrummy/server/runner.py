@@ -259,10 +259,7 @@ class TableRunner:
             values = {"kind": "human", "name": nickname, "token_hash": secret_hash(token)}
             for key, value in values.items():
                 setattr(seat, key, value)
-            try:
-                await self._commit([], [UpdateSeat(table.id, seat.seat, values)], bump=True)
-            except CommitFailed:
-                raise
+            await self._commit([], [UpdateSeat(table.id, seat.seat, values)], bump=True)
             self._hold(seat)
             await self._advance()
             return seat.seat, token
