@@ -228,8 +228,8 @@ class GameTable:
         match = self.match
         if match is None:
             return Step.START_MATCH if self.full else Step.NOTHING
-        if match.over:
-            humans = [s for s in self.seats if s.human]
+        if match.over:  # a rematch once every present human asked for one
+            humans = [s for s in self.seats if s.human and not s.away]
             if humans and all(s.rematch for s in humans):
                 return Step.START_MATCH
             return Step.NOTHING
