@@ -113,6 +113,9 @@ def test_write_and_load_round_trip(engine: Engine) -> None:
     assert [e.kind for e in loaded.events] == ["match", "deal", "action"]
     assert loaded.events[2] == StoredEvent(3, "action", "stock", 0, "human", "a1")
     assert loaded.created_at.tzinfo is not None
+    assert loaded.updated_at.tzinfo is not None and loaded.updated_at >= loaded.created_at
+    at = {e.version: e for e in loaded.events}
+    assert at[3].client_id == "a1" and at[2].payload == deck
     assert repo.load_table("missing") is None
     assert repo.count_events("t1") == 3
 
