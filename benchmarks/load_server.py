@@ -190,28 +190,11 @@ def verify_stored(db: str, acked: list[tuple[str, str]],
 
 
 # ---------------------------------------------------------------------- the server
-GC_FREEZE_BOOT = """\
-import gc, sys, threading, time
-def freeze_every(seconds):
-    while True:
-        time.sleep(seconds)
-        gc.freeze()
-threading.Thread(target=freeze_every, args=(float(sys.argv.pop(1)),), daemon=True).start()
-from ginrummy.cli.main import main
-sys.exit(main(sys.argv[1:]))
-"""
-"""Starts ``ginrummy serve`` with a thread calling ``gc.freeze()`` every few seconds
-(``--gc-freeze``: an experiment, so full collections stop pausing the event loop)."""
-
-
-def start_server(db: str, folder: Path, extra_args: list[str],
-                 gc_freeze: float | None = None) -> ServerHandle:
+def start_server(db: str, folder: Path, extra_args: list[str]) -> ServerHandle:
     """``ginrummy serve`` on a free port; waits until ``/api/health`` answers."""
     port = free_port()
     log_path = folder / "server.log"
-    launcher = (["-m", "ginrummy.cli.main"] if gc_freeze is None
-                else ["-c", GC_FREEZE_BOOT, str(gc_freeze)])
-    cmd = [sys.executable, *launcher, "serve", "--port", str(port),
+    cmd = [sys.executable, "-m", "ginrummy.cli.main", "serve", "--port", str(port),
            "--db", db, "--log-level", "warning", *extra_args]
     with log_path.open("wb") as log:
         process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
@@ -422,7 +405,7 @@ def one_run(args: argparse.Namespace, tables: int) -> RunReport:
     with tempfile.TemporaryDirectory(prefix="ginrummy-load-") as tmp:
         folder = Path(tmp)
         with fresh_database(args.db, folder) as db:
-            server = start_server(db, folder, args.server_arg or [], args.gc_freeze)
+            server = start_server(db, folder, args.server_arg or [])
             try:
                 return run_load(args, tables, server)
             finally:
@@ -505,8 +488,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="with --url: the server's process id, for its CPU share")
     parser.add_argument("--server-arg", action="append", metavar="ARG",
                         help="extra argument for ginrummy serve (repeatable)")
-    parser.add_argument("--gc-freeze", type=float, metavar="SECONDS",
-                        help="experiment: run the server with gc.freeze() every SECONDS")
     parser.add_argument("--profile", metavar="FILE",
                         help="py-spy record the server during the window into FILE "
                         "(collapsed stacks; {tables} in the name becomes the table count)")
@@ -517,8 +498,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
-    if args.gc_freeze is not None and (args.url or args.gc_freeze <= 0):
-        parser.error("--gc-freeze: a positive number of seconds, without --url")
     if args.url and args.sweep:
         parser.error("--sweep starts its own servers; it cannot be used with --url")
     counts = args.sweep or [args.tables]
