@@ -54,6 +54,17 @@ def test_a_stock_card_in_the_log_is_caught() -> None:
     assert any("Qd" in p for p in leaks([Frame("bob", message)]))
 
 
+def test_a_discard_named_in_the_log_is_public() -> None:
+    """A card another seat discarded is public even if the next player took it before this
+    page ever saw it on top; a card only in another hint still is not."""
+    message = state(1, THEIRS, version=5)
+    message["view"]["log"] = [{"seat": 0, "action": "discard Qd", "card": None},
+                              {"seat": 1, "action": "take", "card": None}]
+    assert leaks([Frame("bob", message)]) == []
+    message["hints"] = {"melds": [["Jd"]]}
+    assert any("Jd" in p for p in leaks([Frame("bob", message)]))
+
+
 def test_a_spectator_may_not_see_any_hand() -> None:
     message = state(None, [], version=4)
     message["view"]["seats"][1]["cards"] = THEIRS

@@ -355,7 +355,8 @@ def leaks(frames: list[Frame]) -> list[str]:
 
     Frames are read in the order each recipient got them. Within a hand a recipient may know
     the cards it has seen face up so far (upcard, top discards, the whole pile when its
-    history is visible) and the cards it has held so far (its own hand, as it came); once a
+    history is visible, the cards its log names in public actions such as discards) and the
+    cards it has held so far (its own hand, as it came); once a
     knock is laid down (R4.8) also every hand, whose sizes must match the seats' card counts
     (so no stock card can hide among them). Nothing else may name a card.
     """
@@ -377,6 +378,11 @@ def leaks(frames: list[Frame]) -> list[str]:
             allowed.add(view["top_discard"])
         allowed.update(view.get("discard_pile") or [])
         allowed.update(view.get("hand") or [])
+        for event in view.get("log") or []:
+            # every action in a seat's log is public (a discard taken at once by the next
+            # player is never a top discard in the states this page gets when they arrive
+            # together); only the ``card`` field, the viewer's own stock draws, is private
+            allowed |= cards_in(event.get("action", ""))
         current = set(allowed)
         if view.get("knock") is not None:
             for seat in view["seats"]:
