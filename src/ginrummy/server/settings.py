@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
+from ginrummy.web import STATIC_DIR
 
 
 @dataclass(frozen=True)
