@@ -28,13 +28,16 @@ def test_clock_timeout_plays_a_computer_move(make_server: Any) -> None:
     assert clock["seat"] == state["view"]["to_move"] and clock["per_turn_ms"] == 300
     assert 0 <= clock["remaining_ms"] <= 300
     start_version = state["version"]
+    # the running clock is stored (checked now: once the clock has played a hand to its end,
+    # no clock runs until the next deal)
+    stored = server.stored_table(table_id)
+    assert stored.clock_deadline is not None and stored.clock_seat is not None
     # nobody acts: the clock runs out and the computer plays for whoever is to move
     later = ann.wait(lambda m: m["type"] == "state" and m["version"] >= start_version + 3, 30)
     assert later["view"]["log"]
     stored = server.stored_table(table_id)
     sources = [e.source for e in stored.events if e.kind == "action"]
     assert sources and set(sources) <= {"clock", "chance"}, sources
-    assert stored.clock_deadline is not None and stored.clock_seat is not None
 
 
 def test_a_disconnected_seat_is_held_then_played_by_the_computer(make_server: Any) -> None:
