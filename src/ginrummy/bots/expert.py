@@ -55,6 +55,7 @@ from ginrummy.bots.rollout import (
     policy_discard,
     wants_card,
 )
+from ginrummy.bots.simple import knock_deadwood
 from ginrummy.cards import CARD_VALUES
 from ginrummy.engine import Phase
 from ginrummy.rules import UpcardOffer
@@ -316,7 +317,7 @@ class ExpertBot:
         assert seat is not None
         hand = view.hand_mask
         knocks = [a for a in legal if isinstance(a, Knock)]
-        gins = [k for k in knocks if _is_gin(hand, k)]
+        gins = [k for k in knocks if knock_deadwood(hand, k) == 0]
         if gins:
             best = next((k for k in gins if k.discard is None), gins[0])
             note = "big gin" if best.discard is None else "gin"
@@ -351,7 +352,7 @@ class ExpertBot:
             candidate.default = card == default_card
             candidate.fallback = card == default_card
             out.append(candidate)
-        knocks.sort(key=lambda k: _knock_deadwood(hand, k))
+        knocks.sort(key=lambda k: knock_deadwood(hand, k))
         for i, knock in enumerate(knocks[:KNOCK_CANDIDATES]):
             rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
             arrangements = [knock.melds] + [a.melds for a in best_arrangements(rest)
@@ -359,7 +360,7 @@ class ExpertBot:
             for j, melds in enumerate(arrangements):
                 action = Knock(knock.discard, melds)
                 out.append(_Candidate(action, _knock_scorer(ctx, seat, hand, action),
-                                      f"knock, deadwood {_knock_deadwood(hand, action)}",
+                                      f"knock, deadwood {knock_deadwood(hand, action)}",
                                       False, default=i == 0 and j == 0))
         if knocks:  # the policy knocks as soon as it can
             for candidate in out:
@@ -398,23 +399,6 @@ def _live_outs(hand: int, card: int, unseen: int) -> int:
 def _playout_rules(view: PlayerView) -> PlayoutRules:
     return PlayoutRules(view.rules, len(view.counts), view.knock_limit, view.dealer,
                         view.upcard // 13 == 0, view.scores)
-
-
-def _knock_deadwood(hand: int, knock: Knock) -> int:
-    rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
-    for meld in knock.melds:
-        for card in meld:
-            rest &= ~(1 << card)
-    return sum(CARD_VALUES[c] for c in range(52) if rest >> c & 1)
-
-
-def _is_gin(hand: int, knock: Knock) -> bool:
-    rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
-    melded = 0
-    for meld in knock.melds:
-        for card in meld:
-            melded |= 1 << card
-    return rest & ~melded == 0
 
 
 def _danger(belief: Belief, seat: int) -> Callable[[int], float]:

@@ -84,7 +84,7 @@ class SimpleBot:
             return PASS if phase is _OFFER else DRAW_STOCK
         knocks = [a for a in legal if type(a) is Knock]
         if knocks:
-            return min(knocks, key=lambda k: _knock_deadwood(hand, k))
+            return min(knocks, key=lambda k: knock_deadwood(hand, k))
         allowed = 0
         for action in legal:
             if type(action) is Discard:
@@ -92,7 +92,9 @@ class SimpleBot:
         return DISCARDS[highest_unmatched(hand, allowed)]
 
 
-def _knock_deadwood(hand: int, knock: Knock) -> int:
+def knock_deadwood(hand: int, knock: Knock) -> int:
+    """The deadwood a knock from ``hand`` (11 cards, or 10 for a big gin) leaves: the cards
+    neither discarded nor in its melds (0 for a gin)."""
     melded = 0
     for meld in knock.melds:
         for card in meld:
