@@ -498,7 +498,7 @@ export class TablePage {
   keydown(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
-    if (target && (target.closest?.("input, textarea, select, dialog") || (event.key === "Enter" && target.closest?.("button")))) return;
+    if (target && (target.closest?.("input, textarea, select, dialog[open]") || (event.key === "Enter" && target.closest?.("button")))) return;
     if (document.querySelector("dialog[open]")) return;
     const view = this.view;
     const key = event.key;
