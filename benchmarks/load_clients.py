@@ -29,6 +29,21 @@ from websockets.asyncio.client import ClientConnection
 
 RANKS = "A23456789TJQK"
 
+try:
+    import orjson
+
+    loads: Callable[[str], Any] = orjson.loads
+
+    def dumps(value: Any) -> str:
+        """Compact JSON text (a text frame: the server refuses binary ones)."""
+        return orjson.dumps(value).decode()
+except ImportError:  # pragma: no cover - orjson comes with the server extra
+    loads = json.loads
+
+    def dumps(value: Any) -> str:
+        """Compact JSON text."""
+        return json.dumps(value, separators=(",", ":"))
+
 
 @dataclass(frozen=True)
 class WorkerPlan:
@@ -143,7 +158,7 @@ class Seat:
             async with websockets.connect(ws_url, max_size=2**22, open_timeout=60,
                                           ping_interval=None, close_timeout=2) as ws:
                 self.ws = ws
-                await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": self.token}))
+                await ws.send(dumps({"type": "hello", "protocol": 2, "token": self.token}))
                 async for raw in ws:
                     text = raw if isinstance(raw, str) else raw.decode()
                     self.on_message(text)
@@ -169,13 +184,15 @@ class Seat:
 
     def on_message(self, text: str) -> None:
         """Handle one server message."""
-        msg = json.loads(text)
+        msg = loads(text)
         kind = msg.get("type")
         if kind == "state":
             self.result.states += 1
             self.result.state_bytes += len(text)
+            if "ack" in msg:  # the state that acknowledges this seat's action
+                self.on_ack({"id": msg["ack"]})
             self.on_state(msg)
-        elif kind == "ack":
+        elif kind == "ack":  # an action sent again
             self.on_ack(msg)
         elif kind == "error":
             self.result.errors[str(msg.get("code"))] += 1
@@ -231,12 +248,12 @@ class Seat:
             return
         if what != "action":
             with contextlib.suppress(websockets.ConnectionClosed):
-                await ws.send(json.dumps({"type": what}))
+                await ws.send(dumps({"type": what}))
             return
         self.counter += 1
         action_id = f"{self.seat}-{self.counter}"
-        text = json.dumps({"type": "action", "id": action_id, "version": version,
-                           "action": action})
+        text = dumps({"type": "action", "id": action_id, "version": version,
+                      "action": action})
         started = time.perf_counter()
         wall = time.time()
         self.result.lags_ms.append((started - due) * 1000)

@@ -147,12 +147,14 @@ class Client:
 
     @classmethod
     def open(cls, server: LiveServer, table_id: str, token: str | None = None,
-             invite: str | None = None, hello: bool = True, **options: Any) -> Client:
+             invite: str | None = None, hello: bool = True, protocol: int = 2,
+             **options: Any) -> Client:
         """Connect; with ``hello``, send it and wait for ``welcome`` and the first state."""
         ws = open_socket(f"{server.ws_base}/ws/tables/{table_id}", **options)
         client = cls(ws)
         if hello:
-            client.send({"type": "hello", "protocol": 1, "token": token, "invite": invite})
+            client.send({"type": "hello", "protocol": protocol, "token": token,
+                         "invite": invite})
             client.wait(lambda m: m["type"] == "welcome")
             client.wait(lambda m: m["type"] == "state")
         return client
@@ -192,6 +194,18 @@ class Client:
                 return self.state
             self.wait(lambda m: m["type"] == "state", timeout)
 
+    def answer(self, timeout: float = 30) -> dict[str, Any]:
+        """Read until the answer to an action: the ``state`` that acknowledges it (``"ack"``),
+        an ``error``, or the ``ack`` of an action sent again."""
+        return self.wait(is_answer, timeout)
+
+    def reach(self, version: int, timeout: float = 30) -> dict[str, Any]:
+        """The latest state once it is at least at ``version`` (it may have arrived already)."""
+        latest = next((m for m in reversed(self.frames) if m["type"] == "state"), None)
+        if latest is not None and latest["version"] >= version:
+            return latest
+        return self.wait(is_state(version), timeout)
+
     @property
     def state(self) -> dict[str, Any]:
         """The latest state received."""
@@ -205,6 +219,13 @@ class Client:
 def is_state(version: int | None = None) -> Callable[[dict[str, Any]], bool]:
     """A predicate: a state (at least at ``version``)."""
     return lambda m: m["type"] == "state" and (version is None or m["version"] >= version)
+
+
+def is_answer(message: dict[str, Any]) -> bool:
+    """The answer to an action: an ``error``, an ``ack`` (an action sent again), or the
+    ``state`` that acknowledges it."""
+    return message["type"] in ("ack", "error") or (message["type"] == "state"
+                                                    and "ack" in message)
 
 
 def table_at(stored: Any, version: int) -> GameTable:

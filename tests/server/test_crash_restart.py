@@ -87,11 +87,11 @@ def play(clients: dict[int, Client], count: int, prefix: str) -> list[tuple[str,
         action_id = f"{prefix}{len(acked)}"
         mover.send({"type": "action", "id": action_id, "version": mine["version"],
                     "action": action})
-        ack = mover.wait(lambda m: m["type"] in ("ack", "error"))
-        assert ack["type"] == "ack", ack
+        ack = mover.answer()
+        assert ack.get("ack") == action_id, ack
         acked.append((action_id, ack["version"]))
         for client in clients.values():
-            client.wait(is_state(ack["version"]))
+            client.reach(ack["version"])
     return acked
 
 
@@ -119,7 +119,8 @@ def test_sigkill_mid_hand_then_restart_loses_nothing(tmp_path: Path,
     mover = clients[last_seat]
     mover.send({"type": "action", "id": "last", "version": mover.state["version"],
                 "action": mover.state["legal"][0]})
-    last = mover.wait(lambda m: m["type"] == "ack")
+    last = mover.answer()
+    assert last.get("ack") == "last", last
     first.kill()
     acked.append(("last", last["version"]))
 
@@ -151,7 +152,7 @@ def test_sigkill_mid_hand_then_restart_loses_nothing(tmp_path: Path,
     # an action resent after the crash (its ack lost) is acknowledged again, not replayed
     clients[last_seat].send({"type": "action", "id": "last", "version": resumed["version"],
                              "action": "stock"})
-    duplicate = clients[last_seat].wait(lambda m: m["type"] in ("ack", "error"))
+    duplicate = clients[last_seat].answer()
     assert duplicate == {"type": "ack", "id": "last", "version": last["version"],
                          "duplicate": True}
     # and the game goes on

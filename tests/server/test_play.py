@@ -48,11 +48,12 @@ def play_one_hand(ann: Client, bob: Client, watcher: Client | None = None,
         action_id = f"{prefix}{sent}"
         mover.send({"type": "action", "id": action_id, "version": mover_state["version"],
                     "action": choose(mover_state)})
-        ack = mover.wait(lambda m: m["type"] in ("ack", "error"))
-        assert ack == {"type": "ack", "id": action_id, "version": state["version"] + 1}, ack
+        ack = mover.answer()
+        assert ack["type"] == "state" and ack["ack"] == action_id, ack
+        assert ack["version"] == state["version"] + 1
         sent += 1
         for client in (ann, bob, *([watcher] if watcher else [])):
-            client.wait(is_state(state["version"] + 1))
+            client.reach(state["version"] + 1)
     return sent
 
 
@@ -61,7 +62,7 @@ def test_a_complete_hand_between_two_people_reveals_nothing_hidden(
     server = make_server(between_hands_seconds=60)
     table_id, ann, bob = two_players(server, preset="classic")
     watcher = Client.open(server, table_id)  # a spectator
-    assert ann.frames[0] == {"type": "welcome", "protocol": 1, "table": table_id, "seat": 0,
+    assert ann.frames[0] == {"type": "welcome", "protocol": 2, "table": table_id, "seat": 0,
                              "version": ann.frames[0]["version"], "name": "Ann"}
     sent = play_one_hand(ann, bob, watcher)
     assert sent >= 4
@@ -97,6 +98,47 @@ def test_hints_and_legal_actions_only_for_the_recipient(server: LiveServer) -> N
         assert sorted(melded + hints["unmatched"]) == sorted(hand)
 
 
+def test_only_the_senders_state_acknowledges_its_action(server: LiveServer) -> None:
+    created = server.create(nickname="Ann")
+    table_id = created["table_id"]
+    tokens = {0: created["token"], 1: server.join(table_id, nickname="Bob")["token"]}
+    clients = {seat: Client.open(server, table_id, token) for seat, token in tokens.items()}
+    seat = clients[0].state["view"]["to_move"]
+    mover, other = clients[seat], clients[1 - seat]
+    second_tab = Client.open(server, table_id, tokens[seat])  # the same seat, another tab
+    watcher = Client.open(server, table_id)
+    state = mover.reach(second_tab.state["version"])
+    mover.send({"type": "action", "id": "a1", "version": state["version"],
+                "action": state["legal"][0]})
+    acknowledged = mover.answer()
+    assert acknowledged["type"] == "state" and acknowledged["ack"] == "a1"
+    assert acknowledged["version"] == state["version"] + 1
+    assert acknowledged["view"]["log"][-1]["seat"] == seat  # the state after the action
+    assert not any(m["type"] == "ack" for m in mover.frames)  # no frame of its own
+    for client in (other, second_tab, watcher):
+        seen = client.reach(state["version"] + 1)
+        assert seen["version"] == state["version"] + 1 and "ack" not in seen
+        assert not any("ack" in m for m in client.frames)
+
+
+def test_protocol_1_clients_get_the_ack_in_a_frame_of_its_own(server: LiveServer) -> None:
+    created = server.create(nickname="Ann")
+    table_id = created["table_id"]
+    joined = server.join(table_id, nickname="Bob")
+    ann = Client.open(server, table_id, created["token"], protocol=1)
+    bob = Client.open(server, table_id, joined["token"], protocol=1)
+    assert ann.frames[0]["protocol"] == 1
+    mover = ann if ann.state["view"]["to_move"] == 0 else bob
+    state = mover.state
+    mover.send({"type": "action", "id": "old", "version": state["version"],
+                "action": state["legal"][0]})
+    ack = mover.answer()
+    assert ack == {"type": "ack", "id": "old", "version": state["version"] + 1}
+    after = mover.recv()  # then the state, as protocol 1 says
+    assert after["type"] == "state" and after["version"] == state["version"] + 1
+    assert "ack" not in after
+
+
 def test_stale_version_is_rejected_and_changes_nothing(server: LiveServer) -> None:
     table_id, ann, bob = two_players(server)
     mover = ann if ann.state["view"]["to_move"] == 0 else bob
@@ -126,7 +168,7 @@ def test_illegal_and_out_of_turn_actions_leave_the_state_unchanged(server: LiveS
     for number, (client, action, code) in enumerate(cases):
         client.send({"type": "action", "id": f"bad{number}", "version": state["version"],
                      "action": action})
-        answer = client.wait(lambda m: m["type"] in ("error", "ack"))
+        answer = client.answer()
         assert answer["type"] == "error" and answer["code"] == code, (action, answer)
         assert answer["id"] == f"bad{number}" and answer["message"]
     after = server.stored_table(table_id)
@@ -134,7 +176,7 @@ def test_illegal_and_out_of_turn_actions_leave_the_state_unchanged(server: LiveS
     # the same connection still plays a legal action
     mover.send({"type": "action", "id": "ok", "version": state["version"],
                 "action": state["legal"][0]})
-    assert mover.wait(lambda m: m["type"] in ("ack", "error"))["type"] == "ack"
+    assert mover.answer()["ack"] == "ok"
 
 
 def test_a_resent_action_is_acknowledged_again_not_replayed(server: LiveServer) -> None:
@@ -144,10 +186,12 @@ def test_a_resent_action_is_acknowledged_again_not_replayed(server: LiveServer) 
     message = {"type": "action", "id": "once", "version": state["version"],
                "action": state["legal"][0]}
     mover.send(message)
-    first = mover.wait(lambda m: m["type"] == "ack")
+    first = mover.answer()
+    assert first["type"] == "state" and first["ack"] == "once"
     mover.send(message)  # e.g. the ack was lost with the connection
-    second = mover.wait(lambda m: m["type"] in ("ack", "error"))
-    assert second == {**first, "duplicate": True}
+    second = mover.answer()
+    assert second == {"type": "ack", "id": "once", "version": first["version"],
+                      "duplicate": True}
     assert len(server.stored_table(table_id).events) == 3
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
 from ginrummy.server.jsontext import dumps
 from ginrummy.server.limits import RateLimit
+from ginrummy.server.protocol import PROTOCOL
 from ginrummy.server.settings import Settings
 
 log = logging.getLogger("ginrummy.server.connections")
@@ -29,10 +31,15 @@ class Connection:
         self.websocket = websocket
         self.seat: int | None = None
         self.name = "spectator"
+        self.protocol = PROTOCOL
+        """The protocol asked for in ``hello`` (1: acknowledgements in a frame of their own)."""
         self.muted: set[int | None] = set()
         self.messages = RateLimit(settings.messages_per_window, settings.message_window_seconds)
         self.chats = RateLimit(settings.chats_per_window, settings.chat_window_seconds)
-        self._queue: asyncio.Queue[object] = asyncio.Queue(settings.send_queue_limit)
+        self._queue: deque[str | tuple[object, int, str]] = deque()
+        self._limit = settings.send_queue_limit
+        self._wake: asyncio.Future[None] | None = None
+        """Set while the sender task waits for something to send."""
         self._sender: asyncio.Task[None] | None = None
         self.closed = False
         self.close_code: int | None = None
@@ -45,12 +52,12 @@ class Connection:
         """Queue a message (a dict or JSON text); a connection too far behind is closed."""
         if self.closed:
             return
-        text = message if isinstance(message, str) else dumps(message)
-        try:
-            self._queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if len(self._queue) >= self._limit:
             log.warning("closing a connection too slow to read its messages")
             self.close(1008, "too slow: messages not read")
+            return
+        self._queue.append(message if isinstance(message, str) else dumps(message))
+        self._wake_sender()
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with ``code`` and ``reason``."""
@@ -58,12 +65,17 @@ class Connection:
             return
         self.closed = True
         self.close_code = code
-        with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait((_CLOSE, code, reason))
-        if self._queue.full():  # no room for the close: drop the backlog
-            while not self._queue.empty():
-                self._queue.get_nowait()
-            self._queue.put_nowait((_CLOSE, code, reason))
+        if len(self._queue) >= self._limit:  # no room for the close: drop the backlog
+            self._queue.clear()
+        self._queue.append((_CLOSE, code, reason))
+        self._wake_sender()
+
+    def _wake_sender(self) -> None:
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
 
     async def flush(self, timeout: float) -> None:
         """Wait (at most ``timeout`` seconds) until a pending close has been sent."""
@@ -83,14 +95,19 @@ class Connection:
 
     async def _send_loop(self) -> None:
         ws = self.websocket
+        queue = self._queue
+        loop = asyncio.get_running_loop()
         while True:
-            item = await self._queue.get()
+            if not queue:
+                self._wake = loop.create_future()
+                await self._wake
+                continue
+            item = queue.popleft()
             try:
-                if isinstance(item, tuple) and item[0] is _CLOSE:
+                if isinstance(item, tuple):
                     if ws.application_state is WebSocketState.CONNECTED:
                         await ws.close(code=item[1], reason=item[2])
                     return
-                assert isinstance(item, str)
                 await ws.send_text(item)
             except Exception:  # the peer went away: the receive loop ends the connection
                 return

@@ -12,7 +12,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-PROTOCOL = 1
+PROTOCOL = 2
+"""The protocol this server speaks by default (2: the sender's ``state`` carries the ``ack``)."""
+PROTOCOLS = (1, 2)
+"""Every protocol a client may ask for in ``hello`` (1: a separate ``ack`` frame)."""
 
 
 class Code(StrEnum):

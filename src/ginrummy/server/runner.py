@@ -1,10 +1,11 @@
 """The single writer of one table: checks, commits, then acknowledges and broadcasts.
 
 Every change of a table happens under its lock, in this order: check (engine), apply in
-memory, commit to the database (group commit), send the ``ack`` to the author, send every
-connection its ``state``. If the commit fails the table is reloaded from the database, so
-memory never runs ahead of what is stored. Timers (computer moves, turn clocks, seats held for
-absent players, the pause between hands) re-check the table version before acting.
+memory, commit to the database (group commit), send every connection its ``state`` (the
+author's carries the ``ack`` of its action). If the commit fails the table is reloaded from
+the database, so memory never runs ahead of what is stored. Timers (computer moves, turn
+clocks, seats held for absent players, the pause between hands) re-check the table version
+before acting.
 """
 
 from __future__ import annotations
@@ -23,14 +24,13 @@ from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.connections import Connection
 from ginrummy.server.jsontext import dumps
 from ginrummy.server.protocol import (
-    PROTOCOL,
     ActionMessage,
     Code,
     MessageError,
     error,
 )
 from ginrummy.server.settings import Settings
-from ginrummy.server.table import GameTable, Seat, Step, new_secret, secret_hash
+from ginrummy.server.table import GameTable, Seat, Step, new_secret, secret_hash, with_ack
 from ginrummy.storage import InsertEvent, Repository, StoredEvent, UpdateSeat, UpdateTable, WriteOp
 from ginrummy.views import view
 
@@ -89,7 +89,7 @@ class TableRunner:
         async with self.lock:
             table = self.table
             self.connections.add(conn)
-            conn.send({"type": "welcome", "protocol": PROTOCOL, "table": table.id,
+            conn.send({"type": "welcome", "protocol": conn.protocol, "table": table.id,
                        "seat": conn.seat, "version": table.version, "name": conn.name})
             if conn.seat is not None:
                 seat = table.seats[conn.seat]
@@ -139,19 +139,22 @@ class TableRunner:
         """The current ``state`` message of a connection."""
         return self.table.state_message(conn.seat, time.time())
 
-    def broadcast(self) -> None:
-        """Send every connection its state (one view computed per seat)."""
-        if not self.connections:
+    def broadcast(self, ack: tuple[Connection, str] | None = None) -> None:
+        """Send every connection its state (one text built per seat). With ``ack``, the
+        state of that connection acknowledges its action of that id (``"ack"``)."""
+        connections = list(self.connections)
+        if ack is not None and ack[0] not in self.connections:
+            connections.append(ack[0])  # its author, wherever it is, learns it was committed
+        if not connections:
             return
-        table = self.table
-        now = time.time()
-        entry_json = dumps(table.entry())
-        texts: dict[int | None, str] = {}
-        for conn in list(self.connections):
-            text = texts.get(conn.seat)
-            if text is None:
-                text = table.state_text(conn.seat, now, entry_json)
-                texts[conn.seat] = text
+        texts = self.table.state_texts([c.seat for c in connections], time.time())
+        for conn in connections:
+            text = texts[conn.seat]
+            if ack is not None and conn is ack[0]:
+                if conn.protocol >= 2:
+                    text = with_ack(text, ack[1])
+                else:  # protocol 1: the ack in a frame of its own, just before the state
+                    conn.send({"type": "ack", "id": ack[1], "version": self.table.version})
             conn.send(text)
 
     async def handle_action(self, conn: Connection, msg: ActionMessage) -> None:
@@ -268,8 +271,9 @@ class TableRunner:
     async def _commit(self, makers: Sequence[Callable[[], StoredEvent]],
                       extra: Sequence[WriteOp] = (), bump: bool = False,
                       ack: tuple[Connection, str] | None = None) -> None:
-        """Apply events in memory, commit them, then ack and broadcast. On a failed commit
-        the table is reloaded from the database and :class:`CommitFailed` is raised."""
+        """Apply events in memory, commit them, then broadcast (the author's state carrying
+        the ``ack`` of its action). On a failed commit the table is reloaded from the database
+        and :class:`CommitFailed` is raised."""
         table = self.table
         before = self._turn_key()
         events: list[StoredEvent] = []
@@ -299,10 +303,7 @@ class TableRunner:
             if isinstance(exc, CommitFailed):
                 raise
             raise CommitFailed(f"could not apply the change: {type(exc).__name__}") from exc
-        if ack is not None:
-            conn, action_id = ack
-            conn.send({"type": "ack", "id": action_id, "version": table.version})
-        self.broadcast()
+        self.broadcast(ack)
 
     def _turn_key(self) -> tuple[int, int, int]:
         table = self.table

@@ -11,6 +11,7 @@ import hmac
 import json
 import secrets
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -119,6 +120,7 @@ class GameTable:
     client_ids: dict[int, OrderedDict[str, int]] = field(default_factory=dict)
     _fixed_entry: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     _views: ViewCache = field(default_factory=ViewCache, repr=False, compare=False)
+    _entry_json: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
 
     # ----------------------------------------------------------------- storage
     @classmethod
@@ -307,38 +309,56 @@ class GameTable:
             "version": self.version,
         }
 
-    def state_text(self, seat: int | None, now: float, entry_json: str) -> str:
-        """The ``state`` message as JSON text, with the lobby entry already serialised (a
-        broadcast serialises it once for every recipient)."""
-        body = dumps(self._state_body(seat, now))
-        return f'{{"type":"state","table":{entry_json},{body[1:]}'
+    def entry_json(self) -> str:
+        """The lobby entry as JSON text (kept while the table, its seats and their
+        connections do not change)."""
+        key = (self.version, self.status,
+               tuple((s.kind, s.name, s.level, s.connections > 0, s.away) for s in self.seats))
+        cached = self._entry_json
+        if cached is None or cached[0] != key:
+            cached = self._entry_json = (key, dumps(self.entry()))
+        return cached[1]
+
+    def state_texts(self, seats: Iterable[int | None], now: float) -> dict[int | None, str]:
+        """The ``state`` message of each of ``seats`` (``None``: a spectator) as JSON text, at
+        Unix time ``now``. What every recipient shares (the table entry, clock, score sheet,
+        the public part of the view) is built and serialised once."""
+        head = f'{_STATE_HEAD}"table":{self.entry_json()},'
+        tail = f",{dumps(self._shared_body(now))[1:]}"
+        texts: dict[int | None, str] = {}
+        for seat in seats:
+            if seat not in texts:
+                texts[seat] = f"{head}{dumps(self._seat_body(seat))[1:-1]}{tail}"
+        return texts
 
     def state_message(self, seat: int | None, now: float) -> dict[str, Any]:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""
-        return {"type": "state", "table": self.entry(), **self._state_body(seat, now)}
+        return {"type": "state", "table": self.entry(), **self._seat_body(seat),
+                **self._shared_body(now)}
 
-    def _state_body(self, seat: int | None, now: float) -> dict[str, Any]:
+    def _seat_body(self, seat: int | None) -> dict[str, Any]:
+        """The fields of a state that depend on its recipient."""
         match = self.match
         hand = self.hand
         legal: list[str] = []
         hints: dict[str, Any] | None = None
         player_view: dict[str, Any] | None = None
         if match is not None and hand is not None:
-            player_view = self._views.view_dict(match, seat)
+            player_view = self._views.view_dict(match, seat, self.version)
             if seat is not None:
                 hints = _hints(hand, seat, self._views.best_melds(hand, seat))
                 if not hand.over and hand.to_move == seat:
                     legal = [_legal_text(a, hand) for a in hand.legal_actions()]
+        return {"version": self.version, "seat": seat, "view": player_view, "legal": legal,
+                "hints": hints}
+
+    def _shared_body(self, now: float) -> dict[str, Any]:
+        """The fields of a state that are the same for every recipient."""
+        match = self.match
         return {
-            "version": self.version,
-            "seat": seat,
-            "view": player_view,
-            "legal": legal,
-            "hints": hints,
             "clock": self.clock_info(now),
             "next_hand": self._next_hand_info(now),
-            "sheet": [] if match is None else [
-                {"hand": n, "result": r.to_dict()} for n, r in match.score_sheet()],
+            "sheet": [] if match is None else self._views.sheet(match),
             "result": None if match is None or match.result is None else match.result.to_dict(),
             "rematch": [s.seat for s in self.seats if s.rematch],
         }
@@ -359,6 +379,15 @@ class GameTable:
             0, round((self.next_deal_at - now) * 1000))
         return {"ready": [s.seat for s in self.seats if s.ready or not s.human],
                 "remaining_ms": remaining}
+
+
+_STATE_HEAD = '{"type":"state",'
+
+
+def with_ack(state_text: str, action_id: str) -> str:
+    """A ``state`` text that also acknowledges the action ``action_id`` (``"ack"``)."""
+    assert state_text.startswith(_STATE_HEAD)
+    return f'{_STATE_HEAD}"ack":{dumps(action_id)},{state_text[len(_STATE_HEAD):]}'
 
 
 def _legal_text(action: Action, hand: Hand) -> str:

@@ -1,54 +1,108 @@
-"""The JSON of ``view(match, seat).to_dict()``, with the growing parts cached per table.
+"""The JSON of ``view(match, seat).to_dict()``, built once per table version for what every
+recipient shares, with the growing parts cached per table.
 
-A state message goes to every seat after every action, and most of a view's cost is its log,
-which only grows during a hand. :class:`ViewCache` asks the engine for the view with an empty
-log, then appends the log entries it has not converted yet; the result equals
-``view(match, seat).to_dict()`` (``tests/server/test_viewcache.py`` checks it on whole games).
-The hint of a seat's best melds is likewise kept until its cards change.
+A state message goes to every connection after every action, so its cost is paid about twice
+per action (once per seat). :class:`ViewCache` builds the parts of a view that are the same for
+every viewer (phase, discard, counts, the knock, scores, ...) once per table version and shares
+them between the seats; only the viewer's own cards, the cards it may see and its log are per
+seat. The log only grows during a hand: the entries already converted are kept. The result
+equals ``view(match, seat).to_dict()`` (``tests/server/test_viewcache.py`` checks it on whole
+games). The hint of a seat's best melds is likewise kept until its cards change, and the score
+sheet until a hand ends.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ginrummy.cards import card_name
+from ginrummy.cards import CARD_NAMES, cards_tuple
 from ginrummy.engine import Hand
 from ginrummy.match import Match
 from ginrummy.solver import best_melds_mask
-from ginrummy.views import view
+
+
+def _names(mask: int) -> list[str]:
+    names = CARD_NAMES
+    return [names[c] for c in cards_tuple(mask)]
 
 
 class ViewCache:
-    """Per-seat caches for one table (valid for one hand at a time)."""
+    """Per-table caches (the view parts are valid for one hand at a time)."""
 
     def __init__(self) -> None:
         self._hand: Hand | None = None
         self._logs: dict[int | None, tuple[bool, list[dict[str, Any]]]] = {}
         self._melds: dict[int, tuple[int, dict[str, Any]]] = {}
+        self._shared_key: tuple[int, int] | None = None
+        self._shared: tuple[dict[str, Any], list[list[str]], list[list[str]] | None] | None = None
+        self._sheet_key: tuple[int, int] = (0, -1)
+        self._sheet: list[dict[str, Any]] = []
 
     def _for(self, hand: Hand) -> None:
         if hand is not self._hand:
             self._hand = hand
             self._logs.clear()
             self._melds.clear()
+            self._shared_key = None
+            self._shared = None
 
-    def view_dict(self, match: Match, seat: int | None) -> dict[str, Any]:
-        """``view(match, seat).to_dict()``."""
+    def view_dict(self, match: Match, seat: int | None,
+                  version: int | None = None) -> dict[str, Any]:
+        """``view(match, seat).to_dict()``. With ``version`` (the table's state version), the
+        parts every viewer shares are built once for that version."""
         hand = match.hand
         self._for(hand)
-        seen = view(match, seat)
-        data = seen._replace(log=()).to_dict()
-        gin = seen.knock is not None and seen.knock.gin
+        key = None if version is None else (version, len(match.hands))
+        shared = self._shared if key is not None and key == self._shared_key else None
+        if shared is None:
+            shared = _shared_parts(match, hand)
+            if key is not None:
+                self._shared_key, self._shared = key, shared
+        common, known, revealed = shared
+        players = hand.players
+        if seat is not None and not 0 <= seat < players:
+            raise ValueError(f"seat must be 0..{players - 1} or None for a spectator, got {seat}")
+        counts = common["_counts"]
+        own = None if seat is None else _names(hand.hands[seat])
+        seats = [{"seat": s, "count": counts[s], "known": known[s],
+                  "cards": revealed[s] if revealed is not None else own if s == seat else None}
+                 for s in range(players)]
+        gin = hand.knock is not None and hand.knock.gin
         cached = self._logs.get(seat)
-        if cached is None or cached[0] != gin or len(cached[1]) > len(seen.log):
+        log = hand.seat_logs[players if seat is None else seat]
+        if cached is None or cached[0] != gin or len(cached[1]) > len(log):
             cached = (gin, [])
             self._logs[seat] = cached
         entries = cached[1]
-        for event in seen.log[len(entries):]:
-            entries.append({"seat": event.seat, "action": event.text(gin, with_card=False),
-                            "card": None if event.card is None else card_name(event.card)})
-        data["log"] = list(entries)
-        return data
+        if len(entries) < len(log):
+            names = CARD_NAMES
+            for event in log[len(entries):]:
+                entries.append({"seat": event.seat, "action": event.text(gin, with_card=False),
+                                "card": None if event.card is None else names[event.card]})
+        return {
+            "seat": seat,
+            "ruleset": common["ruleset"],
+            "phase": common["phase"],
+            "to_move": common["to_move"],
+            "dealer": common["dealer"],
+            "hand": [] if own is None else own,
+            "seats": seats,
+            "upcard": common["upcard"],
+            "top_discard": common["top_discard"],
+            "discard_pile": common["discard_pile"],
+            "stock_size": common["stock_size"],
+            "knock_limit": common["knock_limit"],
+            "taken": common["taken"],
+            "reshuffles": common["reshuffles"],
+            "knock": common["knock"],
+            "defences": common["defences"],
+            "laid_off": common["laid_off"],
+            "result": common["result"],
+            "log": list(entries),
+            "scores": common["scores"],
+            "hands_won": common["hands_won"],
+            "hand_number": common["hand_number"],
+        }
 
     def best_melds(self, hand: Hand, seat: int) -> dict[str, Any]:
         """Least deadwood of ``seat``'s cards, its melds and unmatched cards (card names)."""
@@ -57,10 +111,71 @@ class ViewCache:
         cached = self._melds.get(seat)
         if cached is None or cached[0] != mask:
             best = best_melds_mask(mask)
+            names = CARD_NAMES
             cached = (mask, {
                 "deadwood": best.deadwood,
-                "melds": [[card_name(c) for c in meld] for meld in best.melds],
-                "unmatched": [card_name(c) for c in best.unmatched],
+                "melds": [[names[c] for c in meld] for meld in best.melds],
+                "unmatched": [names[c] for c in best.unmatched],
             })
             self._melds[seat] = cached
         return dict(cached[1])
+
+    def sheet(self, match: Match) -> list[dict[str, Any]]:
+        """The score sheet of the match: every finished hand with its result (kept until the
+        next hand ends; the caller must not change it)."""
+        finished = sum(1 for h in match.hands if h.result is not None)
+        key = (id(match), finished)
+        if key != self._sheet_key:
+            self._sheet = [{"hand": n, "result": r.to_dict()} for n, r in match.score_sheet()]
+            self._sheet_key = key
+        return self._sheet
+
+
+def _shared_parts(match: Match, hand: Hand) -> tuple[
+        dict[str, Any], list[list[str]], list[list[str]] | None]:
+    """What every viewer of ``hand`` sees alike, as JSON values: the view's public fields,
+    the cards each seat is known to hold, and every hand once they are revealed (R4.8)."""
+    names = CARD_NAMES
+    discards = hand.discards
+    knock = hand.knock
+    revealed = knock is not None
+    knock_dict = None
+    if knock is not None:
+        knock_dict = {
+            "knocker": knock.knocker,
+            "discard": None if knock.discard is None else names[knock.discard],
+            "melds": [[names[c] for c in m] for m in knock.melds],
+            "unmatched": [names[c] for c in knock.unmatched],
+            "deadwood": knock.deadwood,
+            "gin": knock.gin,
+            "big_gin": knock.big_gin,
+        }
+    common: dict[str, Any] = {
+        "ruleset": hand.rules.to_dict(),
+        "phase": hand.phase.value,
+        "to_move": hand.to_move,
+        "dealer": hand.dealer,
+        "upcard": names[hand.upcard],
+        "top_discard": names[discards[-1]] if discards else None,
+        "discard_pile": [names[c] for c in discards] if hand.rules.discard_history_visible
+        else None,
+        "stock_size": len(hand.stock),
+        "knock_limit": hand.knock_limit,
+        "taken": None if hand.taken is None else names[hand.taken],
+        "reshuffles": hand.reshuffles,
+        "knock": knock_dict,
+        "defences": [
+            {"seat": d.seat, "melds": [[names[c] for c in m] for m in d.melds],
+             "layoffs": [[names[c], i] for c, i in d.layoffs],
+             "unmatched": [names[c] for c in d.unmatched], "deadwood": d.deadwood}
+            for d in hand.defences] if revealed else [],
+        "laid_off": [[names[c] for c in x] for x in hand.laid_off] if revealed else [],
+        "result": None if hand.result is None else hand.result.to_dict(),
+        "scores": list(match.scores),
+        "hands_won": list(match.hands_won),
+        "hand_number": len(match.hands),
+        "_counts": [m.bit_count() for m in hand.hands],
+    }
+    known = [_names(m) for m in hand.known]
+    shown = [_names(m) for m in hand.hands] if revealed else None
+    return common, known, shown

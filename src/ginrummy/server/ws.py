@@ -16,7 +16,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from ginrummy.server.connections import Connection
 from ginrummy.server.lobby import Lobby
 from ginrummy.server.protocol import (
-    PROTOCOL,
+    PROTOCOLS,
     ActionMessage,
     ChatMessage,
     Close,
@@ -140,10 +140,11 @@ async def _receive_hello(conn: Connection, settings: Settings) -> Hello:
     if not isinstance(msg, Hello):
         conn.close(Close.BAD_HELLO, "hello expected")
         raise _Closed
-    if msg.protocol != PROTOCOL:
+    if msg.protocol not in PROTOCOLS:
         conn.close(Close.BAD_HELLO, f"unsupported protocol {msg.protocol}; this server speaks "
-                   f"{PROTOCOL}")
+                   f"{' and '.join(map(str, PROTOCOLS))}")
         raise _Closed
+    conn.protocol = msg.protocol
     return msg
 
 

@@ -2,7 +2,7 @@
 // acknowledgements, automatic reconnection with exponential backoff and resending of
 // unacknowledged actions under the same id (the server plays each id once).
 
-export const PROTOCOL = 1;
+export const PROTOCOL = 2; // 2: a state acknowledges its connection's action ("ack")
 const FINAL_CLOSES = new Set([4400, 4401, 4403, 4404, 1008]);
 
 export class TableConnection {
@@ -70,9 +70,14 @@ export class TableConnection {
         break;
       case "state":
         this.version = msg.version;
+        if (msg.ack) {
+          // the state that follows this connection's action acknowledges it (committed)
+          this.pending.delete(msg.ack);
+          this.handlers.onAck?.({ type: "ack", id: msg.ack, version: msg.version });
+        }
         this.handlers.onState?.(msg);
         break;
-      case "ack":
+      case "ack": // an action sent again (after a reconnection) that was already committed
         this.pending.delete(msg.id);
         this.handlers.onAck?.(msg);
         break;
