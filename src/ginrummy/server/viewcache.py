@@ -22,6 +22,8 @@ from ginrummy.solver import best_melds_mask
 
 
 def _names(mask: int) -> list[str]:
+    if not mask:
+        return []
     names = CARD_NAMES
     return [names[c] for c in cards_tuple(mask)]
 
@@ -34,7 +36,7 @@ class ViewCache:
         self._logs: dict[int | None, tuple[bool, list[dict[str, Any]]]] = {}
         self._melds: dict[int, tuple[int, dict[str, Any]]] = {}
         self._shared_key: tuple[int, int] | None = None
-        self._shared: tuple[dict[str, Any], list[list[str]], list[list[str]] | None] | None = None
+        self._shared: tuple[dict[str, Any], list[dict[str, Any]], bool] | None = None
         self._sheet_key: tuple[int, int] = (0, -1)
         self._sheet: list[dict[str, Any]] = []
 
@@ -49,7 +51,8 @@ class ViewCache:
     def view_dict(self, match: Match, seat: int | None,
                   version: int | None = None) -> dict[str, Any]:
         """``view(match, seat).to_dict()``. With ``version`` (the table's state version), the
-        parts every viewer shares are built once for that version."""
+        parts every viewer shares are built once for that version. The dict shares its parts
+        with the other viewers' and with the cache: read it, do not change it."""
         hand = match.hand
         self._for(hand)
         key = None if version is None else (version, len(match.hands))
@@ -58,15 +61,19 @@ class ViewCache:
             shared = _shared_parts(match, hand)
             if key is not None:
                 self._shared_key, self._shared = key, shared
-        common, known, revealed = shared
+        template, public_seats, revealed = shared
         players = hand.players
         if seat is not None and not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1} or None for a spectator, got {seat}")
-        counts = common["_counts"]
-        own = None if seat is None else _names(hand.hands[seat])
-        seats = [{"seat": s, "count": counts[s], "known": known[s],
-                  "cards": revealed[s] if revealed is not None else own if s == seat else None}
-                 for s in range(players)]
+        data = template.copy()
+        data["seat"] = seat
+        if seat is not None:
+            own = _names(hand.hands[seat])
+            data["hand"] = own
+            if not revealed:  # the others' cards stay hidden; its own are shown
+                seats = list(public_seats)
+                seats[seat] = {**seats[seat], "cards": own}
+                data["seats"] = seats
         gin = hand.knock is not None and hand.knock.gin
         cached = self._logs.get(seat)
         log = hand.seat_logs[players if seat is None else seat]
@@ -79,30 +86,8 @@ class ViewCache:
             for event in log[len(entries):]:
                 entries.append({"seat": event.seat, "action": event.text(gin, with_card=False),
                                 "card": None if event.card is None else names[event.card]})
-        return {
-            "seat": seat,
-            "ruleset": common["ruleset"],
-            "phase": common["phase"],
-            "to_move": common["to_move"],
-            "dealer": common["dealer"],
-            "hand": [] if own is None else own,
-            "seats": seats,
-            "upcard": common["upcard"],
-            "top_discard": common["top_discard"],
-            "discard_pile": common["discard_pile"],
-            "stock_size": common["stock_size"],
-            "knock_limit": common["knock_limit"],
-            "taken": common["taken"],
-            "reshuffles": common["reshuffles"],
-            "knock": common["knock"],
-            "defences": common["defences"],
-            "laid_off": common["laid_off"],
-            "result": common["result"],
-            "log": list(entries),
-            "scores": common["scores"],
-            "hands_won": common["hands_won"],
-            "hand_number": common["hand_number"],
-        }
+        data["log"] = list(entries)
+        return data
 
     def best_melds(self, hand: Hand, seat: int) -> dict[str, Any]:
         """Least deadwood of ``seat``'s cards, its melds and unmatched cards (card names)."""
@@ -131,10 +116,11 @@ class ViewCache:
         return self._sheet
 
 
-def _shared_parts(match: Match, hand: Hand) -> tuple[
-        dict[str, Any], list[list[str]], list[list[str]] | None]:
-    """What every viewer of ``hand`` sees alike, as JSON values: the view's public fields,
-    the cards each seat is known to hold, and every hand once they are revealed (R4.8)."""
+def _shared_parts(match: Match, hand: Hand) -> tuple[dict[str, Any], list[dict[str, Any]],
+                                                     bool]:
+    """What every viewer of ``hand`` sees alike: the view as a spectator's, less its log (a
+    template: the keys in the order of ``PlayerView.to_dict``), the seats as everybody sees
+    them, and whether every hand is revealed (R4.8: after a knock)."""
     names = CARD_NAMES
     discards = hand.discards
     knock = hand.knock
@@ -150,11 +136,17 @@ def _shared_parts(match: Match, hand: Hand) -> tuple[
             "gin": knock.gin,
             "big_gin": knock.big_gin,
         }
-    common: dict[str, Any] = {
+    seats = [{"seat": s, "count": mask.bit_count(), "known": _names(known),
+              "cards": _names(mask) if revealed else None}
+             for s, (mask, known) in enumerate(zip(hand.hands, hand.known, strict=True))]
+    template: dict[str, Any] = {
+        "seat": None,
         "ruleset": hand.rules.to_dict(),
         "phase": hand.phase.value,
         "to_move": hand.to_move,
         "dealer": hand.dealer,
+        "hand": [],
+        "seats": seats,
         "upcard": names[hand.upcard],
         "top_discard": names[discards[-1]] if discards else None,
         "discard_pile": [names[c] for c in discards] if hand.rules.discard_history_visible
@@ -171,11 +163,9 @@ def _shared_parts(match: Match, hand: Hand) -> tuple[
             for d in hand.defences] if revealed else [],
         "laid_off": [[names[c] for c in x] for x in hand.laid_off] if revealed else [],
         "result": None if hand.result is None else hand.result.to_dict(),
+        "log": [],
         "scores": list(match.scores),
         "hands_won": list(match.hands_won),
         "hand_number": len(match.hands),
-        "_counts": [m.bit_count() for m in hand.hands],
     }
-    known = [_names(m) for m in hand.known]
-    shown = [_names(m) for m in hand.hands] if revealed else None
-    return common, known, shown
+    return template, seats, revealed
