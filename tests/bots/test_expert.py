@@ -216,3 +216,47 @@ def test_a_hand_that_decides_the_match_counts_more() -> None:
     assert value((10, 90)) == points  # 10 + points is short of 100
     assert value((100 - points, 0)) == points + MATCH_BONUS
     assert value((100 - points, 0), root=1) == -points - MATCH_BONUS
+
+
+def test_draws_are_the_intermediate_players() -> None:
+    """The search may not change the base policy's draw (``OVERRIDES`` has no ``draw``); it
+    may change discards and knocks, and does so in some positions."""
+    from ginrummy.bots import IntermediateBot
+    from ginrummy.bots.expert import OVERRIDES
+    assert "draw" not in OVERRIDES
+    rules = Ruleset.preset("eaai")
+    draws = changed = 0
+    for seed in range(6):
+        hand = Hand.deal(rules, dealer=seed % 2, seed=100 + seed)
+        expert = ExpertBot(seed, 5.0, safety_stop=False)
+        base = IntermediateBot(seed)
+        while not hand.over and hand.phase is not Phase.LAYOFF:
+            seat = hand.to_move
+            if seat is CHANCE:
+                hand.apply(hand.legal_actions()[0])
+                continue
+            legal = hand.legal_actions()
+            seen = view(hand, seat)
+            chosen = expert.choose(seen, legal)
+            if hand.phase in (Phase.DRAW, Phase.OFFER):
+                assert chosen == base.choose(seen, legal)
+                draws += 1
+            elif chosen != base.choose(seen, legal):
+                changed += 1
+            hand.apply(chosen)
+    assert draws > 20
+    assert changed >= 1
+
+
+def test_play_out_discards_avoid_feeding_known_cards() -> None:
+    """With ``known`` cards, a play-out's discard keeps a card next to one the next player is
+    known to hold, while another loose card can go."""
+    from ginrummy.bots.rollout import _near, policy_discard
+    hand = mask("Ks Qd 9c 4h As 2s 3s 5d 5c 5h 8h")
+    assert policy_discard(hand, None)[0] == mask("Ks").bit_length() - 1
+    avoid = _near(mask("Kh"))  # the next player holds Kh: Ks would feed him
+    assert avoid == mask("Ks Kc Kd Qh")
+    card, _ = policy_discard(hand, None, None, avoid)
+    assert card == mask("Qd").bit_length() - 1
+    everything = mask("Ks Qd 9c 8h 4h")  # every loose card is dangerous: the usual choice
+    assert policy_discard(hand, None, None, everything)[0] == mask("Ks").bit_length() - 1

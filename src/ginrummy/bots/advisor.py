@@ -2,11 +2,12 @@
 
 ``advise(view, legal)`` runs the expert's search (:mod:`ginrummy.bots.expert`) on the view of
 the player to move and returns every candidate it evaluated: the action the expert would play
-first, then the others by value. (The expert keeps its heuristic default unless the search
-shows another candidate better by a clear margin, so the second may have a slightly higher
-mean value than the first.) A value is the mean score of the hand, in points from that
-player's seat (match points won minus lost; in the single-hand game, the others' mean penalty
-minus its own), over the sampled worlds. Like a bot, the advisor sees only the view: it
+first, then the others by value. (The expert keeps its default, the ``intermediate``
+player's choice, unless the search shows another candidate better by a clear margin and may
+play it, see ``OVERRIDES``: so the second may have a higher mean value than the first.) A
+value is the mean score of the hand, in points from that player's seat (match points won
+minus lost; in the single-hand game, the others' mean penalty minus its own), over the
+sampled worlds. Like a bot, the advisor sees only the view: it
 cannot use hidden cards.
 """
 
@@ -48,5 +49,7 @@ def advise(view: PlayerView, legal: Sequence[Action], budget_ms: float = DEFAULT
         raise ValueError("advice needs a player's view, not a spectator's")
     if view.to_move != view.seat:
         raise ValueError(f"seat {view.seat} is not to move (seat {view.to_move} is)")
-    analysis = ExpertBot(seed, budget_ms, safety_stop).analyse(view, legal)
+    expert = ExpertBot(seed, budget_ms, safety_stop)
+    expert.rank_all = True
+    analysis = expert.analyse(view, legal)
     return [Advice(e.action, e.value, e.samples, e.note) for e in analysis.evaluations]

@@ -69,6 +69,10 @@ def _partner_masks() -> tuple[int, ...]:
 
 
 _PARTNERS = _partner_masks()
+_NEAR = tuple(m & ~(0 if c % 13 > 10 else 1 << (c + 2)) & ~(0 if c % 13 < 2 else 1 << (c - 2))
+              for c, m in enumerate(_PARTNERS))
+AWARE = True
+"""Play-out discards avoid the next player's known cards' neighbours (see ``known``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +86,9 @@ class PlayoutRules:
     spade_upcard: bool
     scores: tuple[int, ...] | None = None
     """The match score before this hand (``None``: the hand is scored on its own)."""
+    known: tuple[int, ...] | None = None
+    """Per seat, the cards the others know it holds (taken from the pile): a play-out's
+    discards avoid feeding the next player's known cards when ``AWARE``."""
 
     @property
     def big_gin(self) -> bool:
@@ -100,13 +107,27 @@ def wants_card(hand: int, card: int) -> bool:
     return not loose_cards_mask(hand | 1 << card) >> card & 1
 
 
-def policy_discard(hand: int, forbidden: int | None, loose: int | None = None) -> tuple[int, int]:
+def _near(known: int) -> int:
+    """The cards one step from a meld with some card of ``known``."""
+    out = 0
+    while known:
+        low = known & -known
+        known ^= low
+        out |= _NEAR[low.bit_length() - 1]
+    return out
+
+
+def policy_discard(hand: int, forbidden: int | None, loose: int | None = None,
+                   avoid: int = 0) -> tuple[int, int]:
     """The policy's discard from ``hand`` (one card over the hand size): (card, least
-    deadwood of the rest). ``loose`` is ``loose_cards_mask(hand)`` when already known."""
+    deadwood of the rest). ``loose`` is ``loose_cards_mask(hand)`` when already known;
+    loose cards in ``avoid`` are kept unless every loose card is in it."""
     if loose is None:
         loose = loose_cards_mask(hand)
     if forbidden is not None:
         loose &= ~(1 << forbidden)
+    if avoid and loose & ~avoid:
+        loose &= ~avoid
     if loose:
         ranks = (loose | loose >> 13 | loose >> 26 | loose >> 39) & _LANE
         rank = ranks.bit_length() - 1
@@ -253,6 +274,9 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
     floor = ctx.stock_floor
     big_gin_ok = ctx.rules.big_gin
     can_take = True
+    known = list(ctx.known) if AWARE and ctx.known is not None else None
+    if known is not None and taken is not None:
+        known[seat] |= 1 << taken
     if phase == OFFER:
         dealer_first = ctx.rules.upcard_offer is UpcardOffer.DEALER_FIRST
         while True:
@@ -260,6 +284,8 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
             if wants_card(hands[seat], top):
                 hands[seat] |= 1 << top
                 taken = top
+                if known is not None:
+                    known[seat] |= 1 << top
                 top = None
                 phase = DISCARD
                 break
@@ -282,6 +308,8 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
                 else:
                     hand = with_top
                     taken = top
+                    if known is not None:
+                        known[seat] |= 1 << top
                     top = None
             if loose is None:
                 if not stock:
@@ -293,7 +321,12 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
         if big_gin_ok and not deadwood_mask(hand):
             hands[seat] = hand
             return knock_value(ctx, hands, seat, hand, None, root)
-        card, dw = policy_discard(hand, taken, loose)
+        if known is not None:
+            nxt = known[(seat + 1) % n]
+            card, dw = policy_discard(hand, taken, loose, _near(nxt) if nxt else 0)
+            known[seat] &= ~(1 << card)
+        else:
+            card, dw = policy_discard(hand, taken, loose)
         hand ^= 1 << card
         hands[seat] = hand
         if dw <= limit:
