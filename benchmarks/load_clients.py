@@ -7,7 +7,8 @@ think time (one second by default): the first-turn offer is passed, a draw is mo
 stock, the discard is the unmatched card with the most deadwood, a knock or gin is taken when
 offered and the proposed layoff accepted; between hands the seat says ``next`` and after a
 match ``rematch``. Latency is measured from just before an action is sent to the arrival of
-its ``ack``.
+its acknowledgement: the state that carries its ``ack`` (protocol 2; an action sent again is
+answered by an ``ack`` message).
 """
 
 from __future__ import annotations

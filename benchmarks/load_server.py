@@ -10,8 +10,9 @@ run and drops it afterwards), or uses a running server (``--url``). Client proce
 tables evenly over ``--ramp`` seconds; every seat is a person who answers one second
 (``--think``) after its turn comes. After the ramp-up and a short settling time the window of
 ``--duration`` seconds is measured: actions acknowledged per second, latency from sending an
-action to its ``ack`` (p50, p90, p99, max), errors, and the CPU used by the server process, the
-clients and everything else on the machine. After the run the server is killed (SIGKILL) and
+action to its acknowledgement (the ``state`` carrying its ``ack``, protocol 2; p50, p90, p99,
+max), errors, and the CPU used by the server process, the clients and everything else on the
+machine. After the run the server is killed (SIGKILL) and
 every acknowledged action is looked up in the database: each one must be stored.
 
 The clients share the machine's cores with the server: on a small machine their CPU is part
