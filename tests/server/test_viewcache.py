@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -47,3 +48,51 @@ def test_cached_views_equal_the_engine_views(preset: str, players: int, seed: in
         seen = view(match, hand.to_move)
         match.apply(bots[hand.to_move].choose(seen, hand.legal_actions()))
     assert match.over and checked > 20
+
+
+def test_broadcast_texts_equal_the_state_messages_over_two_matches() -> None:
+    """``GameTable.state_texts`` (shared parts built once) says exactly what
+    ``state_message`` says, for both seats and a spectator, through a match and a rematch."""
+    import json
+
+    from ginrummy.server.table import GameTable, Seat, table_rules
+    from ginrummy.storage import StoredEvent
+
+    rules = table_rules(Ruleset.preset("classic").replace(target=40))
+    seats = [Seat(0, "human", "Ann", None, "a"), Seat(1, "human", "Bob", None, "b")]
+    table = GameTable("t1", "Ann's table", "classic", rules, True, None, 30000, None, seats)
+    rng = random.Random(5)
+    bots = [make_bot("simple", 7), make_bot("simple", 8)]
+    compared = matches = 0
+    sheets: list[int] = []
+    while matches < 2:
+        match = table.match
+        if match is None or match.over:
+            if match is not None:
+                matches += 1
+                if matches == 2:
+                    break
+            table.apply_event(table.match_event())
+            continue
+        if match.needs_deal:
+            table.apply_event(table.deal_event())
+            continue
+        now = 1_800_000_000.0 + table.version
+        texts = table.state_texts([0, 1, None, 0], now)
+        assert set(texts) == {0, 1, None}
+        for seat, text in texts.items():
+            assert json.loads(text) == json.loads(json.dumps(table.state_message(seat, now)))
+            compared += 1
+        sheets.append(len(json.loads(texts[None])["sheet"]))
+        hand = match.hand
+        if hand.to_move == CHANCE:
+            action = str(hand.reshuffle_order(rng))
+            table.apply_event(StoredEvent(table.version + 1, "action", action, CHANCE, "chance"))
+            continue
+        seen = view(match, hand.to_move)
+        action = str(bots[hand.to_move].choose(seen, hand.legal_actions()))
+        table.apply_event(StoredEvent(table.version + 1, "action", action, hand.to_move, "human",
+                                      f"c{table.version}"))
+    assert compared > 100
+    assert max(sheets) >= 1
+    assert any(b < a for a, b in itertools.pairwise(sheets))  # a rematch: a new sheet

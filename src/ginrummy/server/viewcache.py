@@ -37,7 +37,7 @@ class ViewCache:
         self._melds: dict[int, tuple[int, dict[str, Any]]] = {}
         self._shared_key: tuple[int, int] | None = None
         self._shared: tuple[dict[str, Any], list[dict[str, Any]], bool] | None = None
-        self._sheet_key: tuple[int, int] = (0, -1)
+        self._sheet_of: tuple[Match | None, int] = (None, -1)
         self._sheet: list[dict[str, Any]] = []
 
     def _for(self, hand: Hand) -> None:
@@ -109,10 +109,9 @@ class ViewCache:
         """The score sheet of the match: every finished hand with its result (kept until the
         next hand ends; the caller must not change it)."""
         finished = sum(1 for h in match.hands if h.result is not None)
-        key = (id(match), finished)
-        if key != self._sheet_key:
+        if self._sheet_of[0] is not match or self._sheet_of[1] != finished:
             self._sheet = [{"hand": n, "result": r.to_dict()} for n, r in match.score_sheet()]
-            self._sheet_key = key
+            self._sheet_of = (match, finished)
         return self._sheet
 
 
