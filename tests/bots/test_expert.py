@@ -218,18 +218,19 @@ def test_a_hand_that_decides_the_match_counts_more() -> None:
     assert value((100 - points, 0), root=1) == -points - MATCH_BONUS
 
 
-def test_draws_are_the_intermediate_players() -> None:
+def test_draws_are_the_base_policys() -> None:
     """The search may not change the base policy's draw (``OVERRIDES`` has no ``draw``); it
     may change discards and knocks, and does so in some positions."""
     from ginrummy.bots import IntermediateBot
-    from ginrummy.bots.expert import OVERRIDES
+    from ginrummy.bots.expert import OVERRIDES, BasePolicy
     assert "draw" not in OVERRIDES
+    assert issubclass(BasePolicy, IntermediateBot)
     rules = Ruleset.preset("eaai")
     draws = changed = 0
     for seed in range(6):
         hand = Hand.deal(rules, dealer=seed % 2, seed=100 + seed)
         expert = ExpertBot(seed, 5.0, safety_stop=False)
-        base = IntermediateBot(seed)
+        base = BasePolicy(seed)
         while not hand.over and hand.phase is not Phase.LAYOFF:
             seat = hand.to_move
             if seat is CHANCE:
