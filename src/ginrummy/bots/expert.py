@@ -13,9 +13,10 @@ For each decision the expert
    (layoffs included), anything else by playing the hand out with a fast policy for every
    seat (:mod:`ginrummy.bots.rollout`); candidates clearly worse than the default (below)
    stop being scored, leaving the work to the others;
-4. plays the *default* (a heuristic choice: the play-out policy's draw and knock, a
-   danger- and potential-aware discard) unless another candidate beats it in the same worlds
-   by a margin the samples support (``CONFIDENCE`` standard errors of the paired gain).
+4. plays the *default*, the choice of :class:`BasePolicy` (the ``intermediate`` player
+   with two tuned weights), unless another candidate beats it in the same worlds by a
+   margin the samples support (``CONFIDENCE`` standard errors of the paired gain) and is a
+   change the search may make (``OVERRIDES``: not the draw).
 
 Reproducibility: the work is planned from the budget alone (``budget_ms`` of calibrated
 cost: ``PLAYOUT_COST_MS`` per play-out, ``KNOCK_COST_MS`` per knock scored, at least
@@ -108,11 +109,12 @@ KNOCK_FLOOR = 0.0
 """The default knock (as soon as possible) gives way to the default discard when its mean
 value over the worlds is below this many points (an undercut or a big loss is likely)."""
 DEFAULT_POLICY = "intermediate"
-"""Where the default comes from: ``"intermediate"`` (that player's choice: card tracking,
-safe discards, knock timing) or ``"heuristic"`` (see ``HEURISTIC_WEIGHT`` and
+"""Where the default comes from: ``"intermediate"`` (:class:`BasePolicy`'s choice: the
+``intermediate`` player's card tracking, safe discards and knock timing, two weights tuned)
+or ``"heuristic"`` (the first expert's default, see ``HEURISTIC_WEIGHT`` and
 ``KNOCK_FLOOR``)."""
 OVERRIDES = frozenset({"discard", "knock", "arrangement"})
-"""With the ``intermediate`` default, the kinds of change the search may make to it:
+"""With the :class:`BasePolicy` default, the kinds of change the search may make to it:
 ``discard`` (another discard), ``knock`` (knock instead of discarding, or the reverse),
 ``arrangement`` (other melds or another discard for the same knock), ``draw`` (the other
 draw). Against ``intermediate`` over 400 duplicate hands each, searching the draw cost
