@@ -55,7 +55,6 @@ from ginrummy.bots.rollout import (
     knock_value,
     play_out,
     policy_discard,
-    wants_card,
 )
 from ginrummy.bots.simple import knock_deadwood
 from ginrummy.cards import CARD_VALUES
@@ -92,30 +91,13 @@ DISCARD_CANDIDATES = 4
 """How many of the least-deadwood discards are searched (plus the play-out policy's discard
 and the safest card)."""
 CONFIDENCE = 3.0
-"""The expert plays the *default* (a heuristic choice, see ``HEURISTIC_WEIGHT`` and
-``KNOCK_FLOOR``) unless another candidate beats it, over the same worlds, by this many
-standard errors of the mean paired difference (and by ``MARGIN`` points): noise alone does
-not make it deviate."""
+"""The expert plays the *default* (:class:`BasePolicy`'s choice) unless another candidate
+beats it, over the same worlds, by this many standard errors of the mean paired difference
+(and by ``MARGIN`` points): noise alone does not make it deviate."""
 MARGIN = 0.0
 PRUNE_CONFIDENCE = 2.0
 """A candidate whose mean paired gain over the default is below 0 by this many standard
 errors (after ``MIN_WORLDS`` worlds) is no longer scored: the work goes to the others."""
-HEURISTIC_WEIGHT = 1.0
-"""The default discard (the one the search must beat) is the candidate with the least
-deadwood after it, plus ``DANGER_POINTS`` per expected meld partner the next player holds
-(feeding him), plus ``LIVE_POINTS`` per unseen card that would make a meld with it and the
-cards kept (the potential thrown away); 0 makes the play-out policy's discard the
-default."""
-DANGER_POINTS = 1.5
-LIVE_POINTS = 1.0
-KNOCK_FLOOR = 0.0
-"""The default knock (as soon as possible) gives way to the default discard when its mean
-value over the worlds is below this many points (an undercut or a big loss is likely)."""
-DEFAULT_POLICY = "intermediate"
-"""Where the default comes from: ``"intermediate"`` (:class:`BasePolicy`'s choice: the
-``intermediate`` player's card tracking, safe discards and knock timing, two weights tuned)
-or ``"heuristic"`` (the first expert's default, see ``HEURISTIC_WEIGHT`` and
-``KNOCK_FLOOR``)."""
 OVERRIDES = frozenset({"discard", "knock", "arrangement"})
 """With the :class:`BasePolicy` default, the kinds of change the search may make to it:
 ``discard`` (another discard), ``knock`` (knock instead of discarding, or the reverse),
@@ -177,8 +159,6 @@ class _Candidate:
     note: str
     playout: bool
     default: bool = False
-    fallback: bool = False
-    """The discard to play instead of a knock that loses points on average."""
     values: list[float] = field(default_factory=list)
     """Its score in each world, in the order sampled."""
 
@@ -261,8 +241,7 @@ class ExpertBot:
             candidates = self._draw_candidates(view, legal, ctx)
         else:
             raise ValueError(f"the expert cannot act in the {phase} phase")
-        if DEFAULT_POLICY == "intermediate":
-            candidates = self._base_default(view, legal, candidates, ctx)
+        candidates = self._base_default(view, legal, candidates, ctx)
         if len(candidates) == 1:
             only = candidates[0]
             return Analysis((Evaluation(only.action, 0.0, 0, only.note),), 0, 0.0)
@@ -291,7 +270,6 @@ class ExpertBot:
             candidates = [*candidates, default]
         for candidate in candidates:
             candidate.default = candidate is default
-            candidate.fallback = False
         if self.rank_all:
             return candidates
         return [c for c in candidates if c is default or _may_override(default, c)]
@@ -324,16 +302,10 @@ class ExpertBot:
                 rivals = [c for c in rivals if _upper_gain(c, default) >= 0.0]
             if time.perf_counter() > deadline:
                 break
-        if isinstance(default.action, Knock) and default.mean() < KNOCK_FLOOR:
-            # knocking loses points on average here (an undercut is likely): keep playing
-            fallback = next((c for c in rivals if c.fallback), None)
-            if fallback is not None:
-                rivals = [c for c in (default, *rivals) if c is not fallback]
-                default = fallback
         chosen = default
         best_gain = 0.0
         for candidate in rivals:
-            if DEFAULT_POLICY == "intermediate" and not _may_override(default, candidate):
+            if not _may_override(default, candidate):
                 continue
             gain, error = _paired_gain(candidate, default)
             if gain > best_gain and gain > CONFIDENCE * error + MARGIN:
@@ -366,11 +338,9 @@ class ExpertBot:
         top = view.top_discard
         n = ctx.players
         out: list[_Candidate] = []
-        policy_takes = False
         for action in legal:
             if isinstance(action, DrawDiscard) and top is not None:
                 out.append(_Candidate(action, _take_scorer(ctx, seat, top), "", True))
-                policy_takes = wants_card(view.hand_mask, top)
             elif isinstance(action, DrawStock):
                 out.append(_Candidate(action, _stock_scorer(ctx, seat, top), "", True))
             elif isinstance(action, Pass) and top is not None:
@@ -381,9 +351,6 @@ class ExpertBot:
                 else:
                     score = _pass_scorer(ctx, seat, (seat + 1) % n, top, passes)
                 out.append(_Candidate(action, score, "", True))
-        for candidate in out:
-            takes = isinstance(candidate.action, DrawDiscard)
-            candidate.default = takes == policy_takes
         return out
 
     # ----------------------------------------------------------------- discards
@@ -413,63 +380,19 @@ class ExpertBot:
                        key=lambda c: (danger(c), after[c], -c))
             if safe not in chosen:
                 chosen.append(safe)
-        default_card = policy_card
-        if HEURISTIC_WEIGHT and ranked:
-            danger = _danger(belief, (seat + 1) % ctx.players)
-            unseen = belief.tracker.unseen
-            default_card = min(chosen, key=lambda c: (
-                after[c] + HEURISTIC_WEIGHT * (DANGER_POINTS * danger(c)
-                                               + LIVE_POINTS * _live_outs(hand, c, unseen)),
-                c != policy_card, -c))
-        out: list[_Candidate] = []
-        for card in chosen:
-            candidate = _Candidate(allowed[card], _discard_scorer(ctx, seat, hand, card),
-                                   f"deadwood {after[card]}", True)
-            candidate.default = card == default_card
-            candidate.fallback = card == default_card
-            out.append(candidate)
+        out = [_Candidate(allowed[card], _discard_scorer(ctx, seat, hand, card),
+                          f"deadwood {after[card]}", True) for card in chosen]
         knocks.sort(key=lambda k: knock_deadwood(hand, k))
-        for i, knock in enumerate(knocks[:KNOCK_CANDIDATES]):
+        for knock in knocks[:KNOCK_CANDIDATES]:
             rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
             arrangements = [knock.melds] + [a.melds for a in best_arrangements(rest)
                                             if set(a.melds) != set(knock.melds)]
-            for j, melds in enumerate(arrangements):
+            for melds in arrangements:
                 action = Knock(knock.discard, melds)
                 out.append(_Candidate(action, _knock_scorer(ctx, seat, hand, action),
                                       f"knock, deadwood {knock_deadwood(hand, action)}",
-                                      False, default=i == 0 and j == 0))
-        if knocks:  # the policy knocks as soon as it can
-            for candidate in out:
-                candidate.default = candidate.default and isinstance(candidate.action, Knock)
+                                      False))
         return out
-
-
-def _live_outs(hand: int, card: int, unseen: int) -> int:
-    """How many unseen cards would make a meld of ``card`` with two-card combinations it
-    forms with the rest of ``hand`` (a pair, or same-suit neighbours one or two apart): what
-    is lost by discarding it."""
-    suit, rank = divmod(card, 13)
-    others = hand & ~(1 << card)
-    outs = 0
-    same_rank = 0
-    for s in range(4):
-        if s != suit:
-            same_rank |= 1 << (13 * s + rank)
-    if others & same_rank:
-        outs |= same_rank & unseen
-    for step in (1, 2):
-        for sign in (-1, 1):
-            r = rank + sign * step
-            if not 0 <= r < 13 or not others >> (13 * suit + r) & 1:
-                continue
-            lo, hi = min(rank, r), max(rank, r)
-            if step == 1:
-                for end in (lo - 1, hi + 1):
-                    if 0 <= end < 13:
-                        outs |= (1 << (13 * suit + end)) & unseen
-            else:
-                outs |= (1 << (13 * suit + lo + 1)) & unseen
-    return outs.bit_count()
 
 
 def _playout_rules(view: PlayerView, belief: Belief | None = None) -> PlayoutRules:
