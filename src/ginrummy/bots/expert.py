@@ -109,7 +109,6 @@ KNOCK_CANDIDATES = 3
 """How many knocks (least deadwood first) are searched, each with every arrangement."""
 
 
-
 class BasePolicy(IntermediateBot):
     """The expert's default: the ``intermediate`` player with two parameters tuned by
     duplicate self-play (docs/bots.md): discards feed less weight to danger (2 instead of
@@ -215,6 +214,7 @@ class ExpertBot:
         self.safety_stop = safety_stop
         """With ``False`` the clock is never read: fully reproducible, even on a machine
         much slower than planned."""
+        self._base = BasePolicy(self.seed)
         self.rank_all = False
         """Score every candidate, even those the search may not play (the advisor's
         ranking); the action chosen is the same."""
@@ -241,20 +241,20 @@ class ExpertBot:
             candidates = self._draw_candidates(view, legal, ctx)
         else:
             raise ValueError(f"the expert cannot act in the {phase} phase")
-        candidates = self._base_default(view, legal, candidates, ctx)
+        candidates = self._base_default(view, legal, belief, candidates, ctx)
         if len(candidates) == 1:
             only = candidates[0]
             return Analysis((Evaluation(only.action, 0.0, 0, only.note),), 0, 0.0)
         return self._search(view, belief, candidates)
 
-    def _base_default(self, view: PlayerView, legal: Sequence[Action],
+    def _base_default(self, view: PlayerView, legal: Sequence[Action], belief: Belief,
                       candidates: list[_Candidate], ctx: PlayoutRules) -> list[_Candidate]:
         """Make the base policy's choice (:class:`BasePolicy`) the default the search must
         beat; unless ranking everything (the advisor), drop the candidates it may not
         override the default with (see ``OVERRIDES``)."""
         seat = view.seat
         assert seat is not None
-        choice = BasePolicy(self.seed).choose(view, legal)
+        choice = self._base.decide(view, legal, belief.tracker)
         default = next((c for c in candidates if c.action == choice), None)
         if default is None:
             hand = view.hand_mask

@@ -148,10 +148,15 @@ class IntermediateBot:
     # ------------------------------------------------------------------ decisions
     def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
         """The intermediate decision for this view."""
-        phase = view.phase
-        if phase is _LAYOFF:
+        if view.phase is _LAYOFF:
             return next(a for a in legal if isinstance(a, LayOff))
-        tracker = track(view)
+        return self.decide(view, legal, track(view))
+
+    def decide(self, view: PlayerView, legal: Sequence[Action], tracker: CardTracker
+               ) -> Action:
+        """The decision for this view given its ``tracker`` (``track(view)``), outside the
+        layoff step."""
+        phase = view.phase
         if phase is _DRAW or phase is _OFFER:
             top = view.top_discard
             if top is not None and DRAW_DISCARD in legal and self.wants_take(tracker, top):

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ginrummy.bots.belief import NEAR_PARTNERS, meld_partners
 from ginrummy.cards import CARD_VALUES
 from ginrummy.rules import LayoffChain, Ruleset, StockEnd, UpcardOffer
 from ginrummy.scoring import score_hand
@@ -53,26 +54,7 @@ _VALUES = CARD_VALUES
 _LANE = 8191
 
 
-def _partner_masks() -> tuple[int, ...]:
-    out = []
-    for card in range(52):
-        suit, rank = divmod(card, 13)
-        mask = 0
-        for s in range(4):
-            if s != suit:
-                mask |= 1 << (s * 13 + rank)
-        for step in (-2, -1, 1, 2):
-            if 0 <= rank + step < 13:
-                mask |= 1 << (card + step)
-        out.append(mask)
-    return tuple(out)
-
-
-_PARTNERS = _partner_masks()
-_NEAR = tuple(m & ~(0 if c % 13 > 10 else 1 << (c + 2)) & ~(0 if c % 13 < 2 else 1 << (c - 2))
-              for c, m in enumerate(_PARTNERS))
-AWARE = True
-"""Play-out discards avoid the next player's known cards' neighbours (see ``known``)."""
+_PARTNERS = tuple(meld_partners(card) for card in range(52))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +70,7 @@ class PlayoutRules:
     """The match score before this hand (``None``: the hand is scored on its own)."""
     known: tuple[int, ...] | None = None
     """Per seat, the cards the others know it holds (taken from the pile): a play-out's
-    discards avoid feeding the next player's known cards when ``AWARE``."""
+    discards avoid feeding the next player's known cards (``None``: nobody's are known)."""
 
     @property
     def big_gin(self) -> bool:
@@ -113,7 +95,7 @@ def _near(known: int) -> int:
     while known:
         low = known & -known
         known ^= low
-        out |= _NEAR[low.bit_length() - 1]
+        out |= NEAR_PARTNERS[low.bit_length() - 1]
     return out
 
 
@@ -274,7 +256,7 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
     floor = ctx.stock_floor
     big_gin_ok = ctx.rules.big_gin
     can_take = True
-    known = list(ctx.known) if AWARE and ctx.known is not None else None
+    known = list(ctx.known) if ctx.known is not None else None
     if known is not None and taken is not None:
         known[seat] |= 1 << taken
     if phase == OFFER:
