@@ -261,3 +261,29 @@ def test_play_out_discards_avoid_feeding_known_cards() -> None:
     assert card == mask("Qd").bit_length() - 1
     everything = mask("Ks Qd 9c 8h 4h")  # every loose card is dangerous: the usual choice
     assert policy_discard(hand, None, None, everything)[0] == mask("Ks").bit_length() - 1
+
+
+def test_more_worlds_do_not_lower_the_bar_to_override() -> None:
+    """An override needs ``CONFIDENCE`` standard errors counted over at most
+    ``EVIDENCE_WORLDS`` worlds: a small gain the play-outs may owe to their bias does not
+    pass however many worlds measured it; a large one does; the default is kept otherwise."""
+    from ginrummy.actions import Discard
+    from ginrummy.bots.expert import CONFIDENCE, EVIDENCE_WORLDS, _Candidate, _override
+
+    def candidate(card: int, values: list[float]) -> _Candidate:
+        return _Candidate(Discard(card), lambda world: 0.0, "", True, values=values)
+
+    worlds = 20 * EVIDENCE_WORLDS
+    noise = [(-1.0) ** i for i in range(worlds)]  # paired differences of spread 1
+    default = candidate(0, [0.0] * worlds)
+    plain_error = 1.0 / worlds ** 0.5
+    capped_error = 1.0 / EVIDENCE_WORLDS ** 0.5
+    small = 2 * CONFIDENCE * plain_error  # enough for a plain standard error, not the cap's
+    assert CONFIDENCE * plain_error < small < CONFIDENCE * capped_error
+    slight = candidate(1, [small + x for x in noise])
+    assert _override(default, [slight]) is default
+    clear = candidate(2, [2 * CONFIDENCE * capped_error + x for x in noise])
+    assert _override(default, [slight, clear]) is clear
+    few = noise[:EVIDENCE_WORLDS]  # up to the cap the plain standard error decides
+    enough = candidate(3, [1.2 * CONFIDENCE * capped_error + x for x in few])
+    assert _override(candidate(0, [0.0] * EVIDENCE_WORLDS), [enough]) is enough
