@@ -47,6 +47,11 @@ class Table:
             options["players"] = self.players
         return Ruleset.preset(self.preset, **options)
 
+    @property
+    def by_matches(self) -> bool:
+        """Whether the step is judged on whole matches (``eaai``, the issue's yardstick)."""
+        return self.preset == "eaai"
+
 
 TABLES = (
     Table("eaai", "eaai"),
@@ -63,14 +68,12 @@ def measure(step: str, table: Table, deals: int, seed: int, jobs: int) -> dict[s
     """Play one step at one table; the upper level's figure, interval and verdict."""
     upper, lower = step.split(">")
     players = (upper, *[lower] * (table.players - 1))
-    rules = table.rules()
-    by_matches = table.preset == "eaai"
-    config = TournamentConfig(players, rules, deals, seed, jobs=jobs,
-                              unit=Unit.MATCH if by_matches else Unit.HAND)
+    config = TournamentConfig(players, table.rules(), deals, seed, jobs=jobs,
+                              unit=Unit.MATCH if table.by_matches else Unit.HAND)
     start = time.perf_counter()
     result = run_tournament(config)
     stats = result.player_stats()[0]
-    if by_matches:
+    if table.by_matches:
         measure_name, value, (low, high), even = ("match win rate", stats.win_rate,
                                                   stats.win_rate_ci, 0.5)
     else:
@@ -130,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for step in steps:
         for table in tables:
-            deals = (args.matches if table.preset == "eaai"
+            deals = (args.matches if table.by_matches
                      else args.expert_hands if step.startswith("expert") else args.hands)
             try:
                 row = measure(step, table, deals, args.seed, args.jobs)

@@ -93,9 +93,8 @@ DISCARD_CANDIDATES = 4
 and the safest card)."""
 CONFIDENCE = 3.0
 """The expert plays the *default* (:class:`BasePolicy`'s choice) unless another candidate
-beats it, over the same worlds, by this many standard errors of the mean paired difference
-(and by ``MARGIN`` points): noise alone does not make it deviate."""
-MARGIN = 0.0
+beats it, over the same worlds, by this many standard errors of the mean paired difference:
+noise alone does not make it deviate."""
 EVIDENCE_WORLDS = 18
 """The play-outs misjudge some choices (their policy is simpler than the players'), and
 such a bias does not average out over more worlds. So the standard error that decides an
@@ -199,7 +198,7 @@ def _cost(candidate: _Candidate) -> float:
 def _override(default: _Candidate, rivals: Sequence[_Candidate]) -> _Candidate:
     """The candidate to play: the rival with the largest mean paired gain over ``default``
     among those the samples support (``CONFIDENCE`` standard errors, counting at most
-    ``EVIDENCE_WORLDS`` worlds, plus ``MARGIN``) and ``OVERRIDES`` allows; else ``default``."""
+    ``EVIDENCE_WORLDS`` worlds) and ``OVERRIDES`` allows; else ``default``."""
     chosen = default
     best_gain = 0.0
     for candidate in rivals:
@@ -209,7 +208,7 @@ def _override(default: _Candidate, rivals: Sequence[_Candidate]) -> _Candidate:
         worlds = min(len(candidate.values), len(default.values))
         if worlds > EVIDENCE_WORLDS:
             error *= math.sqrt(worlds / EVIDENCE_WORLDS)
-        if gain > best_gain and gain > CONFIDENCE * error + MARGIN:
+        if gain > best_gain and gain > CONFIDENCE * error:
             chosen, best_gain = candidate, gain
     return chosen
 
