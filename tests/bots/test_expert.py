@@ -202,6 +202,33 @@ def test_play_out_ends_with_a_plausible_score() -> None:
     assert sum(v > 0 for v in values) > 40 and sum(v < 0 for v in values) > 40
 
 
+def test_a_play_out_that_goes_on_too_long_counts_as_void(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``MAX_TURNS`` turns (cards passed back and forth) a play-out stops as a void
+    hand; a real hand drawing from the stock never gets near it."""
+    from ginrummy.bots import rollout
+    rules = Ruleset.preset("eaai")
+    ctx = PlayoutRules(rules, 2, 10, 0, False)
+    rng = random.Random(5)
+    deals = []
+    for _ in range(100):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        deals.append(deck)
+
+    def values() -> list[float]:
+        return [play_out(ctx, [sum(1 << c for c in d[:10]), sum(1 << c for c in d[10:20])],
+                         d[21:], d[20], 1, DRAW, 0) for d in deals]
+
+    assert rollout.MAX_TURNS > 2 * 31 + 20  # every stock draw plus many takes
+    scored = values()
+    assert sum(v != 0 for v in scored) > 60
+    monkeypatch.setattr(rollout, "MAX_TURNS", 4)
+    short = values()
+    assert all(v == 0.0 for v, full in zip(short, scored, strict=True) if v != full)
+    assert sum(v == 0.0 for v in short) > sum(v == 0.0 for v in scored) + 30
+
+
 def test_a_hand_that_decides_the_match_counts_more() -> None:
     rules = Ruleset.preset("eaai")
     rest = mask("As 2s 3s 4h 5h 6h 7c 7d 7s 5d")  # deadwood 5

@@ -179,3 +179,36 @@ def test_more_caution_when_the_opponent_nears_the_target() -> None:
     v = view(hand, 0)
     assert isinstance(bot.choose(v._replace(scores=(20, 40)), hand.legal_actions()), Knock)
     assert isinstance(bot.choose(v._replace(scores=(20, 90)), hand.legal_actions()), Discard)
+
+
+def _eight_of_clubs_comes_back(dealt_to: int) -> Hand:
+    """Seat 0 holds 9c Tc when 8c (which makes the run 8c 9c Tc) is back on the pile.
+    ``dealt_to`` 0: seat 0 was dealt 8c and threw it; 1: seat 0 took 8c from seat 1 once."""
+    rules = Ruleset.preset("classic")
+    if dealt_to == 0:
+        hand = make_hand(rules, {0: "As 2s 3s 7h 7d 7s 4h 5d Kh 8c",
+                                 1: "Qh Jd 2h 3h 9s Ts 5s 6s 8d Kd"},
+                         upcard="Qd", stock="2d Js Tc 9c Ks")
+        play(hand, "stock", "discard Kh", "stock", "discard Js", "stock", "discard 8c",
+             "take", "discard 2h", "stock", "discard 5d", "stock", "discard 8c")
+    else:
+        hand = make_hand(rules, {0: "As 2s 3s 7h 7d 7s 4h 5d Kh Qh",
+                                 1: "8c Jd 2h 3h 9s Ts 5s 6s 8d Kd"},
+                         upcard="Qd", stock="2d Js Qs Tc 9c Ks")
+        play(hand, "stock", "discard Qh", "stock", "discard 8c", "take", "discard Kh",
+             "stock", "discard Qs", "stock", "discard 8c", "take", "discard 2h",
+             "stock", "discard 5d", "stock", "discard 8c")
+    assert hand.to_move == 0 and hand.discards[-1] == card("8c")
+    assert (hand.hands[0] & mask("9c Tc")) == mask("9c Tc")
+    return hand
+
+
+def test_never_takes_a_card_it_already_took_this_hand() -> None:
+    """8c would complete a run: a card seat 0 only threw away is taken back, but not one it
+    took once before (passing cards back and forth must not go on for ever)."""
+    for dealt_to, expected in ((0, DRAW_DISCARD), (1, DRAW_STOCK)):
+        hand = _eight_of_clubs_comes_back(dealt_to)
+        seen = view(hand, 0)
+        for spec in ("intermediate", "expert"):
+            bot = make_bot(spec, 1)
+            assert bot.choose(seen, hand.legal_actions()) == expected, (spec, dealt_to)

@@ -11,7 +11,9 @@ Every decision is a small hand evaluation on bitmasks (docs/bots.md tells it in 
 - a discard minimises ``deadwood - POTENTIAL_WEIGHT * potential + DANGER_WEIGHT * danger``,
   ties toward discarding the higher card;
 - the face-up card is taken when the best discard after taking it scores better than the
-  expected result of a stock draw;
+  expected result of a stock draw, but never a card it already took once this hand: two
+  players passing the same cards back and forth would otherwise never end the hand (each
+  card taken at most once bounds the takes, and every stock draw brings the end nearer);
 - a knock is made when the deadwood is within a threshold that shrinks as the opponents get
   further (their draws, plus the cards they took: their deadwood falls and an undercut gets
   likelier) and when the opponent nears the match target, and at any deadwood
@@ -159,7 +161,9 @@ class IntermediateBot:
         phase = view.phase
         if phase is _DRAW or phase is _OFFER:
             top = view.top_discard
-            if top is not None and DRAW_DISCARD in legal and self.wants_take(tracker, top):
+            if (top is not None and DRAW_DISCARD in legal
+                    and not tracker.taken[tracker.seat] >> top & 1
+                    and self.wants_take(tracker, top)):
                 return DRAW_DISCARD
             return PASS if phase is _OFFER else DRAW_STOCK
         allowed = 0

@@ -17,7 +17,8 @@ A knock is scored exactly by the rules (:func:`~ginrummy.scoring.score_hand`), e
 laying off as well as he can (:func:`defence_deadwood`); in a match, a hand that takes its
 winner to the target counts ``MATCH_BONUS`` more (or less) for ``root``. The stock running
 out ends the hand with no score (a reshuffle, R4.7, is not simulated: the hand counts as
-void).
+void), and so does a play-out still going after ``MAX_TURNS`` turns (cards passed back and
+forth without a stock draw).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ DRAW, DISCARD, OFFER = 0, 1, 2
 MATCH_BONUS = 30.0
 """Points added to (or taken from) a hand's value when it decides the match: winning the
 match is what counts, and points beyond the target are worth nothing more."""
+
+MAX_TURNS = 200
+"""A play-out that lasts this many turns counts as a void hand: players passing the same
+cards back and forth without drawing from the stock would never end it (a hand that draws
+from the stock ends within about 40 turns)."""
 
 _VALUES = CARD_VALUES
 _LANE = 8191
@@ -278,7 +284,11 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
                 can_take = False
                 break
             seat = (seat + 1) % n
+    turns_left = MAX_TURNS
     while True:
+        turns_left -= 1
+        if not turns_left:
+            return 0.0
         hand = hands[seat]
         loose = None
         if phase == DRAW:
