@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from tournament_helpers import deterministic
 
-from ginrummy.actions import Action, Discard, DrawStock, Knock, Pass, Reshuffle
+from ginrummy.actions import DRAW_DISCARD, Action, Discard, DrawStock, Knock, Pass, Reshuffle
 from ginrummy.bots import BOTS, Bot
 from ginrummy.cards import Card
 from ginrummy.engine import Hand
@@ -148,6 +148,33 @@ def test_reshuffles_are_the_same_in_every_rotation(monkeypatch: pytest.MonkeyPat
     for (deal, rotation, number), log in logs.items():
         assert log == logs[deal, 1 - rotation, number]  # reshuffle orders included
     assert logs[0, 0, 0] != logs[1, 0, 0]
+
+
+class _Swapper:
+    """Always takes the face-up card and never knocks: two of them never end a hand."""
+
+    name = "swapper"
+
+    def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
+        pass
+
+    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        if DRAW_DISCARD in legal:
+            return DRAW_DISCARD
+        return next(a for a in legal if isinstance(a, Discard))
+
+
+def test_an_endless_hand_stops_the_tournament_with_a_clear_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(BOTS, "swapper", _Swapper)
+    monkeypatch.setattr(core, "MAX_DECISIONS", 300)
+    config = TournamentConfig(("swapper", "swapper"), Ruleset.preset("eaai"), deals=1, seed=4)
+    with pytest.raises(core.EndlessHand, match="did not end after 300 decisions") as caught:
+        play_deal(config, 0)
+    assert any("deal 0, rotation 0, hand 0" in note for note in caught.value.__notes__)
+    # the built-in levels never get there: simple against itself ends every hand
+    simple = TournamentConfig(("simple", "simple"), Ruleset.preset("eaai"), deals=3, seed=4)
+    assert all(game.decisions for deal in range(3) for game in play_deal(simple, deal))
 
 
 def test_same_seed_same_results_and_jobs_do_not_matter() -> None:

@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from ginrummy.bots import Bot, make_bot, parse_spec
-from ginrummy.cards import Card
+from ginrummy.cards import Card, card_name
 from ginrummy.engine import CHANCE, Hand, Phase, deal_order
 from ginrummy.match import Match
 from ginrummy.rules import Format, Ruleset
@@ -222,6 +222,17 @@ class _Tally:
                 self.points[seats[seat]] -= value
 
 
+MAX_DECISIONS = 5_000
+"""A hand still going after this many decisions stops the tournament with an error
+(:class:`EndlessHand`): the rules let players pass cards back and forth for ever without
+drawing from the stock, and a bot pair that does so would otherwise hang the run. A real hand
+takes well under 200."""
+
+
+class EndlessHand(RuntimeError):
+    """A hand passed ``MAX_DECISIONS`` decisions without ending."""
+
+
 def _play_out(hand: Hand, state: Hand | Match, bots: Sequence[Bot],
               clocks: Sequence[array[float]], reshuffles: Callable[[int], random.Random]) -> None:
     """Play ``hand`` to its end through ``state``; each seat's ``choose`` time goes to its
@@ -229,7 +240,14 @@ def _play_out(hand: Hand, state: Hand | Match, bots: Sequence[Bot],
     over = Phase.OVER
     apply = state.apply
     perf = time.perf_counter
+    decisions_left = MAX_DECISIONS
     while hand.phase is not over:
+        decisions_left -= 1
+        if decisions_left < 0:
+            raise EndlessHand(
+                f"the hand did not end after {MAX_DECISIONS} decisions: the players keep "
+                f"taking each other's discards without drawing from the stock (last "
+                f"discards: {', '.join(card_name(c) for c in hand.discards[-4:])})")
         seat = hand.to_move
         if seat == CHANCE:
             apply(hand.reshuffle_order(reshuffles(hand.reshuffles)))
