@@ -188,16 +188,21 @@ def test_knock_value_matches_the_engine_score() -> None:
     assert checked > 30
 
 
-def test_play_out_ends_with_a_plausible_score() -> None:
-    rules = Ruleset.preset("eaai")
-    rng = random.Random(3)
+def _random_play_outs(seed: int, count: int) -> list[float]:
+    """Play-outs of ``count`` random 2-player ``eaai`` deals (seat 1 to draw), for seat 0."""
+    ctx = PlayoutRules(Ruleset.preset("eaai"), 2, 10, 0, False)
+    rng = random.Random(seed)
     values = []
-    for _ in range(200):
+    for _ in range(count):
         deck = list(range(52))
         rng.shuffle(deck)
         hands = [sum(1 << c for c in deck[:10]), sum(1 << c for c in deck[10:20])]
-        ctx = PlayoutRules(rules, 2, 10, 0, False)
         values.append(play_out(ctx, hands, deck[21:], deck[20], 1, DRAW, 0))
+    return values
+
+
+def test_play_out_ends_with_a_plausible_score() -> None:
+    values = _random_play_outs(3, 200)
     assert all(-150 <= v <= 150 for v in values)
     assert sum(v > 0 for v in values) > 40 and sum(v < 0 for v in values) > 40
 
@@ -207,24 +212,11 @@ def test_a_play_out_that_goes_on_too_long_counts_as_void(
     """Past ``MAX_TURNS`` turns (cards passed back and forth) a play-out stops as a void
     hand; a real hand drawing from the stock never gets near it."""
     from ginrummy.bots import rollout
-    rules = Ruleset.preset("eaai")
-    ctx = PlayoutRules(rules, 2, 10, 0, False)
-    rng = random.Random(5)
-    deals = []
-    for _ in range(100):
-        deck = list(range(52))
-        rng.shuffle(deck)
-        deals.append(deck)
-
-    def values() -> list[float]:
-        return [play_out(ctx, [sum(1 << c for c in d[:10]), sum(1 << c for c in d[10:20])],
-                         d[21:], d[20], 1, DRAW, 0) for d in deals]
-
     assert rollout.MAX_TURNS > 2 * 31 + 20  # every stock draw plus many takes
-    scored = values()
+    scored = _random_play_outs(5, 100)
     assert sum(v != 0 for v in scored) > 60
     monkeypatch.setattr(rollout, "MAX_TURNS", 4)
-    short = values()
+    short = _random_play_outs(5, 100)
     assert all(v == 0.0 for v, full in zip(short, scored, strict=True) if v != full)
     assert sum(v == 0.0 for v in short) > sum(v == 0.0 for v in scored) + 30
 
