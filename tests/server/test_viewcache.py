@@ -8,7 +8,8 @@ import random
 import pytest
 
 from ginrummy.bots import make_bot
-from ginrummy.engine import CHANCE
+from ginrummy.cards import format_cards
+from ginrummy.engine import CHANCE, deal_order
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
 from ginrummy.server.viewcache import ViewCache
@@ -52,7 +53,10 @@ def test_cached_views_equal_the_engine_views(preset: str, players: int, seed: in
 
 def test_broadcast_texts_equal_the_state_messages_over_two_matches() -> None:
     """``GameTable.state_texts`` (shared parts built once) says exactly what
-    ``state_message`` says, for both seats and a spectator, through a match and a rematch."""
+    ``state_message`` says, for both seats and a spectator, through a match and a rematch.
+
+    Deals and first dealers come from a seeded generator (the table's own events shuffle with
+    ``secrets``), so the run is the same every time and both matches last several hands."""
     import json
 
     from ginrummy.server.table import GameTable, Seat, table_rules
@@ -72,10 +76,12 @@ def test_broadcast_texts_equal_the_state_messages_over_two_matches() -> None:
                 matches += 1
                 if matches == 2:
                     break
-            table.apply_event(table.match_event())
+            first = json.dumps({"first_dealer": rng.randrange(2)})
+            table.apply_event(StoredEvent(table.version + 1, "match", first))
             continue
         if match.needs_deal:
-            table.apply_event(table.deal_event())
+            deck = format_cards(deal_order(rng=rng))
+            table.apply_event(StoredEvent(table.version + 1, "deal", deck))
             continue
         now = 1_800_000_000.0 + table.version
         texts = table.state_texts([0, 1, None, 0], now)
@@ -96,3 +102,4 @@ def test_broadcast_texts_equal_the_state_messages_over_two_matches() -> None:
     assert compared > 100
     assert max(sheets) >= 1
     assert any(b < a for a, b in itertools.pairwise(sheets))  # a rematch: a new sheet
+    assert sheets[-1] >= 1  # the rematch, too, went past its first hand
