@@ -103,3 +103,23 @@ def test_broadcast_texts_equal_the_state_messages_over_two_matches() -> None:
     assert max(sheets) >= 1
     assert any(b < a for a, b in itertools.pairwise(sheets))  # a rematch: a new sheet
     assert sheets[-1] >= 1  # the rematch, too, went past its first hand
+
+
+def test_the_tables_own_match_and_deal_events_are_live_shuffles() -> None:
+    """What the runner commits: a first dealer among the seats and a full 52-card deck,
+    shuffled with ``secrets`` (two decks in a row differ; equal by chance once in 52!)."""
+    import json
+
+    from ginrummy.cards import parse_card_list
+    from ginrummy.server.table import GameTable, Seat, table_rules
+
+    rules = table_rules(Ruleset.preset("classic"))
+    seats = [Seat(0, "human", "Ann", None, "a"), Seat(1, "human", "Bob", None, "b")]
+    table = GameTable("t2", "Ann's table", "classic", rules, True, None, 30000, None, seats)
+    start = table.match_event()
+    assert start.kind == "match" and start.version == table.version + 1
+    assert json.loads(start.payload)["first_dealer"] in (0, 1)
+    table.apply_event(start)
+    decks = [parse_card_list(table.deal_event().payload) for _ in range(2)]
+    assert all(sorted(deck) == list(range(52)) for deck in decks)
+    assert decks[0] != decks[1]
