@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import pytest
 
 from ginrummy.bots import make_bot
-from ginrummy.cards import format_cards
+from ginrummy.cards import format_cards, parse_card_list
 from ginrummy.engine import CHANCE, deal_order
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
+from ginrummy.server.table import GameTable, Seat, table_rules
 from ginrummy.server.viewcache import ViewCache
 from ginrummy.solver import best_melds_mask
+from ginrummy.storage import StoredEvent
 from ginrummy.views import view
 
 
@@ -51,20 +54,20 @@ def test_cached_views_equal_the_engine_views(preset: str, players: int, seed: in
     assert match.over and checked > 20
 
 
+def _ann_and_bob_table(table_id: str, rules: Ruleset) -> GameTable:
+    """A table of two people, Ann (seat 0) and Bob (seat 1), before its first match."""
+    seats = [Seat(0, "human", "Ann", None, "a"), Seat(1, "human", "Bob", None, "b")]
+    return GameTable(table_id, "Ann's table", "classic", table_rules(rules), True, None, 30000,
+                     None, seats)
+
+
 def test_broadcast_texts_equal_the_state_messages_over_two_matches() -> None:
     """``GameTable.state_texts`` (shared parts built once) says exactly what
     ``state_message`` says, for both seats and a spectator, through a match and a rematch.
 
     Deals and first dealers come from a seeded generator (the table's own events shuffle with
     ``secrets``), so the run is the same every time and both matches last several hands."""
-    import json
-
-    from ginrummy.server.table import GameTable, Seat, table_rules
-    from ginrummy.storage import StoredEvent
-
-    rules = table_rules(Ruleset.preset("classic").replace(target=40))
-    seats = [Seat(0, "human", "Ann", None, "a"), Seat(1, "human", "Bob", None, "b")]
-    table = GameTable("t1", "Ann's table", "classic", rules, True, None, 30000, None, seats)
+    table = _ann_and_bob_table("t1", Ruleset.preset("classic").replace(target=40))
     rng = random.Random(5)
     bots = [make_bot("simple", 7), make_bot("simple", 8)]
     compared = matches = 0
@@ -108,14 +111,7 @@ def test_broadcast_texts_equal_the_state_messages_over_two_matches() -> None:
 def test_the_tables_own_match_and_deal_events_are_live_shuffles() -> None:
     """What the runner commits: a first dealer among the seats and a full 52-card deck,
     shuffled with ``secrets`` (two decks in a row differ; equal by chance once in 52!)."""
-    import json
-
-    from ginrummy.cards import parse_card_list
-    from ginrummy.server.table import GameTable, Seat, table_rules
-
-    rules = table_rules(Ruleset.preset("classic"))
-    seats = [Seat(0, "human", "Ann", None, "a"), Seat(1, "human", "Bob", None, "b")]
-    table = GameTable("t2", "Ann's table", "classic", rules, True, None, 30000, None, seats)
+    table = _ann_and_bob_table("t2", Ruleset.preset("classic"))
     start = table.match_event()
     assert start.kind == "match" and start.version == table.version + 1
     assert json.loads(start.payload)["first_dealer"] in (0, 1)
