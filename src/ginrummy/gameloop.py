@@ -53,7 +53,7 @@ seconds the seat's ``choose`` took."""
 
 def decisions_made(hand: Hand) -> int:
     """The decisions taken so far in ``hand`` (its log, reshuffles excluded)."""
-    return sum(1 for event in hand.log if event.seat != CHANCE)
+    return sum(1 for seat, _ in hand.log if seat != CHANCE)
 
 
 def check_cap(hand: Hand, decisions: int, cap: int = MAX_DECISIONS) -> None:
