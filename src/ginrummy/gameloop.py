@@ -74,14 +74,29 @@ def decide(state: Hand | Match, seat: Seat, number: int) -> Action:
 def play_hand(state: Hand | Match, seats: Sequence[Seat], chance: Chance,
               on_decision: OnDecision | None = None, cap: int = MAX_DECISIONS) -> Hand:
     """Play the current hand of ``state`` (a hand, or a match, which then settles the score)
-    to its end. Raises :class:`EndlessHand` past ``cap`` decisions."""
+    to its end: each seat sees only its own view, the ``r``-th reshuffle comes from
+    ``chance(hand)`` (with ``hand.reshuffles == r``), ``on_decision`` (if any) is told every
+    decision after it is applied. Raises :class:`EndlessHand` past ``cap`` decisions; a seat's
+    illegal action raises the engine's :class:`~ginrummy.errors.IllegalActionError`."""
     hand = state.hand if isinstance(state, Match) else state
     if len(seats) != hand.players:
         raise ValueError(f"{hand.players} seats needed, got {len(seats)}")
     over = Phase.OVER
     apply = state.apply
-    perf = time.perf_counter
+    legal_actions = hand.legal_actions
     decisions = 0
+    if on_decision is None:  # nobody is told: no clock either (simulate's hot loop)
+        while hand.phase is not over:
+            number = hand.to_move
+            if number == CHANCE:
+                apply(hand.reshuffle_order(chance(hand)))
+                continue
+            decisions += 1
+            if decisions > cap:
+                check_cap(hand, decisions, cap)
+            apply(seats[number].choose(view(state, number), legal_actions()), number)
+        return hand
+    perf = time.perf_counter
     while hand.phase is not over:
         number = hand.to_move
         if number == CHANCE:
@@ -91,13 +106,12 @@ def play_hand(state: Hand | Match, seats: Sequence[Seat], chance: Chance,
         if decisions > cap:
             check_cap(hand, decisions, cap)
         seen = view(state, number)
-        legal = hand.legal_actions()
+        legal = legal_actions()
         start = perf()
         action = seats[number].choose(seen, legal)
         seconds = perf() - start
         apply(action, number)
-        if on_decision is not None:
-            on_decision(state, number, action, seconds)
+        on_decision(state, number, action, seconds)
     return hand
 
 

@@ -18,13 +18,15 @@ from typing import Any
 from ginrummy.bots import make_bot
 from ginrummy.cli.options import UsageError, build_ruleset, seat_names
 from ginrummy.engine import Hand, deal_order
+from ginrummy.gameloop import MAX_DECISIONS, Stats, decisions_made, play_hand
 from ginrummy.rules import Ruleset
-from ginrummy.runner import Stats, play_hand
 from ginrummy.scoring import Outcome
 
 
-def simulate(rules: Ruleset, players: list[str], hands: int, seed: int) -> dict[str, Any]:
-    """Play ``hands`` hands; the summary as plain JSON values."""
+def simulate(rules: Ruleset, players: list[str], hands: int, seed: int,
+             cap: int = MAX_DECISIONS) -> dict[str, Any]:
+    """Play ``hands`` hands; the summary as plain JSON values. A hand past ``cap`` decisions
+    stops the run with :class:`~ginrummy.gameloop.EndlessHand`."""
     n = rules.players
     if len(players) != n:
         raise UsageError(f"{len(players)} players given but the rules have {n} seats")
@@ -34,11 +36,17 @@ def simulate(rules: Ruleset, players: list[str], hands: int, seed: int) -> dict[
     stats = Stats()
     wins = [0] * n
     points = [0] * n
-    _play, _Hand, _deal = play_hand, Hand, deal_order
+    _play, _Hand, _deal, _count = play_hand, Hand, deal_order, stats.count
+
+    def chance(_hand: Hand) -> random.Random:
+        return rng
+
     start = time.perf_counter()
     for _ in range(hands):
         hand = _Hand(rules, dealer, _deal(rng=rng))
-        _play(hand, bots, rng, stats)
+        _play(hand, bots, chance, None, cap)
+        stats.decisions += decisions_made(hand)
+        _count(hand)
         result = hand.result
         if result is not None and result.winner is not None:
             wins[result.winner] += 1

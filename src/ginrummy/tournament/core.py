@@ -13,20 +13,22 @@ from __future__ import annotations
 
 import hashlib
 import random
-import time
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ginrummy.bots import Bot, make_bot, parse_spec
-from ginrummy.cards import Card, card_name
-from ginrummy.engine import CHANCE, Hand, Phase, deal_order
+from ginrummy.actions import Action
+from ginrummy.bots import make_bot, parse_spec
+from ginrummy.cards import Card
+from ginrummy.engine import Hand, deal_order
+from ginrummy.gameloop import MAX_DECISIONS as MAX_DECISIONS  # re-exported: the hand cap
+from ginrummy.gameloop import EndlessHand as EndlessHand
+from ginrummy.gameloop import OnDecision, play_hand
 from ginrummy.match import Match
 from ginrummy.rules import Format, Ruleset
 from ginrummy.scoring import HandResult, Outcome
-from ginrummy.views import view
 
 
 class Unit(StrEnum):
@@ -222,42 +224,14 @@ class _Tally:
                 self.points[seats[seat]] -= value
 
 
-MAX_DECISIONS = 5_000
-"""A hand still going after this many decisions stops the tournament with an error
-(:class:`EndlessHand`): the rules let players pass cards back and forth for ever without
-drawing from the stock, and a bot pair that does so would otherwise hang the run. A real hand
-takes well under 200."""
+def _latencies(clocks: Sequence[array[float]]) -> OnDecision:
+    """An ``on_decision`` callback that adds each decision's seconds to its seat's clock."""
+    appends = [clock.append for clock in clocks]
 
+    def timed(state: Hand | Match, seat: int, action: Action, seconds: float) -> None:
+        appends[seat](seconds)
 
-class EndlessHand(RuntimeError):
-    """A hand passed ``MAX_DECISIONS`` decisions without ending."""
-
-
-def _play_out(hand: Hand, state: Hand | Match, bots: Sequence[Bot],
-              clocks: Sequence[array[float]], reshuffles: Callable[[int], random.Random]) -> None:
-    """Play ``hand`` to its end through ``state``; each seat's ``choose`` time goes to its
-    clock; the ``r``-th reshuffle comes from ``reshuffles(r)``."""
-    over = Phase.OVER
-    apply = state.apply
-    perf = time.perf_counter
-    decisions_left = MAX_DECISIONS
-    while hand.phase is not over:
-        decisions_left -= 1
-        if decisions_left < 0:
-            raise EndlessHand(
-                f"the hand did not end after {MAX_DECISIONS} decisions: the players keep "
-                f"taking each other's discards without drawing from the stock (last "
-                f"discards: {', '.join(card_name(c) for c in hand.discards[-4:])})")
-        seat = hand.to_move
-        if seat == CHANCE:
-            apply(hand.reshuffle_order(reshuffles(hand.reshuffles)))
-            continue
-        seen = view(state, seat)
-        legal = hand.legal_actions()
-        start = perf()
-        action = bots[seat].choose(seen, legal)
-        clocks[seat].append(perf() - start)
-        apply(action, seat)
+    return timed
 
 
 def play_game(config: TournamentConfig, deal: int, rotation: int,
@@ -269,13 +243,16 @@ def play_game(config: TournamentConfig, deal: int, rotation: int,
     bots = [make_bot(config.players[p], bot_seed(seed, deal, p), config.budgets[p])
             for p in seats]
     clocks = [array("d") for _ in range(n)]
+    timed = _latencies(clocks)
     dealer = first_dealer(seed, deal, n)
     tally = _Tally(seats)
 
     def play(hand: Hand, state: Hand | Match, number: int) -> HandResult:
+        def chance(playing: Hand) -> random.Random:  # the r-th reshuffle of hand ``number``
+            return reshuffle_rng(seed, deal, number, playing.reshuffles)
+
         try:
-            _play_out(hand, state, bots, clocks,
-                      lambda r: reshuffle_rng(seed, deal, number, r))
+            play_hand(state, bots, chance, timed, MAX_DECISIONS)
         except Exception as exc:
             exc.add_note(f"tournament: deal {deal}, rotation {rotation}, hand {number}; "
                          f"players by seat: {', '.join(config.players[p] for p in seats)}")
