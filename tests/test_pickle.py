@@ -7,8 +7,8 @@ import pickle
 
 from ginrummy.bots import make_bot
 from ginrummy.engine import Hand
+from ginrummy.gameloop import play_match
 from ginrummy.rules import Ruleset
-from ginrummy.runner import play_match
 from ginrummy.views import view
 
 

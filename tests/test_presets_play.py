@@ -10,9 +10,9 @@ import pytest
 from ginrummy.bots import make_bot
 from ginrummy.cards import CARD_VALUES, suit_of
 from ginrummy.engine import Hand
+from ginrummy.gameloop import Stats, play_hand, play_match, reshuffles_from
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.runner import Stats, play_hand, play_match
 from ginrummy.scoring import Outcome, split_pool
 
 CONFIGS = {
@@ -178,8 +178,9 @@ def test_play_hand_plays_one_hand_with_an_observer(config):
     stats = Stats()
     for seed in range(6):
         hand = Hand.deal(rules, dealer=seed % rules.players, seed=seed)
-        play_hand(hand, lineup("mixed", rules.players, seed), random.Random(seed), stats=stats,
-                  observer=lambda h, seat, action: seen.append((seat, action)))
+        stats.count(play_hand(hand, lineup("mixed", rules.players, seed),
+                              reshuffles_from(random.Random(seed)),
+                              lambda h, seat, action, seconds: seen.append((seat, action))))
         assert hand.over
         check_hand(rules, hand)
     assert stats.hands == 6 and stats.decisions == len(seen) > 0

@@ -16,10 +16,10 @@ import pytest
 
 from ginrummy.bots import make_bot
 from ginrummy.engine import CHANCE
+from ginrummy.gameloop import play_match
 from ginrummy.match import Match
 from ginrummy.records import GameRecord, RecordError, hand_from_entry
 from ginrummy.rules import Ruleset
-from ginrummy.runner import play_match
 from ginrummy.views import view
 
 GOLDEN_DIR = Path(__file__).parent / "golden"

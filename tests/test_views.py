@@ -10,9 +10,9 @@ from ginrummy.actions import DrawStock, Reshuffle
 from ginrummy.bots import SimpleBot
 from ginrummy.cards import card_name, cards_of
 from ginrummy.engine import Hand, Phase
+from ginrummy.gameloop import play_match
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.runner import play_match
 from ginrummy.views import PlayerView, view
 from helpers import card, cards, draw_and_discard, make_hand, play, start_deck
 

@@ -46,6 +46,18 @@ class Seat(Protocol):
 Chance = Callable[[Hand], random.Random]
 """The generator of the hand's next reshuffle (``hand.reshuffles`` tells which one)."""
 
+
+
+def reshuffles_from(rng: random.Random) -> Chance:
+    """The chance source that draws every reshuffle from one generator (``simulate``, a
+    match's own generator)."""
+
+    def chance(_hand: Hand) -> random.Random:
+        return rng
+
+    return chance
+
+
 OnDecision = Callable[[Hand | Match, int, Action, float], None]
 """``on_decision(state, seat, action, seconds)``: after each decision is applied, with the
 seconds the seat's ``choose`` took."""
@@ -117,16 +129,17 @@ def play_hand(state: Hand | Match, seats: Sequence[Seat], chance: Chance,
 
 @dataclass
 class Stats:
-    """Counts gathered while playing (see :func:`counting`)."""
+    """Counts gathered while playing: hands, decisions, hands by outcome."""
 
     hands: int = 0
     decisions: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
 
     def count(self, hand: Hand) -> None:
-        """Add one finished hand."""
+        """Add one finished hand and its decisions."""
         assert hand.result is not None
         self.hands += 1
+        self.decisions += decisions_made(hand)
         key = hand.result.outcome.value
         self.outcomes[key] = self.outcomes.get(key, 0) + 1
 
@@ -140,14 +153,13 @@ def play_match(rules: Ruleset, seats: Sequence[Seat], seed: int | None = None,
     if len(seats) != rules.players:
         raise ValueError(f"{rules.players} players needed, got {len(seats)} seats")
     match = match or Match(rules, seed=seed)
-    rng = match.rng
+    chance = reshuffles_from(match.rng)
     for _ in range(max_hands):
         if match.over:
             return match
         if match.needs_deal:
             match.start_hand()
-        hand = play_hand(match, seats, lambda _hand: rng, on_decision, cap)
+        hand = play_hand(match, seats, chance, on_decision, cap)
         if stats is not None:
-            stats.decisions += decisions_made(hand)
             stats.count(hand)
     raise RuntimeError(f"match not decided after {max_hands} hands")

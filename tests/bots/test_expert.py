@@ -21,9 +21,9 @@ from ginrummy.bots.rollout import (
 )
 from ginrummy.cards import card_name
 from ginrummy.engine import CHANCE, Hand, Phase
+from ginrummy.gameloop import play_hand, play_match, reshuffles_from
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.runner import play_hand, play_match
 from ginrummy.solver import best_defence, best_melds_mask, deadwood_mask
 from ginrummy.views import view
 from helpers import make_hand, mask
@@ -53,7 +53,8 @@ def test_plays_legal_actions_in_every_preset(rules: Ruleset) -> None:
         hand = Hand.deal(rules, dealer=seed % rules.players, seed=seed)
         bots = [make_bot("expert", 10 + s, budget_ms=BUDGET) if s % 2 == 0 else SimpleBot()
                 for s in range(rules.players)]
-        play_hand(hand, bots, random.Random(seed))  # the engine refuses illegal actions
+        # the engine refuses illegal actions
+        play_hand(hand, bots, reshuffles_from(random.Random(seed)))
         assert hand.over
 
 
@@ -64,7 +65,7 @@ def test_deterministic_given_the_seed() -> None:
         hand = Hand.deal(rules, dealer=0, seed=21)
         play_hand(hand, [ExpertBot(seed, BUDGET, safety_stop=False),
                          ExpertBot(seed + 1, BUDGET, safety_stop=False)],
-                  random.Random(0))
+                  reshuffles_from(random.Random(0)))
         return hand.action_log_text()
 
     first = log(7)
@@ -174,7 +175,7 @@ def test_knock_value_matches_the_engine_score() -> None:
                     hands[seat] = rest
                     predicted = knock_value(_ctx(rules, hand), hands, seat, rest,
                                             action.melds, seat)
-                    play_hand(hand, bots, rng)
+                    play_hand(hand, bots, reshuffles_from(rng))
                     assert hand.result is not None
                     if hand.result.penalties is None:
                         points = hand.result.points

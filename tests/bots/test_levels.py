@@ -9,9 +9,9 @@ import pytest
 from ginrummy.actions import Action, LayOff
 from ginrummy.bots import BOTS, Bot, make_bot
 from ginrummy.engine import CHANCE, Hand, Phase
+from ginrummy.gameloop import play_match
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.runner import play_match
 from ginrummy.views import PlayerView, view
 
 PRESETS: dict[str, Ruleset] = {

@@ -13,10 +13,10 @@ from cli_helpers import Run
 
 from ginrummy.bots import make_bot
 from ginrummy.cli import play as play_module
+from ginrummy.gameloop import play_match
 from ginrummy.match import Match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
-from ginrummy.runner import play_match
 
 BUDGET = "5"
 

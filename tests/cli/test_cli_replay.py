@@ -12,9 +12,9 @@ import pytest
 from cli_helpers import Run
 
 from ginrummy.bots import make_bot
+from ginrummy.gameloop import play_match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
-from ginrummy.runner import play_match
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from typing import Any
 from ginrummy.bots import make_bot
 from ginrummy.cli.options import UsageError, build_ruleset, seat_names
 from ginrummy.engine import Hand, deal_order
-from ginrummy.gameloop import MAX_DECISIONS, Stats, decisions_made, play_hand
+from ginrummy.gameloop import MAX_DECISIONS, Stats, play_hand, reshuffles_from
 from ginrummy.rules import Ruleset
 from ginrummy.scoring import Outcome
 
@@ -37,15 +37,11 @@ def simulate(rules: Ruleset, players: list[str], hands: int, seed: int,
     wins = [0] * n
     points = [0] * n
     _play, _Hand, _deal, _count = play_hand, Hand, deal_order, stats.count
-
-    def chance(_hand: Hand) -> random.Random:
-        return rng
-
+    chance = reshuffles_from(rng)
     start = time.perf_counter()
     for _ in range(hands):
         hand = _Hand(rules, dealer, _deal(rng=rng))
         _play(hand, bots, chance, None, cap)
-        stats.decisions += decisions_made(hand)
         _count(hand)
         result = hand.result
         if result is not None and result.winner is not None:
