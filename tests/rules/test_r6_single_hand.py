@@ -305,3 +305,51 @@ def test_R6_4_after_gin_nobody_else_is_paid_in_000():
 def test_R6_4_no_pool_no_payouts():
     match = deal(rules_for(3), 0, 3, {1: 7, 2: 4}, pool=None)
     assert match.result.payouts is None and match.result.penalties == (0, 4, 1)
+
+
+# --------------------------------------------------------------------------- R6.5
+# Oklahoma in the single-hand game. ``deal`` turns up the Qs, a spade, as the first upcard.
+
+OKLAHOMA = ARENA.replace(oklahoma_spades_double=True)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_R6_5_oklahoma_spade_upcard_doubles_every_penalty(players):
+    loose = {1: 7, 2: 4, 3: 6}
+    loose = {s: loose[s] for s in range(1, players)}
+    plain = deal(rules_for(players), 0, 3, loose).hands[-1].result
+    doubled = deal(rules_for(players, OKLAHOMA), 0, 3, loose).hands[-1].result
+    assert plain.multiplier == 1 and doubled.multiplier == 2
+    assert doubled.winner == plain.winner == 0
+    assert doubled.penalties == tuple(2 * p for p in plain.penalties)
+    assert doubled.penalties == (0, *(2 * (v - 3) for v in loose.values()))
+
+
+def test_R6_5_oklahoma_doubles_the_gin_bonus_and_the_knockers_undercut_penalty():
+    gin = deal(rules_for(3, OKLAHOMA), 0, None, {1: 7, 2: 3}, gin=True).result
+    assert gin.penalties == (0, 2 * (7 + 25), 2 * (3 + 25))
+    undercut = deal(rules_for(3, OKLAHOMA), 0, 5, {1: 6, 2: 2}).result
+    assert undercut.winner == 2
+    assert undercut.penalties == (2 * (5 - 2 + 10), 2 * (6 - 2), 0)
+
+
+def test_R6_5_the_payout_threshold_applies_after_doubling():
+    # undoubled the knocker's penalty would be 5 - 2 + 10 = 13, below the threshold of 25;
+    # doubled it is 26, so he is paid nothing; seat 1's 8 (4 doubled) is paid on the 8
+    pool = 10_000
+    result = deal(rules_for(3, OKLAHOMA), 0, 5, {1: 6, 2: 2}, pool=pool).result
+    assert result.penalties == (26, 8, 0)
+    assert result.payouts == split_pool(pool, (26, 8, 0), 2, 25)
+    assert result.payouts == (0, 850, 9150)
+    before_doubling = split_pool(pool, (13, 4, 0), 2, 25)
+    assert before_doubling == (600, 1050, 8350) != result.payouts
+    assert sum(result.payouts) == pool
+
+
+def test_R6_5_after_doubling_003s_threshold_of_50_still_pays_a_doubled_penalty():
+    result = deal(rules_for(3, SITE_003.replace(oklahoma_spades_double=True)), 0, 5,
+                  {1: 6, 2: 2}, pool=10_000).result
+    # 003 ties go to the defender; seat 2 (deadwood 2) is below the knocker all the same
+    assert result.penalties == (26, 8, 0)
+    # floor(10000 x 25% / 2 x (50 - 26) / 50) = 600 and (50 - 8) / 50 -> 1050
+    assert result.payouts == (600, 1050, 8350)
