@@ -15,6 +15,11 @@ Notation (one action per string; cards in the text form of :mod:`ginrummy.cards`
 ``reshuffle 4c Kd ...``       chance: the new stock order after a reshuffle (R4.7),
                               top card first
 ============================  =================================================
+
+Every action prints (``str``) in this notation and :func:`parse_action` reads it back as an
+equal action; a big gin prints as ``gin [...] [...]`` whether or not it was announced.
+``knock [...] [...]`` (melds and no discard) is read as a big gin too: the engine wrote
+that for a big gin it had proposed itself before it printed ``gin``.
 """
 
 from __future__ import annotations
@@ -76,7 +81,9 @@ class Knock:
     gin: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
-        return _knock_text("gin" if self.gin else "knock", self.discard, self.melds)
+        # a big gin has no discard: only ``gin`` can say so (``knock`` needs one)
+        gin = self.gin or self.discard is None
+        return _knock_text("gin" if gin else "knock", self.discard, self.melds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +195,7 @@ def parse_action(text: str) -> Action:
         if len(tokens) > 1:
             raise ValueError(f"{word}: expected one discard then [melds], got {loose.strip()!r}")
         discard = parse_card(tokens[0]) if tokens else None
-        if discard is None and word == "knock":
+        if discard is None and word == "knock" and not melds:
             raise ValueError("knock needs a discard (only big gin has none: write 'gin [...]')")
         return Knock(discard, melds, gin=word == "gin")
     if word == "layoff":

@@ -6,16 +6,23 @@ action and raises an :class:`~ginrummy.errors.IllegalActionError` (leaving the s
 for one that is not allowed. Reshuffles of the discard pile (R4.7) are chance actions
 (:class:`~ginrummy.actions.Reshuffle`) supplied by whoever runs the game, so a hand is a pure
 function of its deck and its action list.
+
+Asking never changes a hand: :meth:`Hand.legal_actions`, :meth:`Hand.verify` and
+:meth:`Hand.is_legal` keep no cache, so a hand's behaviour depends only on the actions applied.
+A hand dealt by a :class:`~ginrummy.match.Match` carries the match's ``on_over`` callback and
+calls it once, when the hand ends, whichever door (``match.apply`` or ``hand.apply``) played
+the last action; copies (:meth:`Hand.copy`, ``copy.deepcopy``, pickling the hand alone) are
+free-standing and never touch the match.
 """
 
 from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 from ginrummy import errors
 from ginrummy.actions import (
@@ -134,7 +141,8 @@ def deal_order(seed: int | None = None, rng: random.Random | None = None) -> lis
 class Hand:
     """One hand: deal, turns, knock or gin, layoffs, scoring."""
 
-    def __init__(self, rules: Ruleset, dealer: int, deck: Sequence[Card]) -> None:
+    def __init__(self, rules: Ruleset, dealer: int, deck: Sequence[Card],
+                 on_over: Callable[[Hand], None] | None = None) -> None:
         n = rules.players
         if not 0 <= dealer < n:
             raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
@@ -165,10 +173,8 @@ class Hand:
         self.taken: Card | None = None  # card just taken from the pile this turn
         self.reshuffles = 0
         self._after_reshuffle = 0  # who draws first from a reshuffled stock
-        # the last action verified and what checking it computed, reused when it is applied
-        self._checked: tuple[Action | None, Arrangement | Defence | None] = (None, None)
-        # the layoff proposed by legal_actions: (log length then, action, its defence)
-        self._proposal: tuple[int, LayOff | None, Defence | None] = (-1, None, None)
+        # called once with this hand when it ends (a match settles its score); not copied
+        self._on_over = on_over
         self.passes = 0
         self.stock_only = False
         self.knock: KnockInfo | None = None
@@ -191,11 +197,19 @@ class Hand:
         return cls(rules, dealer, deal_order(seed, rng))
 
     def copy(self) -> Hand:
-        """An independent copy (replays its log on the same deck)."""
+        """An independent copy (replays its log on the same deck); it has no ``on_over``
+        callback, so playing it on never touches a match."""
         clone = Hand(self.rules, self.dealer, self.deck)
         for seat, action in self.log:
             clone._apply(seat, action)
         return clone
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling and ``copy.deepcopy`` leave out the ``on_over`` callback: a copy of a
+        match's hand is free-standing (a pickled match links its hands again)."""
+        state = self.__dict__.copy()
+        state["_on_over"] = None
+        return state
 
     # ----------------------------------------------------------------- derived facts
     @property
@@ -246,10 +260,7 @@ class Hand:
             return [DRAW_DISCARD, PASS]
         if phase is _LAYOFF:
             best = self.best_defence(self.to_move)
-            proposal = LayOff(best.melds, best.layoffs)
-            # the engine's own proposal for this very state needs no second check
-            self._proposal = (len(self.log), proposal, best)
-            return [proposal]
+            return [LayOff(best.melds, best.layoffs)]
         return []
 
     def discard_choices(self) -> list[Card]:
@@ -269,7 +280,7 @@ class Hand:
     def is_legal(self, action: Action, seat: int | None = None) -> bool:
         """Whether ``apply`` would accept the action."""
         try:
-            self.verify(action, seat)
+            self._verify(action, seat)
         except errors.IllegalActionError:
             return False
         return True
@@ -286,11 +297,16 @@ class Hand:
                 action = parse_action(action)
             except ValueError as exc:
                 raise errors.IllegalActionError(str(exc)) from None
-        self.verify(action, seat)
-        self._apply(self.to_move, action)
+        self._apply(self.to_move, action, self._verify(action, seat))
 
     def verify(self, action: Action, seat: int | None = None) -> None:
-        """Raise the specific error for an action that may not be played now."""
+        """Raise the specific error for an action that may not be played now (and change
+        nothing either way)."""
+        self._verify(action, seat)
+
+    def _verify(self, action: Action, seat: int | None) -> Arrangement | Defence | None:
+        """:meth:`verify`, returning what checking a knock or a layoff computed (for
+        :meth:`_apply`, which then need not compute it again)."""
         if self.phase is _OVER:
             raise errors.HandOverError("the hand is over")
         if seat is not None and seat != self.to_move:
@@ -314,18 +330,15 @@ class Hand:
             if not self.discards:
                 raise errors.IllegalActionError("the discard pile is empty")
         elif isinstance(action, Knock):
-            self._checked = (action, self._check_knock(action))
+            return self._check_knock(action)
         elif isinstance(action, LayOff):
-            at, proposal, best = self._proposal
-            if action is proposal and at == len(self.log):
-                self._checked = (action, best)
-            else:
-                self._checked = (action, self._check_layoff(action))
+            return self._check_layoff(action)
         elif isinstance(action, Reshuffle):
             expected = sorted(self.discards[:-1])
             if sorted(action.order) != expected or len(action.order) != len(expected):
                 raise errors.InvalidChanceError(
                     "a reshuffle must order exactly the discards below the top card")
+        return None
 
     def _check_discard(self, card: Card) -> None:
         if not 0 <= card < 52 or not self.hands[self.to_move] >> card & 1:
@@ -385,14 +398,21 @@ class Hand:
         return Defence(arrangement.melds, tuple(action.layoffs), arrangement.unmatched,
                        arrangement.deadwood)
 
-    def _apply(self, seat: int, action: Action) -> None:
-        """Play an already verified action (the fast path used by replays and simulations)."""
+    def _apply(self, seat: int, action: Action,
+               checked: Arrangement | Defence | None = None) -> None:
+        """Play an already verified action (the fast path used by replays and simulations);
+        ``checked`` is what :meth:`_verify` computed for it, if anything."""
         self.log.append((seat, action))
-        drawn: Card | None = None
-        n = self.players
         kind = type(action)
+        # the logs first: ending the hand (below) may call on_over, which sees them complete
+        public = _new_event(Event, (seat, _HIDDEN_RESHUFFLE if kind is Reshuffle else action,
+                                    None))
+        for seat_log in self.seat_logs:
+            seat_log.append(public)
+        n = self.players
         if kind is DrawStock:
             drawn = self.stock.pop()
+            self.seat_logs[seat][-1] = _new_event(Event, (seat, action, drawn))
             self.hands[seat] |= 1 << drawn
             self.taken = None
             self.phase = _DISCARD
@@ -415,9 +435,9 @@ class Hand:
             else:
                 self.to_move = (seat + 1) % n
         elif isinstance(action, Knock):
-            self._knock(seat, action)
+            self._knock(seat, action, checked)
         elif isinstance(action, LayOff):
-            self._lay_off(seat, action)
+            self._lay_off(seat, action, checked)
         elif isinstance(action, Reshuffle):
             top = self.discards[-1]
             self.stock = list(reversed(action.order))
@@ -425,12 +445,6 @@ class Hand:
             self.reshuffles += 1
             self.phase = _DRAW
             self.to_move = self._after_reshuffle
-        public = _new_event(Event, (seat, _HIDDEN_RESHUFFLE if kind is Reshuffle else action,
-                                    None))
-        for seat_log in self.seat_logs:
-            seat_log.append(public)
-        if drawn is not None:
-            self.seat_logs[seat][-1] = _new_event(Event, (seat, action, drawn))
 
     def _discard(self, seat: int, card: Card) -> None:
         self.hands[seat] &= ~(1 << card)
@@ -458,11 +472,11 @@ class Hand:
         self.phase = _DRAW
         self.to_move = (seat + 1) % self.players
 
-    def _knock(self, seat: int, action: Knock) -> None:
+    def _knock(self, seat: int, action: Knock, checked: Arrangement | Defence | None) -> None:
         hand = self.hands[seat]
         rest = hand if action.discard is None else hand & ~(1 << action.discard)
-        checked, arrangement = self._checked
-        if checked is not action or not isinstance(arrangement, Arrangement):
+        arrangement = checked
+        if not isinstance(arrangement, Arrangement):
             arrangement = arrangement_from_melds(rest, action.melds)
         if action.discard is not None:
             self._discard(seat, action.discard)
@@ -485,9 +499,9 @@ class Hand:
             self.phase = _LAYOFF
             self.to_move = (seat + 1) % self.players
 
-    def _lay_off(self, seat: int, action: LayOff) -> None:
-        checked, defence = self._checked
-        if checked is not action or not isinstance(defence, Defence):
+    def _lay_off(self, seat: int, action: LayOff, checked: Arrangement | Defence | None) -> None:
+        defence = checked
+        if not isinstance(defence, Defence):
             defence = self._check_layoff(action)
         for card, index in defence.layoffs:
             self.laid_off[index].append(card)
@@ -514,6 +528,8 @@ class Hand:
         self.result = result
         self.phase = _OVER
         self.to_move = NOBODY
+        if self._on_over is not None:
+            self._on_over(self)
 
     # ----------------------------------------------------------------- chance
     def reshuffle_order(self, rng: random.Random) -> Reshuffle:

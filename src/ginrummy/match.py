@@ -6,6 +6,7 @@ import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ginrummy.actions import Action
 from ginrummy.cards import Card
@@ -50,6 +51,10 @@ class Match:
     Randomness (first dealer, deck orders, reshuffles) comes from ``rng``; by default a
     ``secrets.SystemRandom`` (live play) or ``random.Random(seed)`` when a seed is given.
     Explicit decks may be passed to :meth:`start_hand` (replays, tests).
+
+    The score is settled exactly once when a hand ends, whether its last action came through
+    :meth:`apply` or through the hand itself (``match.hand.apply``): the match deals each hand
+    with its settlement as the hand's ``on_over`` callback. Copies of a hand never settle.
     """
 
     def __init__(
@@ -104,16 +109,20 @@ class Match:
         if self.hands and not self.hands[-1].over:
             raise HandOverError("the current hand is not over")
         order = list(deck) if deck is not None else deal_order(rng=self.rng)
-        hand = Hand(self.rules, self.dealer, order)
+        hand = Hand(self.rules, self.dealer, order, on_over=self._settle)
         self.hands.append(hand)
         return hand
 
     def apply(self, action: Action | str, seat: int | None = None) -> None:
-        """Play an action in the current hand; settles the score when the hand ends."""
-        hand = self.hand
-        hand.apply(action, seat)
-        if hand.over:
-            self._settle(hand)
+        """Play an action in the current hand (the hand settles the score when it ends)."""
+        self.hand.apply(action, seat)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling (and ``copy.deepcopy``): the current hand reports to this match again
+        (a hand pickles without its callback)."""
+        self.__dict__.update(state)
+        if self.hands:
+            self.hands[-1]._on_over = self._settle
 
     def step_chance(self) -> bool:
         """Play the pending reshuffle, if any, with the match's generator."""
