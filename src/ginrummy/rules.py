@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Literal
 
 
 class Format(StrEnum):
@@ -66,23 +68,135 @@ class RulesetError(ValueError):
         self.option = option
 
 
-_ENUMS: dict[str, type[StrEnum]] = {
-    "format": Format,
-    "upcard_offer": UpcardOffer,
-    "stock_end": StockEnd,
-    "undercut_ties": UndercutTies,
-    "layoff_chain": LayoffChain,
-    "next_dealer": NextDealer,
-    "payout": Payout,
-}
-_NON_NEGATIVE = (
-    "max_reshuffles", "gin_bonus", "undercut_bonus", "big_gin_bonus", "game_bonus",
-    "line_bonus", "shutout_bonus", "knocker_undercut_penalty",
-)
-_BOOLS = (
-    "oklahoma_spades_double", "oklahoma_knock_limit", "big_gin",
-    "no_rediscard_of_taken_card", "discard_history_visible",
-)
+OptionKind = Literal["bool", "int", "enum"]
+BOTH_FORMATS: tuple[Format, ...] = (Format.MATCH, Format.SINGLE_HAND)
+
+
+@dataclass(frozen=True)
+class Option:
+    """The metadata of one :class:`Ruleset` field: what it accepts, where it applies, its
+    RULES.md clause and the web client's label key. :meth:`Ruleset.schema` lists them all."""
+
+    kind: OptionKind
+    clause: str
+    """The RULES.md clause that defines the option ("R4.7")."""
+    label: str
+    """The web client's catalogue key of its name; :data:`OPTIONS` fills in ``option.<name>``."""
+    values: type[StrEnum] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    nullable: bool = False
+    """``None`` is a value: the usual one for the player count (``hand_size``)."""
+    formats: tuple[Format, ...] = BOTH_FORMATS
+    format_only: bool = False
+    """Outside its ``formats`` the option has no value (``None``): ``target``."""
+    value_players: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    """Values that only some player counts may choose (``dealer_first``: 2 players)."""
+    requires: tuple[str, object] | None = None
+    """Another option's value without which this one means nothing (shown only then)."""
+    wording: str = ""
+    """The out-of-range message, with ``{value}``, ``{min}`` and ``{max}``."""
+
+    def accepts(self) -> str:
+        """What the option accepts, in words ("0 to 10", "void_at_two/reshuffle")."""
+        if self.kind == "bool":
+            text = "true/false"
+        elif self.values is not None:
+            text = "/".join(e.value for e in self.values)
+        elif self.maximum is not None:
+            text = f"a whole number from {self.minimum} to {self.maximum}"
+        else:
+            text = f"a whole number >= {self.minimum}"
+        return text + (" or none" if self.nullable or self.format_only else "")
+
+    def check(self, name: str, value: object) -> object:
+        """``value`` as the option holds it (an enum member for an enum), or RulesetError."""
+        if self.values is not None:
+            allowed = [e.value for e in self.values]
+            if isinstance(value, str) and value in allowed:
+                return self.values(value)
+            raise RulesetError(name, f"{value!r} is not one of {', '.join(allowed)}")
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise RulesetError(name, f"expected true or false, got {value!r}")
+            return value
+        low = -(1 << 62) if self.minimum is None else self.minimum
+        high = 1 << 62 if self.maximum is None else self.maximum
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            wording = self.wording or ("{value!r}; it must be a whole number from {min} to {max}"
+                                       if self.maximum is not None else
+                                       "{value!r}; it must be a whole number >= {min}")
+            raise RulesetError(name, wording.format(value=value, min=self.minimum,
+                                                    max=self.maximum))
+        return value
+
+    def check_players(self, name: str, value: object, players: int) -> None:
+        """Refuse a value that ``players`` players may not choose."""
+        key = value.value if isinstance(value, StrEnum) else str(value)
+        counts = self.value_players.get(key)
+        if counts is not None and players not in counts:
+            allowed = self.value_players_allowed(players)
+            clause = f" ({self.clause})" if self.clause else ""
+            raise RulesetError(name, f"{key} is for {_counts(counts)} players only; "
+                               f"{players} players choose {', '.join(allowed)}{clause}")
+
+    def value_players_allowed(self, players: int) -> list[str]:
+        """The values ``players`` players may choose."""
+        assert self.values is not None
+        return [e.value for e in self.values
+                if players in self.value_players.get(e.value, (players,))]
+
+    def to_json(self, name: str, default: object) -> dict[str, Any]:
+        """This option as plain JSON data (one entry of :meth:`Ruleset.schema`)."""
+        out: dict[str, Any] = {"name": name, "type": self.kind,
+                               "default": default.value if isinstance(default, StrEnum)
+                               else default}
+        if self.values is not None:
+            out["values"] = [e.value for e in self.values]
+        if self.minimum is not None:
+            out["min"] = self.minimum
+        if self.maximum is not None:
+            out["max"] = self.maximum
+        if self.nullable or self.format_only:
+            out["nullable"] = True
+        if self.format_only:
+            out["format_only"] = True
+        out["formats"] = [f.value for f in self.formats]
+        if self.value_players:
+            out["value_players"] = {k: list(v) for k, v in self.value_players.items()}
+        if self.requires is not None:
+            out["requires"] = {self.requires[0]: self.requires[1]}
+        out["clause"] = self.clause
+        out["label"] = self.label
+        return out
+
+
+def _counts(counts: tuple[int, ...]) -> str:
+    low, high = min(counts), max(counts)
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def _meta(kind: OptionKind, clause: str, **meta: Any) -> dict[str, Option]:
+    """A field's metadata: its :class:`Option` (the label key ``option.<name>`` is filled in
+    from the field's name by :data:`OPTIONS`)."""
+    return {"option": Option(kind, clause, "", **meta)}
+
+
+def _int(clause: str, minimum: int = 0, **meta: Any) -> dict[str, Option]:
+    return _meta("int", clause, minimum=minimum, **meta)
+
+
+def _enum(values: type[StrEnum], clause: str, **meta: Any) -> dict[str, Option]:
+    return _meta("enum", clause, values=values, **meta)
+
+
+def _bool(clause: str) -> dict[str, Option]:
+    return _meta("bool", clause)
+
+
+_MATCH = (Format.MATCH,)
+_SINGLE = (Format.SINGLE_HAND,)
+_TWO = (2,)
 
 
 @dataclass(frozen=True)
@@ -90,82 +204,76 @@ class Ruleset:
     """Every option of RULES.md R7. Build one with :meth:`preset` or directly; it validates.
 
     ``hand_size`` left as ``None`` means 10 cards with 2 players and 7 with 3-4 (R2.1).
-    ``target`` is ``None`` for the single-hand format.
+    ``target`` is ``None`` for the single-hand format. Each field's metadata is an
+    :class:`Option`, in the order of the create form; :meth:`schema` lists them.
     """
 
-    players: int = 2
-    hand_size: int | None = None
-    format: Format = Format.MATCH
-    target: int | None = 100
-    upcard_offer: UpcardOffer = UpcardOffer.NONE
-    stock_end: StockEnd = StockEnd.VOID_AT_TWO
-    max_reshuffles: int = 2
-    knock_limit: int = 10
-    gin_bonus: int = 25
-    undercut_bonus: int = 25
-    undercut_ties: UndercutTies = UndercutTies.DEFENDER
-    layoff_chain: LayoffChain = LayoffChain.OWN
-    oklahoma_spades_double: bool = False
-    oklahoma_knock_limit: bool = False
-    big_gin: bool = False
-    big_gin_bonus: int = 31
-    next_dealer: NextDealer = NextDealer.ALTERNATE
-    game_bonus: int = 0
-    line_bonus: int = 0
-    shutout_bonus: int = 0
-    knocker_undercut_penalty: int = 10
-    payout: Payout = Payout.LINEAR_CAP
-    payout_threshold: int = 25
-    no_rediscard_of_taken_card: bool = True
-    discard_history_visible: bool = False
+    players: int = field(default=2, metadata=_int(
+        "R2.1", 2, maximum=4, wording="{value!r} players; {min} to {max} may play"))
+    hand_size: int | None = field(default=None, metadata=_int(
+        "R2.1", 1, maximum=10, nullable=True,
+        wording="{value!r}; a hand holds {min} to {max} cards"))
+    format: Format = field(default=Format.MATCH, metadata=_enum(
+        Format, "R6.1", value_players={"match": _TWO}))
+    target: int | None = field(default=100, metadata=_int(
+        "R5.5", 1, formats=_MATCH, format_only=True))
+    upcard_offer: UpcardOffer = field(default=UpcardOffer.NONE, metadata=_enum(
+        UpcardOffer, "R3.5", value_players={"dealer_first": _TWO}))
+    stock_end: StockEnd = field(default=StockEnd.VOID_AT_TWO, metadata=_enum(StockEnd, "R4.7"))
+    max_reshuffles: int = field(default=2, metadata=_int(
+        "R4.7", requires=("stock_end", "reshuffle")))
+    knock_limit: int = field(default=10, metadata=_int("R4.1", maximum=10))
+    gin_bonus: int = field(default=25, metadata=_int("R5.1"))
+    undercut_bonus: int = field(default=25, metadata=_int("R5.3"))
+    undercut_ties: UndercutTies = field(default=UndercutTies.DEFENDER,
+                                        metadata=_enum(UndercutTies, "R5.3"))
+    layoff_chain: LayoffChain = field(default=LayoffChain.OWN, metadata=_enum(LayoffChain, "R4.5"))
+    oklahoma_spades_double: bool = field(default=False, metadata=_bool("R5.4"))
+    oklahoma_knock_limit: bool = field(default=False, metadata=_bool("R5.4"))
+    big_gin: bool = field(default=False, metadata=_bool("R4.2"))
+    big_gin_bonus: int = field(default=31, metadata=_int("R4.2", requires=("big_gin", True)))
+    next_dealer: NextDealer = field(default=NextDealer.ALTERNATE, metadata=_enum(
+        NextDealer, "R5.6", formats=_MATCH,
+        value_players={"winner": _TWO, "loser": _TWO}))
+    game_bonus: int = field(default=0, metadata=_int("R5.7", formats=_MATCH))
+    line_bonus: int = field(default=0, metadata=_int("R5.7", formats=_MATCH))
+    shutout_bonus: int = field(default=0, metadata=_int("R5.7", formats=_MATCH))
+    knocker_undercut_penalty: int = field(default=10, metadata=_int("R6.3", formats=_SINGLE))
+    payout: Payout = field(default=Payout.LINEAR_CAP, metadata=_enum(
+        Payout, "R6.4", formats=_SINGLE))
+    payout_threshold: int = field(default=25, metadata=_int("R6.4", 1, formats=_SINGLE))
+    no_rediscard_of_taken_card: bool = field(default=True, metadata=_bool("R3.3"))
+    discard_history_visible: bool = field(default=False, metadata=_bool("R3.4"))
     name: str = field(default="custom", compare=False)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        for option, enum in _ENUMS.items():
-            value = getattr(self, option)
-            try:
-                set_(self, option, enum(value))
-            except ValueError:
-                allowed = ", ".join(e.value for e in enum)
-                raise RulesetError(option, f"{value!r} is not one of {allowed}") from None
-        for option in _BOOLS:
-            if not isinstance(getattr(self, option), bool):
-                raise RulesetError(option, f"expected true or false, got {getattr(self, option)!r}")
-        if not _is_int(self.players) or not 2 <= self.players <= 4:
-            raise RulesetError("players", f"{self.players!r} players; 2 to 4 may play")
+        for name, option in OPTIONS.items():
+            value = getattr(self, name)
+            if option.format_only and self.format not in option.formats:
+                set_(self, name, None)  # target: a single hand has none
+                continue
+            if value is None and option.nullable:
+                continue
+            value = option.check(name, value)
+            set_(self, name, value)
+            option.check_players(name, value, self.players)
         if self.hand_size is None:
             set_(self, "hand_size", 10 if self.players == 2 else 7)
-        hand_size = self.hand_size
-        if not isinstance(hand_size, int) or isinstance(hand_size, bool) or not (
-            1 <= hand_size <= 10
-        ):
-            raise RulesetError("hand_size", f"{hand_size!r}; a hand holds 1 to 10 cards")
-        stock = 52 - self.players * hand_size - 1
+        stock = 52 - self.players * self.cards_per_hand - 1
         if stock < 3:
-            raise RulesetError("hand_size", f"{hand_size} cards for {self.players} players "
+            raise RulesetError("hand_size", f"{self.hand_size} cards for {self.players} players "
                                "leave no stock to draw from")
-        if self.players > 2 and self.format is Format.MATCH:
-            raise RulesetError("format", "3-4 players always play the single_hand format (R6.1)")
-        if self.format is Format.MATCH:
-            if not isinstance(self.target, int) or isinstance(self.target, bool) or (
-                self.target < 1
-            ):
-                raise RulesetError("target", f"{self.target!r}; a match needs a target >= 1")
-        elif self.target is not None:
-            set_(self, "target", None)
-        if self.upcard_offer is UpcardOffer.DEALER_FIRST and self.players != 2:
-            raise RulesetError("upcard_offer", "dealer_first is for 2 players only")
-        if self.next_dealer is not NextDealer.ALTERNATE and self.players != 2:
-            raise RulesetError("next_dealer", f"{self.next_dealer.value} is for 2 players only")
-        if not _is_int(self.knock_limit) or not 0 <= self.knock_limit <= 10:
-            raise RulesetError("knock_limit", f"{self.knock_limit!r}; it must be 0 to 10")
-        for option in _NON_NEGATIVE:
-            value = getattr(self, option)
-            if not _is_int(value) or value < 0:
-                raise RulesetError(option, f"{value!r}; it must be a whole number >= 0")
-        if not _is_int(self.payout_threshold) or self.payout_threshold < 1:
-            raise RulesetError("payout_threshold", f"{self.payout_threshold!r}; it must be >= 1")
+
+    @classmethod
+    def schema(cls) -> list[dict[str, Any]]:
+        """Every option as plain JSON data, in the create form's order: its ``type``
+        (``bool``, ``int``, ``enum`` with its ``values``), ``min``/``max``, ``nullable``,
+        ``default``, the ``formats`` it applies to, ``value_players`` (values only some player
+        counts may choose), ``requires`` (another option's value it needs to mean anything),
+        its RULES.md ``clause`` and its ``label`` key in the web client's catalogues."""
+        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+        return [option.to_json(name, defaults[name]) for name, option in OPTIONS.items()]
 
     @property
     def cards_per_hand(self) -> int:
@@ -231,11 +339,19 @@ class Ruleset:
         return ", ".join(parts)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _options() -> dict[str, Option]:
+    options: dict[str, Option] = {}
+    for f in dataclasses.fields(Ruleset):
+        option = f.metadata.get("option")
+        if option is not None:
+            options[f.name] = dataclasses.replace(option, label=f"option.{f.name}")
+    return options
 
 
-OPTION_NAMES = frozenset(f.name for f in dataclasses.fields(Ruleset)) - {"name"}
+OPTIONS: Mapping[str, Option] = MappingProxyType(_options())
+"""Every option's :class:`Option`, by name, in the create form's order."""
+
+OPTION_NAMES = frozenset(OPTIONS)
 
 PRESETS: dict[str, dict[str, Any]] = {
     "classic": dict(
