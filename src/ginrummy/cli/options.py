@@ -4,13 +4,9 @@ convenience flags, turned into a validated :class:`~ginrummy.rules.Ruleset`."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import types
-import typing
-from enum import StrEnum
 from typing import Any
 
-from ginrummy.rules import OPTION_NAMES, PRESETS, Ruleset, RulesetError
+from ginrummy.rules import OPTION_NAMES, OPTIONS, PRESETS, Format, Ruleset, RulesetError
 
 
 class UsageError(ValueError):
@@ -22,48 +18,34 @@ _FALSE = frozenset({"false", "off", "no", "n", "0"})
 _NONE = frozenset({"none", "null", "-"})
 
 
-def _option_types() -> dict[str, Any]:
-    hints = typing.get_type_hints(Ruleset)
-    return {f.name: hints[f.name] for f in dataclasses.fields(Ruleset) if f.name in OPTION_NAMES}
-
-
-OPTION_TYPES: dict[str, Any] = _option_types()
-"""The annotated type of every ruleset option (``int``, ``int | None``, ``bool``, an enum)."""
-
-
 def option_choices(name: str) -> str:
-    """What an option accepts, for help and error messages."""
-    kind = OPTION_TYPES[name]
-    if kind is bool:
-        return "true/false"
-    if isinstance(kind, type) and issubclass(kind, StrEnum):
-        return "/".join(e.value for e in kind)
-    if isinstance(kind, types.UnionType):
-        return "a whole number or none"
-    return "a whole number"
+    """What an option accepts, for help and error messages (from the ruleset's schema)."""
+    return OPTIONS[name].accepts()
 
 
 def parse_option_value(name: str, text: str) -> Any:
-    """The value of ruleset option ``name`` written as ``text`` (ints, booleans, enums)."""
-    if name not in OPTION_TYPES:
+    """The value of ruleset option ``name`` written as ``text``, as its schema types it
+    (booleans, enum values, whole numbers, ``none`` where the option may be null). Ranges
+    are checked by :class:`Ruleset` itself."""
+    if name not in OPTIONS:
         known = ", ".join(sorted(OPTION_NAMES))
         raise UsageError(f"--set: no ruleset option {name!r}; options are: {known}")
-    kind = OPTION_TYPES[name]
+    option = OPTIONS[name]
     raw = text.strip()
     low = raw.lower()
-    if kind is bool:
+    if option.kind == "bool":
         if low in _TRUE:
             return True
         if low in _FALSE:
             return False
         raise UsageError(f"--set {name}={text}: expected true or false")
-    if isinstance(kind, type) and issubclass(kind, StrEnum):
+    if option.values is not None:
         try:
-            return kind(low)
+            return option.values(low)
         except ValueError:
             raise UsageError(
                 f"--set {name}={text}: expected one of {option_choices(name)}") from None
-    if isinstance(kind, types.UnionType) and low in _NONE:
+    if (option.nullable or option.format_only) and low in _NONE:
         return None
     try:
         return int(raw)
@@ -90,16 +72,18 @@ def add_rules_arguments(parser: argparse.ArgumentParser, convenience: bool = Tru
                        choices=sorted(PRESETS, key=list(PRESETS).index),
                        help="rule preset (default: classic)")
     group.add_argument("--set", dest="sets", action="append", metavar="OPTION=VALUE",
-                       default=[], help="override any ruleset option (repeatable); "
-                       "see 'ginrummy rules' for the options")
+                       default=[], help="override a ruleset option (repeatable): "
+                       f"{', '.join(OPTIONS)}; 'ginrummy rules PRESET' lists what each accepts")
     if not convenience:
         return
     group.add_argument("--target", type=int, metavar="N", help="match target (= --set target=N)")
     group.add_argument("--oklahoma", action="store_true",
                        help="Oklahoma: a spade upcard doubles the hand (oklahoma_spades_double)")
     group.add_argument("--players", type=int, metavar="N",
-                       help="number of players, 2-4 (3-4 play the single_hand format)")
-    group.add_argument("--knock-limit", type=int, metavar="N", help="knock limit, 0-10")
+                       help=f"number of players, {_range('players')} (only "
+                       f"{_players_for('format', Format.MATCH)} may play a match)")
+    group.add_argument("--knock-limit", type=int, metavar="N",
+                       help=f"knock limit, {_range('knock_limit')}")
     group.add_argument("--big-gin", action="store_true", help="allow big gin")
 
 
@@ -121,21 +105,41 @@ def build_ruleset(args: argparse.Namespace) -> Ruleset:
     preset = getattr(args, "preset", "classic")
     base = PRESETS[preset]
     players = overrides.get("players", base.get("players", 2))
-    if (isinstance(players, int) and 2 < players <= 4 and "format" not in overrides
-            and base.get("format") == "match"):
+    formats = OPTIONS["format"]
+    if (_valid("players", players) and "format" not in overrides
+            and base.get("format") not in formats.value_players_allowed(players)):
+        allowed = "/".join(formats.value_players_allowed(players))
         raise UsageError(
-            f"{players} players always play the single_hand format (R6.1): use --preset arena "
-            "or --set format=single_hand")
+            f"{players} players always play the {allowed} format ({formats.clause}): use "
+            f"--preset arena or --set format={allowed}")
     if getattr(args, "target", None) is not None:
-        fmt = overrides.get("format", base.get("format"))
-        if str(fmt) == "single_hand":
-            raise UsageError("--target: the single_hand format has no target")
+        fmt = str(overrides.get("format", base.get("format")))
+        if fmt not in OPTIONS["target"].formats:
+            raise UsageError(f"--target: the {fmt} format has no target")
     try:
         return Ruleset.preset(preset, **overrides)
     except TypeError as exc:  # a value of a type the dataclass cannot take
         raise UsageError(str(exc)) from None
     except RulesetError:
         raise
+
+
+def _range(name: str) -> str:
+    option = OPTIONS[name]
+    return f"{option.minimum}-{option.maximum}"
+
+
+def _players_for(name: str, value: str) -> str:
+    counts = OPTIONS[name].value_players.get(value, ())
+    return " or ".join(str(n) for n in counts) + " players"
+
+
+def _valid(name: str, value: object) -> bool:
+    try:
+        OPTIONS[name].check(name, value)
+    except RulesetError:
+        return False
+    return True
 
 
 def seat_names(spec: str, count: int, what: str, repeat: bool = False) -> list[str]:
