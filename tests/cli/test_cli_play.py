@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 from cli_helpers import Autopilot, Run
 
+from ginrummy.actions import DRAW_DISCARD, Action, Discard
 from ginrummy.bots import make_bot
 from ginrummy.cards import parse_card, parse_card_list
 from ginrummy.cli.play import PlaySession
@@ -19,6 +20,7 @@ from ginrummy.cli.turns import Screen
 from ginrummy.match import Match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
+from ginrummy.views import PlayerView
 
 
 def _stdin(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
@@ -246,3 +248,35 @@ def test_reshuffles_and_void_hands_are_recorded(cli: Callable[..., Run], tmp_pat
     data = json.loads(record.read_text())
     assert any(a.startswith("reshuffle ") for h in data["hands"] for a in h["actions"])
     assert _replayed_result(record) == data["result"]
+
+
+class _Taker:
+    """Always takes the face-up card, never knocks: with a person who does the same, the
+    hand never ends."""
+
+    name = "taker"
+
+    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        if DRAW_DISCARD in legal:
+            return DRAW_DISCARD
+        return next(a for a in legal if isinstance(a, Discard))
+
+
+def test_an_endless_hand_stops_the_game_and_saves(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    """The terminal game plays through the capped loop: a person and a bot passing the same
+    cards back and forth are stopped with a clear error, the record saved."""
+    match = Match(Ruleset.preset("classic"), seed=4)
+    record = tmp_path / "endless.json"
+    session = PlaySession(match, [None, _Taker()], ["You", "Bot 1"], ["you", "taker"],
+                          Screen(Painter(symbols=False)), record_path=record)
+    session.cap = 30
+    feed = iter(["t", ""] * 200)  # take the top discard, then discard the proposed card
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(feed))
+    assert session.run() == 1
+    out = capsys.readouterr().out
+    assert "the hand did not end after 30 decisions" in out
+    assert "Bot 1 takes" in out and "You take" in out
+    (hand,) = GameRecord.load(record).hands
+    assert len(hand["actions"]) == 30  # the 31st decision was never asked for

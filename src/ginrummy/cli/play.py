@@ -1,9 +1,11 @@
 """``ginrummy play``: a match in the terminal against computer players.
 
-The human is seat 0. Everything shown comes from the human's own view
-(:func:`ginrummy.views.view` of seat 0), plus the public end-of-hand reveal (R4.8) and the
-match's score sheet. Every decision goes through :meth:`ginrummy.match.Match.apply`; an illegal
-one is reported with the engine's message and asked again, the state unchanged.
+The human is seat 0, a :class:`Person`: one more kind of seat, whose ``choose`` prompts in
+the terminal. Hands are played by :func:`ginrummy.gameloop.play_hand` (the same loop, decision
+cap included, as ``simulate`` and the tournament), whose per-decision callback prints what
+happened. Everything shown comes from the human's own view (:func:`ginrummy.views.view` of seat
+0), plus the public end-of-hand reveal (R4.8) and the match's score sheet. An illegal decision
+is reported with the engine's message and asked again, the state unchanged.
 
 Input is read with :func:`input`, so a game can be driven from piped stdin: an empty line picks
 the default (choice 1), end of input quits cleanly. The game record is saved after every hand,
@@ -18,6 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ginrummy import gameloop
 from ginrummy.actions import Action
 from ginrummy.bots import Bot, make_bot
 from ginrummy.cards import suit_of
@@ -33,8 +36,9 @@ from ginrummy.cli.render import (
     score_sheet_lines,
 )
 from ginrummy.cli.turns import HELP, Screen, TurnDialogs
-from ginrummy.engine import CHANCE
+from ginrummy.engine import Hand
 from ginrummy.errors import IllegalActionError
+from ginrummy.gameloop import EndlessHand, Seat
 from ginrummy.match import Match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Format, Ruleset
@@ -63,8 +67,23 @@ def make_screen(ascii_only: bool) -> Screen:
     return Screen(RichPainter(), Console(highlight=False, emoji=False, soft_wrap=True))
 
 
+class Person:
+    """The human's seat: ``choose`` shows the table and asks in the terminal until a legal
+    action is typed; quitting (or the end of input) raises :class:`Quit`."""
+
+    name = "you"
+
+    def __init__(self, session: PlaySession) -> None:
+        self.session = session
+
+    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        """The action the person types for ``view`` (seat 0)."""
+        return self.session.human_turn(view, legal)
+
+
 class PlaySession:
-    """One match between the human (seat 0) and bots, in the terminal."""
+    """One match between the human (seat 0, a ``None`` in ``bots``) and bots, in the
+    terminal."""
 
     def __init__(self, match: Match, bots: Sequence[Bot | None], names: Sequence[str],
                  record_names: Sequence[str], screen: Screen, sort_by: str = "suit",
@@ -81,6 +100,13 @@ class PlaySession:
         self.dialogs = TurnDialogs(screen, self.rules, self.names, self.read, sort_by)
         self.hint_budget_ms = HINT_BUDGET_MS
         self.hint_seed = 0
+        self.person = Person(self)
+        self.cap = gameloop.MAX_DECISIONS  # a hand past this many decisions stops the game
+        self.seats: list[Seat] = []
+        for seat, bot in enumerate(self.bots):
+            if (bot is None) != (seat == HUMAN):
+                raise ValueError(f"seat {HUMAN} is the person's (None), every other a bot's")
+            self.seats.append(self.person if bot is None else bot)
 
     # ----------------------------------------------------------------- input
     def read(self, prompt: str) -> str:
@@ -122,6 +148,10 @@ class PlaySession:
             say(self.p.bad(f"You left the game ({why})."))
             self.save(final=True)
             return 0
+        except EndlessHand as exc:
+            self.screen.error(str(exc))
+            self.save(final=True)
+            return 1
         except KeyboardInterrupt:
             say()
             say(self.p.bad("Interrupted."))
@@ -162,19 +192,15 @@ class PlaySession:
                                        f"{v.knock_limit}."))
 
     def play_hand(self) -> None:
-        """Turns until the current hand ends."""
-        match = self.match
-        hand = match.hand
-        while not hand.over:
-            seat = hand.to_move
-            if seat == CHANCE:
-                match.step_chance()
-            elif seat == HUMAN:
-                self.human_turn()
-            else:
-                bot = self.bots[seat]
-                assert bot is not None
-                match.apply(bot.choose(view(match, seat), hand.legal_actions()), seat)
+        """Turns until the current hand ends, through the one game loop; reshuffles come from
+        the match's generator (as :meth:`Match.step_chance`)."""
+        gameloop.play_hand(self.match, self.seats, gameloop.reshuffles_from(self.match.rng),
+                           self.after_decision, self.cap)
+
+    def after_decision(self, state: Hand | Match, seat: int, action: Action,
+                       seconds: float) -> None:
+        """The loop's ``on_decision``: print what was just played, as the human sees it."""
+        self.flush_log(view(self.match, HUMAN))
 
     # ----------------------------------------------------------------- the table
     def flush_log(self, v: PlayerView) -> None:
@@ -212,10 +238,9 @@ class PlaySession:
             return f"Score: {scores} (to {self.rules.target})"
         return "Single hand: the least deadwood wins, the others pay penalty points."
 
-    def human_turn(self) -> None:
-        """Show the table, ask for a decision until a legal one is played."""
+    def human_turn(self, v: PlayerView, legal: Sequence[Action]) -> Action:
+        """Show the table, ask for a decision until a legal one is typed; return it."""
         while True:
-            v = view(self.match, HUMAN)
             self.flush_log(v)
             self.screen.say()
             for text in self.status_lines(v):
@@ -231,7 +256,7 @@ class PlaySession:
                     self.screen.say(self.p.text(HELP))
                     continue
                 if low in ("?", "hint"):
-                    self.show_hint(v)
+                    self.show_hint(v, legal)
                     continue
                 if low == "s":
                     self.dialogs.toggle_sort()
@@ -241,15 +266,15 @@ class PlaySession:
                 if action is None:
                     redraw = self.dialogs.want_redraw
                     continue
-                if self.apply(action):
-                    return
+                if self.allowed(action):
+                    return action
 
-    def show_hint(self, v: PlayerView) -> None:
+    def show_hint(self, v: PlayerView, legal: Sequence[Action]) -> None:
         """The advisor's top actions for the human's view, with their values."""
         from ginrummy.bots.advisor import advise  # the expert is loaded only when asked
 
-        advice = advise(v, self.match.hand.legal_actions(), budget_ms=self.hint_budget_ms,
-                        seed=self.hint_seed, safety_stop=False)
+        advice = advise(v, legal, budget_ms=self.hint_budget_ms, seed=self.hint_seed,
+                        safety_stop=False)
         p = self.p
         self.screen.say(p.strong(f"Hint (the expert's estimate, in points of this hand, "
                                  f"{self.hint_budget_ms:g} ms):"))
@@ -260,10 +285,10 @@ class PlaySession:
         if len(advice) > HINT_LINES:
             self.screen.say(p.dim(f"  ... {len(advice) - HINT_LINES} more candidates"))
 
-    def apply(self, action: Action) -> bool:
-        """Play the human's action; report an illegal one."""
+    def allowed(self, action: Action) -> bool:
+        """Whether the engine accepts the human's action now; reports why not."""
         try:
-            self.match.apply(action, HUMAN)
+            self.match.hand.verify(action, HUMAN)
         except IllegalActionError as exc:
             self.screen.error(str(exc))
             return False
