@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -12,7 +10,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ginrummy import rules as rules_module
 from ginrummy.rules import PRESETS, Ruleset
 from ginrummy.server.lobby import Lobby, LobbyError, known_levels
 from ginrummy.server.protocol import CreateTable, JoinTable
@@ -32,32 +29,14 @@ def _lobby(request: Request) -> Lobby:
     return lobby
 
 
+_COMPACT = ("type", "values", "min", "max", "nullable")
+
+
 def option_schema() -> dict[str, dict[str, Any]]:
-    """Every ruleset option with its type and allowed values, for a create form."""
-    schema: dict[str, dict[str, Any]] = {}
-    enums = rules_module._ENUMS
-    for f in dataclasses.fields(Ruleset):
-        if f.name == "name":
-            continue
-        if f.name in enums:
-            enum: type[StrEnum] = enums[f.name]
-            schema[f.name] = {"type": "enum", "values": [e.value for e in enum]}
-        elif f.name in rules_module._BOOLS:
-            schema[f.name] = {"type": "bool"}
-        else:
-            entry: dict[str, Any] = {"type": "int", "min": 0}
-            if f.name == "players":
-                entry.update(min=2, max=4)
-            elif f.name == "hand_size":
-                entry.update(min=1, max=10, nullable=True)
-            elif f.name == "knock_limit":
-                entry.update(max=10)
-            elif f.name == "target":
-                entry.update(min=1, nullable=True)
-            elif f.name == "payout_threshold":
-                entry.update(min=1)
-            schema[f.name] = entry
-    return schema
+    """Every ruleset option's type and allowed values by name (``/api/presets``' short form of
+    :meth:`Ruleset.schema`)."""
+    return {entry["name"]: {k: entry[k] for k in _COMPACT if k in entry}
+            for entry in Ruleset.schema()}
 
 
 async def presets(_request: Request) -> JSONResponse:
@@ -67,6 +46,11 @@ async def presets(_request: Request) -> JSONResponse:
         "options": option_schema(),
         "default": "classic",
     })
+
+
+async def rules_schema(_request: Request) -> JSONResponse:
+    """``GET /api/rules/schema``: :meth:`Ruleset.schema`, in the create form's order."""
+    return JSONResponse({"options": Ruleset.schema()})
 
 
 async def bots(request: Request) -> JSONResponse:
@@ -136,6 +120,7 @@ async def _body(request: Request, model: type[BaseModel]) -> BaseModel | JSONRes
 
 ROUTES = [
     Route("/api/presets", presets, methods=["GET"]),
+    Route("/api/rules/schema", rules_schema, methods=["GET"]),
     Route("/api/bots", bots, methods=["GET"]),
     Route("/api/tables", list_tables, methods=["GET"]),
     Route("/api/tables", create_table, methods=["POST"]),
