@@ -11,6 +11,7 @@ import pytest
 
 from ginrummy.actions import DRAW_DISCARD, Action, Discard
 from ginrummy.bots import BOTS, make_bot
+from ginrummy.cli.main import main
 from ginrummy.cli.simulate import simulate
 from ginrummy.engine import CHANCE, Hand
 from ginrummy.gameloop import (
@@ -184,3 +185,19 @@ def test_play_hand_and_play_match_refuse_the_wrong_number_of_seats() -> None:
         play_hand(Hand.deal(EAAI, seed=1), [Swapper()], reshuffles_from(random.Random(1)))
     with pytest.raises(ValueError, match="2 players needed"):
         play_match(EAAI, [Swapper()], seed=1)
+
+
+@pytest.mark.parametrize("command", ["simulate", "tournament"])
+def test_the_commands_report_an_endless_hand(command: str, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(BOTS, "swapper", Swapper)
+    monkeypatch.setattr(core, "MAX_DECISIONS", CAP)
+    count = "--hands" if command == "simulate" else "--matches"
+    code = main([command, "--players", "swapper,swapper", count, "1", "--seed", "4",
+                 "--preset", "eaai"])
+    err = capsys.readouterr().err
+    assert code == 1
+    cap = MAX_DECISIONS if command == "simulate" else CAP
+    assert f"ginrummy {command}: error: the hand did not end after {cap} decisions" in err
+    if command == "tournament":
+        assert "deal 0, rotation 0, hand 0" in err
