@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -295,6 +296,7 @@ def test_replay_reproduces_every_snapshot(game, seed):
         assert again.seat_logs == hand.seat_logs
 
 
+@pytest.mark.slow
 @settings(max_examples=80)
 @given(game=games(), seed=st.integers(0, 2**32 - 1))
 def test_no_view_leaks(game, seed):

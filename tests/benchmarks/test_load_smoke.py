@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "load_server.py"
 
 
@@ -21,6 +23,7 @@ def run_script(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=240, check=False)
 
 
+@pytest.mark.slow
 def test_two_tables_play_and_every_ack_is_stored() -> None:
     done = run_script("--tables", "2", "--duration", "4", "--think", "0.2", "--ramp", "1",
                       "--settle", "1", "--drain", "10", "--client-procs", "2", "--json")

@@ -95,6 +95,7 @@ def play(clients: dict[int, Client], count: int, prefix: str) -> list[tuple[str,
     return acked
 
 
+@pytest.mark.slow
 def test_sigkill_mid_hand_then_restart_loses_nothing(tmp_path: Path,
                                                      processes: list[Process]) -> None:
     db = f"sqlite:///{tmp_path / 'crash.db'}"

@@ -22,6 +22,8 @@ from ginrummy.solver import (
     is_meld,
 )
 
+pytestmark = pytest.mark.slow  # 100,000 hands against the brute force: several seconds
+
 HANDS_PER_CASE = 12_500  # x 8 cases = 100,000 hands
 
 

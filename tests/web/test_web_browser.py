@@ -256,6 +256,7 @@ def test_arena_three_players_two_computers_pays_out(
     no_errors(page)
 
 
+@pytest.mark.slow
 def test_server_killed_mid_hand_the_game_goes_on(browser: Browser, tmp_path: Path) -> None:
     """SIGKILL the server mid-hand, start it again on the same port and database: the page
     reconnects by itself, sends the move made while the server was down, and the hand goes
