@@ -3,7 +3,9 @@ import { api, ApiError } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { prefs, saveSeat, seatFor } from "./prefs.js";
-import { optionLabel, optionValue, presetLabel, rulesDialog, rulesSummary } from "./rules.js";
+import {
+  loadSchema, optionLabel, optionSchema, optionValue, presetLabel, rulesDialog, rulesSummary,
+} from "./rules.js";
 import { toast } from "./toast.js";
 
 const REFRESH_MS = 5000;
@@ -26,6 +28,7 @@ export class Lobby {
     this.navigate = navigate;
     this.presets = null;
     this.bots = null;
+    this.schema = null;
     this.tables = [];
     this.timer = null;
     this.form = null;
@@ -35,7 +38,7 @@ export class Lobby {
   async start() {
     this.renderFrame();
     try {
-      [this.presets, this.bots] = await Promise.all([api.presets(), api.bots()]);
+      [this.presets, this.bots, this.schema] = await Promise.all([api.presets(), api.bots(), loadSchema()]);
     } catch (error) {
       toast(errorText(error), "error");
       return;
@@ -178,15 +181,16 @@ export class Lobby {
       this.renderForm();
     } }, presetNames.map((name) => el("option", { value: name, selected: name === preset }, presetLabel(name))));
     const rules = this.presets.presets[preset];
-    this.form = { preset, players: this.form?.players || rules.players || 2 };
+    const players = optionSchema("players");
+    this.form = { preset, players: this.form?.players || rules.players || players.default };
+    const counts = Array.from({ length: players.max - players.min + 1 }, (_, i) => players.min + i);
     const playersSelect = el("select", { id: "create-players", name: "players", onchange: (e) => {
       this.form.players = Number(e.target.value);
-      if (this.form.players > 2) this.fitManyPlayers(rules);
+      this.fitPlayers();
       this.renderSeats();
-    } }, [2, 3, 4].map((n) => el("option", { value: n, selected: n === this.form.players }, String(n))));
-    const optionFields = Object.entries(this.presets.options)
-      .filter(([name]) => name !== "players")
-      .map(([name, schema]) => this.optionField(name, schema, rules[name]));
+    } }, counts.map((n) => el("option", { value: n, selected: n === this.form.players }, String(n))));
+    const optionFields = this.schema.filter((option) => option.name !== "players")
+      .map((option) => this.optionField(option, rules[option.name]));
     const form = el("form", { id: "create-form", class: "create-form", onsubmit: (e) => { e.preventDefault(); this.create(); } },
       el("label", {}, t("create.name"), el("input", { id: "create-name", type: "text", maxlength: "40" })),
       el("label", {}, t("create.preset"), presetSelect),
@@ -204,37 +208,43 @@ export class Lobby {
     this.showPool();
   }
 
-  /** The prize pool is a setting of single-hand tables only (R6.4). */
+  /** The prize pool is a setting of the formats the `payout` option applies to (R6.4). */
   showPool() {
     const format = document.getElementById("opt-format")?.value || this.presets.presets[this.form.preset].format;
     const label = document.getElementById("create-pool-label");
-    if (label) label.hidden = format !== "single_hand";
+    if (label) label.hidden = !optionSchema("payout").formats.includes(format);
   }
 
-  /** 3-4 players play the single-hand game, never with the dealer-first offer (R3.5, R7.2). */
-  fitManyPlayers(rules) {
-    const set = (name, value) => {
-      const input = document.getElementById(`opt-${name}`);
-      if (input && input.value !== value) { input.value = value; this.dirty.add(name); }
-    };
-    if (rules.format === "match") set("format", "single_hand");
-    if (rules.upcard_offer === "dealer_first") set("upcard_offer", "none");
+  /** A value some player counts may not choose (`value_players` in the schema: the match
+   * format, the dealer-first offer...) gives way to the first one this count may choose. */
+  fitPlayers() {
+    for (const option of this.schema) {
+      const input = document.getElementById(`opt-${option.name}`);
+      const only = option.value_players || {};
+      if (!input || !(input.value in only) || only[input.value].includes(this.form.players)) continue;
+      const allowed = option.values.filter((v) => !(v in only) || only[v].includes(this.form.players));
+      if (allowed.length > 0) {
+        input.value = allowed[0];
+        this.dirty.add(option.name);
+      }
+    }
     this.showPool();
   }
 
-  optionField(name, schema, value) {
+  optionField(option, value) {
+    const { name } = option;
     const id = `opt-${name}`;
     const mark = () => this.dirty.add(name);
     let input;
-    if (schema.type === "bool") {
+    if (option.type === "bool") {
       input = el("input", { id, type: "checkbox", checked: Boolean(value), onchange: mark });
       return el("label", { class: "check" }, input, optionLabel(name));
     }
-    if (schema.type === "enum") {
-      input = el("select", { id, onchange: mark }, (schema.values || []).map((v) =>
+    if (option.type === "enum") {
+      input = el("select", { id, onchange: mark }, option.values.map((v) =>
         el("option", { value: v, selected: v === value }, optionValue(name, v))));
     } else {
-      input = el("input", { id, type: "number", min: schema.min ?? null, max: schema.max ?? null,
+      input = el("input", { id, type: "number", min: option.min ?? null, max: option.max ?? null,
         value: value === null || value === undefined ? "" : String(value), oninput: mark });
     }
     return el("label", {}, optionLabel(name), input);
@@ -259,11 +269,11 @@ export class Lobby {
   readOptions() {
     const options = {};
     for (const name of this.dirty) {
-      const schema = this.presets.options[name];
+      const option = optionSchema(name);
       const input = document.getElementById(`opt-${name}`);
-      if (!schema || !input) continue;
-      if (schema.type === "bool") options[name] = input.checked;
-      else if (schema.type === "enum") options[name] = input.value;
+      if (!option || !input) continue;
+      if (option.type === "bool") options[name] = input.checked;
+      else if (option.type === "enum") options[name] = input.value;
       else options[name] = input.value === "" ? null : Number(input.value);
     }
     return options;

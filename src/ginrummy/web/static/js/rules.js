@@ -1,22 +1,42 @@
-// The rules of a table in words: option names and values from the catalogue.
+// The rules of a table in words: option names and values from the catalogue, in the order and
+// with the applicability of the server's rule schema (GET /api/rules/schema, docs/protocol.md).
+import { ApiError } from "./api.js";
 import { el } from "./dom.js";
 import { has, t } from "./i18n.js";
 
-/** RULES.md R7 order; options the server adds later are listed after these. */
-export const OPTION_ORDER = [
-  "players", "hand_size", "format", "target", "upcard_offer", "stock_end", "max_reshuffles",
-  "knock_limit", "gin_bonus", "undercut_bonus", "undercut_ties", "layoff_chain",
-  "oklahoma_spades_double", "oklahoma_knock_limit", "big_gin", "big_gin_bonus", "next_dealer",
-  "game_bonus", "line_bonus", "shutout_bonus", "knocker_undercut_penalty", "payout",
-  "payout_threshold", "no_rediscard_of_taken_card", "discard_history_visible",
-];
+let schema = null;
+let loading = null;
 
-/** Options that mean nothing for a format (hidden from the panel). */
-const MATCH_ONLY = new Set(["target", "next_dealer", "game_bonus", "line_bonus", "shutout_bonus"]);
-const SINGLE_ONLY = new Set(["knocker_undercut_penalty", "payout", "payout_threshold"]);
+/** The rule options (`Ruleset.schema()`: name, type, range, formats, label...), in the create
+ * form's order; fetched once, on first use. */
+export function loadSchema() {
+  if (!loading) {
+    loading = fetch("/api/rules/schema", { headers: { Accept: "application/json" } })
+      .then((response) => {
+        if (!response.ok) throw new ApiError(response.status, "http_" + response.status, response.statusText, null);
+        return response.json();
+      }, (error) => { throw new ApiError(0, "network", String(error), null); })
+      .then((data) => { schema = data.options; return schema; })
+      .catch((error) => { loading = null; throw error; });
+  }
+  return loading;
+}
+loadSchema().catch(() => {}); // early, for the table page's rules list; the lobby reports errors
+
+/** One option of the schema by name (undefined before it has loaded or for other fields). */
+export function optionSchema(name) {
+  return (schema || []).find((option) => option.name === name);
+}
 
 export function optionLabel(name) {
-  return has(`option.${name}`) ? t(`option.${name}`) : name;
+  const key = optionSchema(name)?.label || `option.${name}`;
+  return has(key) ? t(key) : name;
+}
+
+/** Whether `option` means anything under `rules`: its formats, and any option it requires. */
+export function optionApplies(option, rules) {
+  return option.formats.includes(rules.format)
+    && Object.entries(option.requires || {}).every(([name, value]) => rules[name] === value);
 }
 
 export function optionValue(name, value) {
@@ -34,13 +54,13 @@ export function presetLabel(name) {
   return has(`preset.${name}`) ? t(`preset.${name}`) : name;
 }
 
-/** The options of `rules` that apply to its format, in R7 order. */
+/** The options of `rules` that apply to it, in the schema's order (all of them, in their own
+ * order, if the schema could not be loaded); options the schema lacks come last. */
 export function relevantOptions(rules) {
-  const names = [...OPTION_ORDER.filter((n) => n in rules),
-    ...Object.keys(rules).filter((n) => !OPTION_ORDER.includes(n))];
-  return names.filter((n) => rules.format === "match" ? !SINGLE_ONLY.has(n) : !MATCH_ONLY.has(n))
-    .filter((n) => !(n === "max_reshuffles" && rules.stock_end !== "reshuffle"))
-    .filter((n) => !(n === "big_gin_bonus" && !rules.big_gin));
+  const options = schema || [];
+  const known = new Set(options.map((option) => option.name));
+  return [...options.filter((option) => option.name in rules && optionApplies(option, rules))
+    .map((option) => option.name), ...Object.keys(rules).filter((name) => !known.has(name))];
 }
 
 /** One line: "Classic · match to 100 · knock ≤ 10". */
