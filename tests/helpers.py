@@ -1,6 +1,6 @@
 """Shared helpers for the rules tests: explicit decks, playing actions, checking illegal ones.
 
-Deck order convention (RULES.md R2.3): cards are dealt one at a time, starting with the player
+Deck order convention (docs/rules.md R2.3): cards are dealt one at a time, starting with the player
 to the dealer's left and going clockwise, until each player has ``hand_size`` cards; the next
 card is the upcard; the rest is the stock, its top first. :func:`build_deck` inverts this: give
 it the cards each seat must hold, the upcard and the top cards of the stock, and it returns the

@@ -2,7 +2,7 @@
 
 After every action: the 52 cards are each in exactly one place; an illegal attempt raises an
 ``IllegalActionError`` and changes nothing; no view leaks a card its seat may not know
-(RULES.md R4.8, STYLE.md). After the hand: replaying its log, as objects or as notation, on
+(docs/rules.md R4.8). After the hand: replaying its log, as objects or as notation, on
 the same deck reproduces every intermediate snapshot.
 """
 

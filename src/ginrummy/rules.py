@@ -1,4 +1,4 @@
-"""The rule options of RULES.md as a frozen, validated :class:`Ruleset`, and its presets."""
+"""The rule options of docs/rules.md as a frozen, validated :class:`Ruleset`, and its presets."""
 
 from __future__ import annotations
 
@@ -75,11 +75,11 @@ BOTH_FORMATS: tuple[Format, ...] = (Format.MATCH, Format.SINGLE_HAND)
 @dataclass(frozen=True)
 class Option:
     """The metadata of one :class:`Ruleset` field: what it accepts, where it applies, its
-    RULES.md clause and the web client's label key. :meth:`Ruleset.schema` lists them all."""
+    docs/rules.md clause and the web client's label key. :meth:`Ruleset.schema` lists them all."""
 
     kind: OptionKind
     clause: str
-    """The RULES.md clause that defines the option ("R4.7")."""
+    """The docs/rules.md clause that defines the option ("R4.7")."""
     label: str
     """The web client's catalogue key of its name; :data:`OPTIONS` fills in ``option.<name>``."""
     values: type[StrEnum] | None = None
@@ -201,7 +201,7 @@ _TWO = (2,)
 
 @dataclass(frozen=True)
 class Ruleset:
-    """Every option of RULES.md R7. Build one with :meth:`preset` or directly; it validates.
+    """Every option of docs/rules.md R7. Build one with :meth:`preset` or directly; it validates.
 
     ``hand_size`` left as ``None`` means 10 cards with 2 players and 7 with 3-4 (R2.1).
     ``target`` is ``None`` for the single-hand format. Each field's metadata is an
@@ -271,7 +271,7 @@ class Ruleset:
         (``bool``, ``int``, ``enum`` with its ``values``), ``min``/``max``, ``nullable``,
         ``default``, the ``formats`` it applies to, ``value_players`` (values only some player
         counts may choose), ``requires`` (another option's value it needs to mean anything),
-        its RULES.md ``clause`` and its ``label`` key in the web client's catalogues."""
+        its docs/rules.md ``clause`` and its ``label`` key in the web client's catalogues."""
         defaults = {f.name: f.default for f in dataclasses.fields(cls)}
         return [option.to_json(name, defaults[name]) for name, option in OPTIONS.items()]
 
@@ -378,5 +378,5 @@ PRESETS: dict[str, dict[str, Any]] = {
         shutout_bonus=0,
     ),
 }
-"""The four presets of RULES.md R7; seed 003's site is ``arena`` with
+"""The four presets of docs/rules.md R7; seed 003's site is ``arena`` with
 ``undercut_ties="defender", payout_threshold=50`` (R7.1)."""

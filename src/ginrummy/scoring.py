@@ -1,4 +1,4 @@
-"""Scoring of an ended hand (RULES.md R5 for matches, R6 for the single-hand game)."""
+"""Scoring of an ended hand (docs/rules.md R5 for matches, R6 for the single-hand game)."""
 
 from __future__ import annotations
 

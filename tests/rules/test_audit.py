@@ -1,4 +1,4 @@
-"""Audit: adversarial cases the clause-by-clause tests do not cover (RULES.md R2-R6)."""
+"""Audit: adversarial cases the clause-by-clause tests do not cover (docs/rules.md R2-R6)."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ def test_no_english_left_except_listed_words(lang: str) -> None:
     assert stale == [], f"{lang}: listed as shared with English but translated"
 
 
-# The glossary's terms (../shared/GLOSSARY.md): each language's catalogue uses the seed's word.
+# The glossary's terms (docs/glossary.md): each language's catalogue uses the source's word.
 GLOSSARY = {
     "fr": {"hand.meld": "combinaison", "hand.deadwood_cards": "cartes restantes",
            "pile.stock": "Pioche", "pile.discard": "Pile de défausse", "pile.upcard": "Entame",
