@@ -11,9 +11,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ginrummy.rules import PRESETS, Ruleset
+from ginrummy.server.computer import default_bot_level
 from ginrummy.server.lobby import Lobby, LobbyError, known_levels
 from ginrummy.server.protocol import CreateTable, JoinTable
-from ginrummy.server.runner import default_bot_level
 
 MAX_BODY = 16 * 1024
 

@@ -87,7 +87,7 @@ async def health(request: Request) -> JSONResponse:
     """``GET /api/health``: tables in memory and commit counters."""
     server: Server = request.app.state.server
     stats = server.committer.stats
-    return JSONResponse({"ok": True, "tables": len(server.lobby.runners),
+    return JSONResponse({"ok": True, "tables": len(server.lobby.writers),
                          "restored": server.restored, "commits": stats.batches,
                          "writes": stats.writes})
 

@@ -7,10 +7,13 @@ server does not escape HTML (that would garble what people typed) and does not s
 from __future__ import annotations
 
 import unicodedata
-from datetime import UTC, datetime
-from typing import Any
+from collections.abc import Iterable
 
+from ginrummy.server.connections import Connection
+from ginrummy.server.jsontext import dumps
+from ginrummy.server.messages import chat_message, error
 from ginrummy.server.protocol import Code, MessageError
+from ginrummy.server.settings import Settings
 
 
 def clean_text(text: str, max_chars: int) -> str:
@@ -35,7 +38,20 @@ def clean_name(text: str, max_chars: int = 24) -> str:
         raise ValueError(str(exc).replace("chat message", "name")) from None
 
 
-def chat_message(seat: int | None, name: str, text: str) -> dict[str, Any]:
-    """The ``chat`` message sent to the table."""
-    at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    return {"type": "chat", "seat": seat, "name": name, "text": text, "at": at}
+def send_chat(author: Connection, text: str, listeners: Iterable[Connection],
+              settings: Settings) -> None:
+    """Send ``author``'s chat line to every listener that has not muted its seat; refused
+    lines (too many, empty, too long) get an ``error`` and go nowhere."""
+    if not author.chats.allow():
+        author.send(error(Code.RATE_LIMITED, f"at most {settings.chats_per_window} chat "
+                          f"messages in {settings.chat_window_seconds:g} s"))
+        return
+    try:
+        cleaned = clean_text(text, settings.chat_max_chars)
+    except MessageError as exc:
+        author.send(error(exc.code, str(exc)))
+        return
+    message = dumps(chat_message(author.seat, author.name, cleaned))
+    for other in list(listeners):
+        if author.seat not in other.muted:
+            other.send(message)

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
@@ -48,8 +49,9 @@ class Connection:
         """Start the sender task."""
         self._sender = asyncio.get_running_loop().create_task(self._send_loop())
 
-    def send(self, message: dict[str, Any] | str) -> None:
-        """Queue a message (a dict or JSON text); a connection too far behind is closed."""
+    def send(self, message: Mapping[str, Any] | str) -> None:
+        """Queue a message (one of :mod:`ginrummy.server.messages`, or its JSON text); a
+        connection too far behind is closed."""
         if self.closed:
             return
         if len(self._queue) >= self._limit:

@@ -9,12 +9,15 @@ from typing import Any
 
 from ginrummy.bots import BOTS, parse_spec
 from ginrummy.rules import PRESETS, Format, Ruleset, RulesetError
+from ginrummy.server.auth import invite_ok, new_secret, new_table_id, secret_hash
 from ginrummy.server.chat import clean_name
 from ginrummy.server.committer import CommitFailed, GroupCommitter
+from ginrummy.server.kinds import OPEN_STATUSES, SeatKind, TableStatus
+from ginrummy.server.messages import TableEntry
 from ginrummy.server.protocol import CreateTable, JoinTable
-from ginrummy.server.runner import TableRunner, new_table_id
 from ginrummy.server.settings import Settings
-from ginrummy.server.table import GameTable, Seat, new_secret, secret_hash, table_rules
+from ginrummy.server.table import GameTable, Seat, table_rules
+from ginrummy.server.tablewriter import TableWriter
 from ginrummy.storage import InsertTable, Repository, utcnow
 
 log = logging.getLogger("ginrummy.server.lobby")
@@ -31,14 +34,14 @@ class LobbyError(ValueError):
 
 
 class Lobby:
-    """Tables by id, each driven by its :class:`TableRunner`."""
+    """Tables by id, each driven by its :class:`TableWriter`."""
 
     def __init__(self, settings: Settings, repository: Repository,
                  committer: GroupCommitter) -> None:
         self.settings = settings
         self.repository = repository
         self.committer = committer
-        self.runners: dict[str, TableRunner] = {}
+        self.writers: dict[str, TableWriter] = {}
 
     # ----------------------------------------------------------------- start and stop
     async def restore(self) -> int:
@@ -47,45 +50,46 @@ class Lobby:
         since = utcnow() - timedelta(hours=self.settings.keep_over_hours)
         loop = asyncio.get_running_loop()
         stored = await loop.run_in_executor(
-            None, lambda: self.repository.load_tables(("waiting", "playing"))
-            + self.repository.load_tables(("over",), updated_since=since))
+            None, lambda: self.repository.load_tables(OPEN_STATUSES)
+            + self.repository.load_tables((TableStatus.OVER,), updated_since=since))
         for row in stored:
             try:
                 table = GameTable.from_stored(row)
             except Exception:
                 log.exception("table %s does not replay; it is left out", row.id)
                 continue
-            self.runners[table.id] = TableRunner(table, self.settings, self.committer,
+            self.writers[table.id] = TableWriter(table, self.settings, self.committer,
                                                  self.repository)
-        await asyncio.gather(*(runner.start() for runner in list(self.runners.values())))
+        await asyncio.gather(*(writer.start() for writer in list(self.writers.values())))
         return len(stored)
 
     def close(self) -> None:
         """Stop every table's timers."""
-        for runner in self.runners.values():
-            runner.close()
+        for writer in self.writers.values():
+            writer.close()
 
     # ----------------------------------------------------------------- queries
-    def get(self, table_id: str) -> TableRunner | None:
-        """A table's runner."""
-        return self.runners.get(table_id)
+    def get(self, table_id: str) -> TableWriter | None:
+        """A table's writer."""
+        return self.writers.get(table_id)
 
-    def public_tables(self) -> list[dict[str, Any]]:
+    def public_tables(self) -> list[TableEntry]:
         """Lobby entries of open public tables, newest first."""
-        runners = [r for r in self.runners.values()
-                   if r.table.public and r.table.status in ("waiting", "playing")]
-        runners.sort(key=lambda r: r.table.created_at, reverse=True)
-        return [r.table.entry() for r in runners]
+        writers = [w for w in self.writers.values()
+                   if w.table.public and w.table.status in OPEN_STATUSES]
+        writers.sort(key=lambda w: w.table.created_at, reverse=True)
+        return [w.table.entry() for w in writers]
 
-    def visible(self, table_id: str, invite: str | None) -> TableRunner:
+    def visible(self, table_id: str, invite: str | None) -> TableWriter:
         """A table the caller may see; :class:`LobbyError` otherwise."""
-        runner = self.runners.get(table_id)
-        if runner is None:
+        writer = self.writers.get(table_id)
+        if writer is None:
             raise LobbyError(404, "not_found", f"no table {table_id!r}")
-        if not runner.table.invite_ok(invite):
+        table = writer.table
+        if not invite_ok(table.public, table.invite_hash, invite):
             raise LobbyError(403, "forbidden", "this table is private: the invite is missing "
                              "or wrong", "invite")
-        return runner
+        return writer
 
     # ----------------------------------------------------------------- create and join
     async def create(self, body: CreateTable) -> dict[str, Any]:
@@ -96,7 +100,8 @@ class Lobby:
         players = rules.players
         seats = [Seat(i) for i in range(players)]
         token = new_secret()
-        seats[0].kind, seats[0].name, seats[0].token_hash = "human", nickname, secret_hash(token)
+        seats[0].kind, seats[0].name = SeatKind.HUMAN, nickname
+        seats[0].token_hash = secret_hash(token)
         for seat_no, spec in body.bots.items():
             if not 1 <= seat_no < players:
                 raise LobbyError(400, "bad_request", f"bots: seat {seat_no} is not one of "
@@ -105,7 +110,7 @@ class Lobby:
                 level, _ = parse_spec(spec)
             except ValueError as exc:
                 raise LobbyError(400, "bad_request", f"bots: {exc}", "bots") from None
-            seats[seat_no].kind, seats[seat_no].level = "bot", level
+            seats[seat_no].kind, seats[seat_no].level = SeatKind.BOT, level
             seats[seat_no].name = f"computer ({level})"
         clock = body.clock_seconds
         if clock and not self.settings.min_clock_seconds <= clock <= \
@@ -118,7 +123,7 @@ class Lobby:
                              "tables only (R6.4)", "pool_chips")
         invite = None if body.public else new_secret()
         table_id = new_table_id()
-        while table_id in self.runners:
+        while table_id in self.writers:
             table_id = new_table_id()
         table = GameTable(table_id, name, rules.name, table_rules(rules), body.public,
                           None if invite is None else secret_hash(invite),
@@ -127,18 +132,18 @@ class Lobby:
             await self.committer.commit([InsertTable(table.to_stored())])
         except CommitFailed as exc:
             raise LobbyError(503, "storage", str(exc)) from None
-        runner = TableRunner(table, self.settings, self.committer, self.repository)
-        self.runners[table_id] = runner
-        await runner.start()
+        writer = TableWriter(table, self.settings, self.committer, self.repository)
+        self.writers[table_id] = writer
+        await writer.start()
         return {"table_id": table_id, "seat": 0, "token": token, "invite": invite,
-                "table": runner.table.entry()}
+                "table": writer.table.entry()}
 
     async def join(self, table_id: str, body: JoinTable) -> dict[str, Any]:
         """Seat a guest at a table."""
-        runner = self.visible(table_id, body.invite)
+        writer = self.visible(table_id, body.invite)
         nickname = _name(body.nickname, 24, "nickname")
         try:
-            seat, token = await runner.join(nickname, body.seat)
+            seat, token = await writer.join(nickname, body.seat)
         except LookupError as exc:
             code = str(exc.args[0])
             message = "that seat is taken" if code == "seat_taken" else "the table is full"
@@ -147,7 +152,7 @@ class Lobby:
             raise LobbyError(503, "storage", str(exc)) from None
         except ValueError as exc:
             raise LobbyError(400, "bad_request", str(exc), "seat") from None
-        return {"seat": seat, "token": token, "table": runner.table.entry()}
+        return {"seat": seat, "token": token, "table": writer.table.entry()}
 
 
 def _name(text: str, limit: int, field: str) -> str:

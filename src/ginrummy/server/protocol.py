@@ -1,7 +1,7 @@
-"""The messages of docs/protocol.md as pydantic models, and their error codes.
+"""The client messages of docs/protocol.md as pydantic models, and the error codes.
 
 Client messages are validated strictly (unknown fields refused, strings not coerced from
-numbers); server messages are built as plain dicts by the table module.
+numbers); server messages are typed dicts built by :mod:`ginrummy.server.messages`.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ class Code(StrEnum):
     CHAT_REJECTED = "chat_rejected"
     RATE_LIMITED = "rate_limited"
     STORAGE = "storage"
+    ENDLESS_HAND = "endless_hand"
 
 
 class Close:
@@ -132,11 +133,6 @@ def _describe(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"][1:]) or "message"
     return f"{where}: {first['msg']}"
-
-
-def error(code: Code, message: str, action_id: str | None = None) -> dict[str, Any]:
-    """An ``error`` message."""
-    return {"type": "error", "id": action_id, "code": code.value, "message": message}
 
 
 # ---------------------------------------------------------------------- HTTP bodies

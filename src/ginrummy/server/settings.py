@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ginrummy.gameloop import MAX_DECISIONS
 from ginrummy.web import STATIC_DIR
 
 
@@ -48,6 +49,9 @@ class Settings:
     previous commit is done)."""
     keep_over_hours: float = 24.0
     """Finished tables stay open for a rematch this long (also across restarts)."""
+    max_decisions: int = MAX_DECISIONS
+    """Decisions of one hand after which the computer seats stop playing it and the table
+    is stopped (``stuck``): the one game loop's cap (:mod:`ginrummy.gameloop`)."""
     min_clock_seconds: float = 5.0
     max_clock_seconds: float = 600.0
     log_level: str = "info"

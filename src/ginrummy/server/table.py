@@ -1,13 +1,12 @@
-"""One table's game state, rebuilt from its stored events, and what each recipient may see.
+"""One table's game state, rebuilt from its stored events: seats, replay, checks, new events.
 
-:class:`GameTable` holds no asyncio machinery: it is the pure part (replay, checks, messages);
-:mod:`ginrummy.server.runner` drives it (one writer per table, commits, timers).
+:class:`GameTable` holds no asyncio machinery and sends nothing: it is the pure part;
+:mod:`ginrummy.server.tablewriter` drives it (one writer per table, commits, timers) and
+:mod:`ginrummy.server.messages` says what each recipient may see of it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import secrets
 from collections import OrderedDict
@@ -17,30 +16,19 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from ginrummy.actions import Action, Knock, LayOff, action_text, parse_action
+from ginrummy.actions import Action, parse_action
 from ginrummy.cards import format_cards, parse_card_list
-from ginrummy.engine import CHANCE, Hand, Phase, deal_order
+from ginrummy.engine import CHANCE, Hand, deal_order
 from ginrummy.errors import IllegalActionError, NotYourTurnError
 from ginrummy.match import Match
 from ginrummy.rules import Format, Ruleset
-from ginrummy.server.jsontext import dumps
+from ginrummy.server.kinds import EventKind, SeatKind, Source, TableStatus
+from ginrummy.server.messages import State, StateMessages, TableEntry
 from ginrummy.server.protocol import Code, MessageError
-from ginrummy.server.viewcache import ViewCache
-from ginrummy.solver import knock_options_mask
 from ginrummy.storage import StoredEvent, StoredSeat, StoredTable, utcnow
 
 CLIENT_IDS_KEPT = 256
 """Action ids remembered per seat, to acknowledge a resent action once more."""
-
-
-def secret_hash(secret: str) -> str:
-    """The stored form of a token or invite code."""
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
-
-
-def new_secret() -> str:
-    """A fresh seat token or invite code."""
-    return secrets.token_urlsafe(24)
 
 
 class TableRules(Ruleset):
@@ -65,7 +53,7 @@ class Seat:
     """A seat: stored facts plus the live ones (connections, away, ready)."""
 
     seat: int
-    kind: str = "empty"
+    kind: SeatKind = SeatKind.EMPTY
     name: str | None = None
     level: str | None = None
     token_hash: str | None = None
@@ -74,15 +62,18 @@ class Seat:
     away: bool = False
     ready: bool = False
 
+    def __post_init__(self) -> None:
+        self.kind = SeatKind(self.kind)  # a stored row's text
+
     @property
     def human(self) -> bool:
         """True for a guest's seat."""
-        return self.kind == "human"
+        return self.kind == SeatKind.HUMAN
 
     @property
     def computer_plays(self) -> bool:
         """True when the computer moves for this seat (a bot, or an absent human)."""
-        return self.kind == "bot" or (self.kind == "human" and self.away)
+        return self.kind == SeatKind.BOT or (self.kind == SeatKind.HUMAN and self.away)
 
 
 class Step(Enum):
@@ -110,7 +101,7 @@ class GameTable:
     clock_ms: int
     pool_chips: int | None
     seats: list[Seat]
-    status: str = "waiting"
+    status: TableStatus = TableStatus.WAITING
     version: int = 0
     created_at: datetime = field(default_factory=utcnow)
     match: Match | None = None
@@ -118,23 +109,25 @@ class GameTable:
     clock_deadline: float | None = None
     next_deal_at: float | None = None
     client_ids: dict[int, OrderedDict[str, int]] = field(default_factory=dict)
-    _fixed_entry: dict[str, Any] | None = field(default=None, repr=False, compare=False)
-    _views: ViewCache = field(default_factory=ViewCache, repr=False, compare=False)
-    _entry_json: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
+    stuck: str | None = None
+    """Why the table was stopped (status ``stuck``: a hand passed the decision cap)."""
+    messages: StateMessages = field(default_factory=StateMessages, repr=False, compare=False)
 
     # ----------------------------------------------------------------- storage
     @classmethod
     def from_stored(cls, stored: StoredTable) -> GameTable:
         """Rebuild a table by replaying its events (raises ``ValueError`` on a bad record)."""
         rules = TableRules.from_dict(stored.rules, name=stored.preset)
-        seats = [Seat(s.seat, s.kind, s.name, s.level, s.token_hash, s.rematch)
+        seats = [Seat(s.seat, SeatKind(s.kind), s.name, s.level, s.token_hash, s.rematch)
                  for s in stored.seats]
         table = cls(stored.id, stored.name, stored.preset, rules, stored.public,
                     stored.invite_hash, stored.clock_ms, stored.pool_chips, seats,
-                    stored.status, 0, stored.created_at)
+                    TableStatus(stored.status), 0, stored.created_at)
         for event in stored.events:
             table.apply_event(event)
         table.version = stored.version
+        if stored.status == TableStatus.STUCK:
+            table.stop("stopped: a hand passed the decision cap")
         table.clock_seat = stored.clock_seat
         table.clock_deadline = stored.clock_deadline
         return table
@@ -146,12 +139,12 @@ class GameTable:
             players=self.rules.players, public=self.public, invite_hash=self.invite_hash,
             clock_ms=self.clock_ms, pool_chips=self.pool_chips, status=self.status,
             version=self.version, created_at=self.created_at, updated_at=self.created_at,
-            seats=[StoredSeat(s.seat, s.kind, s.name, s.level, s.token_hash, s.rematch)
+            seats=[StoredSeat(s.seat, s.kind.value, s.name, s.level, s.token_hash, s.rematch)
                    for s in self.seats])
 
     def apply_event(self, event: StoredEvent) -> None:
         """Play a committed (or replayed) event and move to its version."""
-        if event.kind == "match":
+        if event.kind == EventKind.MATCH:
             first_dealer = int(json.loads(event.payload)["first_dealer"])
             pool = self.pool_chips if self.rules.format is Format.SINGLE_HAND else None
             self.match = Match(self.rules, first_dealer=first_dealer, pool_cents=pool)
@@ -159,13 +152,13 @@ class GameTable:
             for seat in self.seats:
                 seat.rematch = False
                 seat.ready = False
-        elif event.kind == "deal":
+        elif event.kind == EventKind.DEAL:
             assert self.match is not None, "a deal before any match"
             self.match.start_hand(parse_card_list(event.payload))
             self.next_deal_at = None
             for seat in self.seats:
                 seat.ready = False
-        elif event.kind == "action":
+        elif event.kind == EventKind.ACTION:
             assert self.match is not None, "an action before any match"
             seat_no = None if event.seat is None or event.seat < 0 else event.seat
             self.match.apply(parse_action(event.payload), seat_no)
@@ -179,33 +172,42 @@ class GameTable:
         self.version = event.version
         self.status = self._status()
 
-    def _status(self) -> str:
+    def _status(self) -> TableStatus:
+        if self.stuck is not None:
+            return TableStatus.STUCK
         if self.match is None:
-            return "waiting"
-        return "over" if self.match.over else "playing"
+            return TableStatus.WAITING
+        return TableStatus.OVER if self.match.over else TableStatus.PLAYING
+
+    def stop(self, reason: str) -> None:
+        """Stop the table for good (status ``stuck``): nobody plays on."""
+        self.stuck = reason
+        self.status = TableStatus.STUCK
 
     # ----------------------------------------------------------------- new events
     def match_event(self) -> StoredEvent:
         """The event that starts a match (random first dealer, R2.2)."""
         first = secrets.SystemRandom().randrange(self.rules.players)
-        return StoredEvent(self.version + 1, "match", json.dumps({"first_dealer": first}))
+        return StoredEvent(self.version + 1, EventKind.MATCH, json.dumps({"first_dealer": first}))
 
     def deal_event(self) -> StoredEvent:
         """The next hand's deck, shuffled with ``secrets.SystemRandom``."""
         deck = deal_order(rng=secrets.SystemRandom())
-        return StoredEvent(self.version + 1, "deal", format_cards(deck))
+        return StoredEvent(self.version + 1, EventKind.DEAL, format_cards(deck))
 
-    def action_event(self, action: Action, seat: int, source: str,
+    def action_event(self, action: Action, seat: int, source: Source,
                      client_id: str | None = None) -> StoredEvent:
         """An action event (notation as the engine writes it)."""
-        return StoredEvent(self.version + 1, "action", str(action), seat, source, client_id)
+        return StoredEvent(self.version + 1, EventKind.ACTION, str(action), seat, source,
+                           client_id)
 
     def reshuffle_event(self) -> StoredEvent:
         """The due reshuffle, ordered with ``secrets.SystemRandom``."""
         hand = self.hand
         assert hand is not None
         order = hand.reshuffle_order(secrets.SystemRandom())
-        return StoredEvent(self.version + 1, "action", str(order), CHANCE, "chance")
+        return StoredEvent(self.version + 1, EventKind.ACTION, str(order), CHANCE,
+                           Source.CHANCE)
 
     # ----------------------------------------------------------------- facts
     @property
@@ -218,7 +220,7 @@ class GameTable:
     @property
     def full(self) -> bool:
         """True when no seat is empty."""
-        return all(s.kind != "empty" for s in self.seats)
+        return all(s.kind != SeatKind.EMPTY for s in self.seats)
 
     def running_hand(self) -> Hand | None:
         """The hand being played (not over), if any."""
@@ -228,6 +230,8 @@ class GameTable:
     def next_step(self) -> Step:
         """What must happen next for the game to go on."""
         match = self.match
+        if self.stuck is not None:
+            return Step.NOTHING
         if match is None:
             return Step.START_MATCH if self.full else Step.NOTHING
         if match.over:  # a rematch once every present human asked for one
@@ -246,26 +250,12 @@ class GameTable:
         seat = self.seats[hand.to_move]
         return Step.COMPUTER if seat.computer_plays else Step.HUMAN
 
-    def seat_for_token(self, token: str) -> Seat | None:
-        """The seat whose token this is."""
-        digest = secret_hash(token)
-        for seat in self.seats:
-            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
-                return seat
-        return None
-
-    def invite_ok(self, invite: str | None) -> bool:
-        """True for a public table, or the right invite code of a private one."""
-        if self.public:
-            return True
-        if invite is None or self.invite_hash is None:
-            return False
-        return hmac.compare_digest(self.invite_hash, secret_hash(invite))
-
     # ----------------------------------------------------------------- checks
     def check_action(self, seat: int, text: str) -> Action:
         """Parse and verify a seat's action; :class:`MessageError` says why it is refused."""
         hand = self.running_hand()
+        if self.stuck is not None:
+            raise MessageError(Code.NO_HAND, f"the table was stopped: {self.stuck}")
         if hand is None or self.match is None or self.match.over:
             raise MessageError(Code.NO_HAND, "no hand is being played")
         try:
@@ -284,135 +274,15 @@ class GameTable:
         return action
 
     # ----------------------------------------------------------------- messages
-    def entry(self) -> dict[str, Any]:
-        """The public lobby entry."""
-        fixed = self._fixed_entry
-        if fixed is None:  # what never changes, computed once
-            fixed = self._fixed_entry = {
-                "id": self.id,
-                "name": self.name,
-                "preset": self.preset,
-                "rules": self.rules.to_dict(),
-                "description": self.rules.describe(),
-                "players": self.rules.players,
-                "public": self.public,
-                "clock_seconds": self.clock_ms / 1000,
-                "pool_chips": self.pool_chips,
-                "created_at": self.created_at.isoformat().replace("+00:00", "Z"),
-            }
-        return {
-            **fixed,
-            "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
-                       "connected": s.connections > 0, "away": s.human and s.away}
-                      for s in self.seats],
-            "status": self.status,
-            "version": self.version,
-        }
-
-    def entry_json(self) -> str:
-        """The lobby entry as JSON text (kept while the table, its seats and their
-        connections do not change)."""
-        key = (self.version, self.status,
-               tuple((s.kind, s.name, s.level, s.connections > 0, s.away) for s in self.seats))
-        cached = self._entry_json
-        if cached is None or cached[0] != key:
-            cached = self._entry_json = (key, dumps(self.entry()))
-        return cached[1]
+    def entry(self) -> TableEntry:
+        """The public lobby entry (:class:`ginrummy.server.messages.StateMessages`)."""
+        return self.messages.entry(self)
 
     def state_texts(self, seats: Iterable[int | None], now: float) -> dict[int | None, str]:
         """The ``state`` message of each of ``seats`` (``None``: a spectator) as JSON text, at
-        Unix time ``now``. What every recipient shares (the table entry, clock, score sheet,
-        the public part of the view) is built and serialised once."""
-        head = f'{_STATE_HEAD}"table":{self.entry_json()},'
-        tail = f",{dumps(self._shared_body(now))[1:]}"
-        texts: dict[int | None, str] = {}
-        for seat in seats:
-            if seat not in texts:
-                texts[seat] = f"{head}{dumps(self._seat_body(seat))[1:-1]}{tail}"
-        return texts
+        Unix time ``now`` (the shared parts built once)."""
+        return self.messages.state_texts(self, seats, now)
 
-    def state_message(self, seat: int | None, now: float) -> dict[str, Any]:
+    def state_message(self, seat: int | None, now: float) -> State:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""
-        return {"type": "state", "table": self.entry(), **self._seat_body(seat),
-                **self._shared_body(now)}
-
-    def _seat_body(self, seat: int | None) -> dict[str, Any]:
-        """The fields of a state that depend on its recipient."""
-        match = self.match
-        hand = self.hand
-        legal: list[str] = []
-        hints: dict[str, Any] | None = None
-        player_view: dict[str, Any] | None = None
-        if match is not None and hand is not None:
-            player_view = self._views.view_dict(match, seat, self.version)
-            if seat is not None:
-                hints = _hints(hand, seat, self._views.best_melds(hand, seat))
-                if not hand.over and hand.to_move == seat:
-                    legal = [_legal_text(a, hand) for a in hand.legal_actions()]
-        return {"version": self.version, "seat": seat, "view": player_view, "legal": legal,
-                "hints": hints}
-
-    def _shared_body(self, now: float) -> dict[str, Any]:
-        """The fields of a state that are the same for every recipient."""
-        match = self.match
-        return {
-            "clock": self.clock_info(now),
-            "next_hand": self._next_hand_info(now),
-            "sheet": [] if match is None else self._views.sheet(match),
-            "result": None if match is None or match.result is None else match.result.to_dict(),
-            "rematch": [s.seat for s in self.seats if s.rematch],
-        }
-
-    def clock_info(self, now: float) -> dict[str, Any] | None:
-        """The running turn clock, if any."""
-        hand = self.running_hand()
-        if (self.clock_ms <= 0 or hand is None or self.clock_deadline is None
-                or self.clock_seat != hand.to_move):
-            return None
-        remaining = max(0, round((self.clock_deadline - now) * 1000))
-        return {"seat": self.clock_seat, "remaining_ms": remaining, "per_turn_ms": self.clock_ms}
-
-    def _next_hand_info(self, now: float) -> dict[str, Any] | None:
-        if self.match is None or not self.match.needs_deal or not self.match.hands:
-            return None
-        remaining = None if self.next_deal_at is None else max(
-            0, round((self.next_deal_at - now) * 1000))
-        return {"ready": [s.seat for s in self.seats if s.ready or not s.human],
-                "remaining_ms": remaining}
-
-
-_STATE_HEAD = '{"type":"state",'
-
-
-def with_ack(state_text: str, action_id: str) -> str:
-    """A ``state`` text that also acknowledges the action ``action_id`` (``"ack"``)."""
-    assert state_text.startswith(_STATE_HEAD)
-    return f'{_STATE_HEAD}"ack":{dumps(action_id)},{state_text[len(_STATE_HEAD):]}'
-
-
-def _legal_text(action: Action, hand: Hand) -> str:
-    if isinstance(action, Knock):
-        melded = sum(len(m) for m in action.melds)
-        held = hand.hands[hand.to_move].bit_count()
-        gin = melded == held - (0 if action.discard is None else 1)
-        return action_text(action, gin)
-    return str(action)
-
-
-def _hints(hand: Hand, seat: int, best: dict[str, Any]) -> dict[str, Any]:
-    """Least deadwood of the seat's own hand (``best``), its knock options and its best
-    defence."""
-    mask = hand.hands[seat]
-    hints: dict[str, Any] = {**best, "knocks": [], "defence": None}
-    if hand.over or hand.to_move != seat:
-        return hints
-    if hand.phase is Phase.DISCARD:
-        forbidden = hand.taken if hand.rules.no_rediscard_of_taken_card else None
-        for option in knock_options_mask(mask, hand.knock_limit, hand.rules.big_gin, forbidden):
-            knock = Knock(option.discard, option.arrangement.melds)
-            hints["knocks"].append({"action": action_text(knock, option.gin),
-                                    "deadwood": option.deadwood})
-    elif hand.phase is Phase.LAYOFF:
-        defence = hand.best_defence(seat)
-        hints["defence"] = str(LayOff(defence.melds, defence.layoffs))
-    return hints
+        return self.messages.state_message(self, seat, now)

@@ -13,8 +13,10 @@ from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from ginrummy.server.auth import invite_ok, seat_for_token
 from ginrummy.server.connections import Connection
 from ginrummy.server.lobby import Lobby
+from ginrummy.server.messages import PONG, error
 from ginrummy.server.protocol import (
     PROTOCOLS,
     ActionMessage,
@@ -25,11 +27,10 @@ from ginrummy.server.protocol import (
     MessageError,
     MuteMessage,
     SimpleMessage,
-    error,
     parse_client_message,
 )
-from ginrummy.server.runner import TableRunner
 from ginrummy.server.settings import Settings
+from ginrummy.server.tablewriter import TableWriter
 
 log = logging.getLogger("ginrummy.server.ws")
 
@@ -66,8 +67,8 @@ async def table_socket(websocket: WebSocket) -> None:
         await websocket.close(code=Close.POLICY, reason="origin not allowed")
         return
     await websocket.accept()
-    runner = lobby.get(websocket.path_params["table_id"])
-    if runner is None:
+    writer = lobby.get(websocket.path_params["table_id"])
+    if writer is None:
         await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
         return
     conn = Connection(websocket, settings)
@@ -75,12 +76,12 @@ async def table_socket(websocket: WebSocket) -> None:
     attached = False
     try:
         hello = await _receive_hello(conn, settings)
-        _seat_connection(conn, runner, hello, websocket)
-        await runner.attach(conn)
+        _seat_connection(conn, writer, hello, websocket)
+        await writer.attach(conn)
         attached = True
         while not conn.closed:
             text = await _receive(conn, settings)
-            await _dispatch(conn, runner, text)
+            await _dispatch(conn, writer, text)
     except (_Closed, WebSocketDisconnect):
         pass
     except Exception:
@@ -88,7 +89,7 @@ async def table_socket(websocket: WebSocket) -> None:
         conn.close(Close.SERVER_ERROR, "server error")
     finally:
         if attached:
-            await runner.detach(conn)
+            await writer.detach(conn)
         await _drain(conn)
 
 
@@ -148,23 +149,24 @@ async def _receive_hello(conn: Connection, settings: Settings) -> Hello:
     return msg
 
 
-def _seat_connection(conn: Connection, runner: TableRunner, hello: Hello,
+def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
                      websocket: WebSocket) -> None:
-    table = runner.table
+    table = writer.table
     token = hello.token or websocket.query_params.get("token")
     if token:
-        seat = table.seat_for_token(token)
+        seat = seat_for_token(table.seats, token)
         if seat is None:
             conn.close(Close.BAD_TOKEN, "bad token")
             raise _Closed
         conn.seat, conn.name = seat.seat, seat.name or f"seat {seat.seat}"
         return
-    if not table.invite_ok(hello.invite or websocket.query_params.get("invite")):
+    if not invite_ok(table.public, table.invite_hash,
+                     hello.invite or websocket.query_params.get("invite")):
         conn.close(Close.FORBIDDEN, "private table: invite missing or wrong")
         raise _Closed
 
 
-async def _dispatch(conn: Connection, runner: TableRunner, text: str) -> None:
+async def _dispatch(conn: Connection, writer: TableWriter, text: str) -> None:
     if not text:
         return
     try:
@@ -173,9 +175,9 @@ async def _dispatch(conn: Connection, runner: TableRunner, text: str) -> None:
         conn.send(error(exc.code, str(exc)))
         return
     if isinstance(msg, ActionMessage):
-        await runner.handle_action(conn, msg)
+        await writer.handle_action(conn, msg)
     elif isinstance(msg, ChatMessage):
-        await runner.chat(conn, msg.text)
+        await writer.chat(conn, msg.text)
     elif isinstance(msg, MuteMessage):
         if msg.muted:
             conn.muted.add(msg.seat)
@@ -185,11 +187,11 @@ async def _dispatch(conn: Connection, runner: TableRunner, text: str) -> None:
         conn.send(error(Code.PROTOCOL, "hello was already received"))
     elif isinstance(msg, SimpleMessage):
         if msg.type == "ping":
-            conn.send({"type": "pong"})
+            conn.send(PONG)
         elif msg.type == "resync":
-            async with runner.lock:
-                conn.send(runner.state_for(conn))
+            async with writer.lock:
+                conn.send(writer.state_for(conn))
         elif msg.type == "rematch":
-            await runner.rematch(conn)
+            await writer.rematch(conn)
         elif msg.type == "next":
-            await runner.ready(conn)
+            await writer.ready(conn)

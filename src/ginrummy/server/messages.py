@@ -1,0 +1,340 @@
+"""Every server -> client message of docs/protocol.md: its type, its builder, and the
+``state`` messages of a table (built together for every recipient of a broadcast).
+
+Outgoing messages are ``TypedDict``s: plain dicts at run time (no validation on the hot path)
+that mypy checks where they are built; :func:`ginrummy.server.jsontext.dumps` (orjson) turns
+them into text. Incoming messages are the pydantic models of :mod:`ginrummy.server.protocol`.
+Adding a server message means a ``TypedDict`` and a builder here, and a line in
+docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+
+from ginrummy.actions import Action, Knock, LayOff, action_text
+from ginrummy.engine import Hand, Phase
+from ginrummy.server.jsontext import dumps
+from ginrummy.server.kinds import SeatKind, TableStatus
+from ginrummy.server.protocol import Code
+from ginrummy.server.viewcache import ViewCache
+from ginrummy.solver import knock_options_mask
+
+if TYPE_CHECKING:
+    from ginrummy.server.table import GameTable
+
+
+# ---------------------------------------------------------------------- message types
+class Welcome(TypedDict):
+    """The answer to ``hello``."""
+
+    type: Literal["welcome"]
+    protocol: int
+    table: str
+    seat: int | None
+    version: int
+    name: str
+
+
+class Ack(TypedDict):
+    """An acknowledgement: protocol 1's own frame, or an action sent again (``duplicate``)."""
+
+    type: Literal["ack"]
+    id: str
+    version: int
+    duplicate: NotRequired[bool]
+
+
+class Error(TypedDict):
+    """A refused message or a stopped table; ``id`` is the action's, if any."""
+
+    type: Literal["error"]
+    id: str | None
+    code: str
+    message: str
+
+
+class Chat(TypedDict):
+    """A chat line (plain text)."""
+
+    type: Literal["chat"]
+    seat: int | None
+    name: str
+    text: str
+    at: str
+
+
+class Pong(TypedDict):
+    """The answer to ``ping``."""
+
+    type: Literal["pong"]
+
+
+class SeatEntry(TypedDict):
+    """A seat in a table entry."""
+
+    seat: int
+    name: str | None
+    kind: SeatKind
+    level: str | None
+    connected: bool
+    away: bool
+
+
+class _FixedEntry(TypedDict):
+    """The parts of a table entry that never change."""
+
+    id: str
+    name: str
+    preset: str
+    rules: dict[str, Any]
+    description: str
+    players: int
+    public: bool
+    clock_seconds: float
+    pool_chips: int | None
+    created_at: str
+
+
+class TableEntry(_FixedEntry):
+    """A table as the lobby lists it (and every ``state`` carries it)."""
+
+    seats: list[SeatEntry]
+    status: TableStatus
+    version: int
+
+
+class Clock(TypedDict):
+    """The running turn clock."""
+
+    seat: int
+    remaining_ms: int
+    per_turn_ms: int
+
+
+class NextHand(TypedDict):
+    """Between two hands: who is ready, and the time left before the deal."""
+
+    ready: list[int]
+    remaining_ms: int | None
+
+
+class KnockHint(TypedDict):
+    """A knock the seat may make now."""
+
+    action: str
+    deadwood: int
+
+
+class SeatBody(TypedDict):
+    """The fields of a ``state`` that depend on its recipient."""
+
+    version: int
+    seat: int | None
+    view: dict[str, Any] | None
+    legal: list[str]
+    hints: dict[str, Any] | None
+
+
+class SharedBody(TypedDict):
+    """The fields of a ``state`` that are the same for every recipient."""
+
+    clock: Clock | None
+    next_hand: NextHand | None
+    sheet: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    rematch: list[int]
+
+
+class State(SeatBody, SharedBody):
+    """A ``state`` message (key order: type, table, the seat's fields, the shared ones). The
+    state that acknowledges an action also has ``"ack"`` after ``type`` (:func:`with_ack`,
+    on the text)."""
+
+    type: Literal["state"]
+    table: TableEntry
+
+
+ServerMessage = Welcome | Ack | Error | Chat | Pong | State
+"""Anything the server sends."""
+
+
+# ---------------------------------------------------------------------- builders
+PONG: Pong = {"type": "pong"}
+
+
+def welcome(protocol: int, table: str, seat: int | None, version: int, name: str) -> Welcome:
+    """The ``welcome`` message."""
+    return {"type": "welcome", "protocol": protocol, "table": table, "seat": seat,
+            "version": version, "name": name}
+
+
+def ack(action_id: str, version: int) -> Ack:
+    """Protocol 1's acknowledgement frame, sent just before the state."""
+    return {"type": "ack", "id": action_id, "version": version}
+
+
+def duplicate_ack(action_id: str, version: int) -> Ack:
+    """The answer to an action sent again whose id was already committed."""
+    return {"type": "ack", "id": action_id, "version": version, "duplicate": True}
+
+
+def error(code: Code, message: str, action_id: str | None = None) -> Error:
+    """An ``error`` message."""
+    return {"type": "error", "id": action_id, "code": code.value, "message": message}
+
+
+def chat_message(seat: int | None, name: str, text: str) -> Chat:
+    """The ``chat`` message sent to the table."""
+    at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return {"type": "chat", "seat": seat, "name": name, "text": text, "at": at}
+
+
+_STATE_HEAD = '{"type":"state",'
+
+
+def with_ack(state_text: str, action_id: str) -> str:
+    """A ``state`` text that also acknowledges the action ``action_id`` (``"ack"``)."""
+    assert state_text.startswith(_STATE_HEAD)
+    return f'{_STATE_HEAD}"ack":{dumps(action_id)},{state_text[len(_STATE_HEAD):]}'
+
+
+# ---------------------------------------------------------------------- state messages
+class StateMessages:
+    """A table's ``state`` messages and lobby entry, with what they can keep between calls
+    (the entry's fixed part and text, the views of :class:`ViewCache`)."""
+
+    def __init__(self) -> None:
+        self.views = ViewCache()
+        self._fixed: _FixedEntry | None = None
+        self._entry_json: tuple[Any, str] | None = None
+
+    def entry(self, table: GameTable) -> TableEntry:
+        """The public lobby entry."""
+        fixed = self._fixed
+        if fixed is None:  # what never changes, computed once
+            fixed = self._fixed = {
+                "id": table.id,
+                "name": table.name,
+                "preset": table.preset,
+                "rules": table.rules.to_dict(),
+                "description": table.rules.describe(),
+                "players": table.rules.players,
+                "public": table.public,
+                "clock_seconds": table.clock_ms / 1000,
+                "pool_chips": table.pool_chips,
+                "created_at": table.created_at.isoformat().replace("+00:00", "Z"),
+            }
+        return {
+            **fixed,
+            "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
+                       "connected": s.connections > 0, "away": s.human and s.away}
+                      for s in table.seats],
+            "status": table.status,
+            "version": table.version,
+        }
+
+    def entry_json(self, table: GameTable) -> str:
+        """The lobby entry as JSON text (kept while the table, its seats and their
+        connections do not change)."""
+        key = (table.version, table.status,
+               tuple((s.kind, s.name, s.level, s.connections > 0, s.away) for s in table.seats))
+        cached = self._entry_json
+        if cached is None or cached[0] != key:
+            cached = self._entry_json = (key, dumps(self.entry(table)))
+        return cached[1]
+
+    def state_texts(self, table: GameTable, seats: Iterable[int | None],
+                    now: float) -> dict[int | None, str]:
+        """The ``state`` message of each of ``seats`` (``None``: a spectator) as JSON text, at
+        Unix time ``now``. What every recipient shares (the table entry, clock, score sheet,
+        the public part of the view) is built and serialised once."""
+        head = f'{_STATE_HEAD}"table":{self.entry_json(table)},'
+        tail = f",{dumps(self.shared_body(table, now))[1:]}"
+        texts: dict[int | None, str] = {}
+        for seat in seats:
+            if seat not in texts:
+                texts[seat] = f"{head}{dumps(self.seat_body(table, seat))[1:-1]}{tail}"
+        return texts
+
+    def state_message(self, table: GameTable, seat: int | None, now: float) -> State:
+        """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""
+        return {"type": "state", "table": self.entry(table), **self.seat_body(table, seat),
+                **self.shared_body(table, now)}
+
+    def seat_body(self, table: GameTable, seat: int | None) -> SeatBody:
+        """The fields of a state that depend on its recipient."""
+        match = table.match
+        hand = table.hand
+        legal: list[str] = []
+        hints: dict[str, Any] | None = None
+        player_view: dict[str, Any] | None = None
+        if match is not None and hand is not None:
+            player_view = self.views.view_dict(match, seat, table.version)
+            if seat is not None:
+                hints = _hints(hand, seat, self.views.best_melds(hand, seat))
+                if not hand.over and hand.to_move == seat:
+                    legal = [_legal_text(a, hand) for a in hand.legal_actions()]
+        return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
+                "hints": hints}
+
+    def shared_body(self, table: GameTable, now: float) -> SharedBody:
+        """The fields of a state that are the same for every recipient."""
+        match = table.match
+        return {
+            "clock": clock_info(table, now),
+            "next_hand": _next_hand_info(table, now),
+            "sheet": [] if match is None else self.views.sheet(match),
+            "result": None if match is None or match.result is None else match.result.to_dict(),
+            "rematch": [s.seat for s in table.seats if s.rematch],
+        }
+
+
+def clock_info(table: GameTable, now: float) -> Clock | None:
+    """The running turn clock, if any."""
+    hand = table.running_hand()
+    if (table.clock_ms <= 0 or hand is None or table.clock_deadline is None
+            or table.clock_seat != hand.to_move):
+        return None
+    remaining = max(0, round((table.clock_deadline - now) * 1000))
+    return {"seat": table.clock_seat, "remaining_ms": remaining, "per_turn_ms": table.clock_ms}
+
+
+def _next_hand_info(table: GameTable, now: float) -> NextHand | None:
+    match = table.match
+    if match is None or not match.needs_deal or not match.hands:
+        return None
+    remaining = None if table.next_deal_at is None else max(
+        0, round((table.next_deal_at - now) * 1000))
+    return {"ready": [s.seat for s in table.seats if s.ready or not s.human],
+            "remaining_ms": remaining}
+
+
+def _legal_text(action: Action, hand: Hand) -> str:
+    if isinstance(action, Knock):
+        melded = sum(len(m) for m in action.melds)
+        held = hand.hands[hand.to_move].bit_count()
+        gin = melded == held - (0 if action.discard is None else 1)
+        return action_text(action, gin)
+    return str(action)
+
+
+def _hints(hand: Hand, seat: int, best: dict[str, Any]) -> dict[str, Any]:
+    """Least deadwood of the seat's own hand (``best``), its knock options and its best
+    defence."""
+    mask = hand.hands[seat]
+    knocks: list[KnockHint] = []
+    hints: dict[str, Any] = {**best, "knocks": knocks, "defence": None}
+    if hand.over or hand.to_move != seat:
+        return hints
+    if hand.phase is Phase.DISCARD:
+        forbidden = hand.taken if hand.rules.no_rediscard_of_taken_card else None
+        for option in knock_options_mask(mask, hand.knock_limit, hand.rules.big_gin, forbidden):
+            knock = Knock(option.discard, option.arrangement.melds)
+            knocks.append({"action": action_text(knock, option.gin), "deadwood": option.deadwood})
+    elif hand.phase is Phase.LAYOFF:
+        defence = hand.best_defence(seat)
+        hints["defence"] = str(LayOff(defence.melds, defence.layoffs))
+    return hints

@@ -1,0 +1,352 @@
+"""The single writer of one table: checks, commits, then acknowledges and broadcasts.
+
+Every change of a table happens under its lock, in this order: check (engine), apply in
+memory, commit to the database (:mod:`~ginrummy.server.commits`), send every connection its
+``state`` (the author's carries the ``ack`` of its action). Then :meth:`TableWriter._advance`
+plays what needs nobody (deals, reshuffles) and arms the one timer of what comes next (a
+computer move, the turn clock, the pause between hands), which re-checks the table version
+before acting. The concerns live in their own modules: presence and holds
+(:mod:`~ginrummy.server.presence`), timers (:mod:`~ginrummy.server.timers`), the turn clock
+(:mod:`~ginrummy.server.clock`), chat (:mod:`~ginrummy.server.chat`), computer seats
+(:mod:`~ginrummy.server.computer`), authorisation (:mod:`~ginrummy.server.auth`) and the
+messages (:mod:`~ginrummy.server.messages`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+
+from ginrummy.gameloop import EndlessHand
+from ginrummy.server.auth import new_secret, secret_hash
+from ginrummy.server.chat import send_chat
+from ginrummy.server.clock import restart_clock
+from ginrummy.server.commits import CommitPath, EventMaker
+from ginrummy.server.committer import CommitFailed, GroupCommitter
+from ginrummy.server.computer import ComputerSeats
+from ginrummy.server.connections import Connection
+from ginrummy.server.kinds import SeatKind, Source, TableStatus
+from ginrummy.server.messages import State, ack, duplicate_ack, error, welcome, with_ack
+from ginrummy.server.presence import Presence
+from ginrummy.server.protocol import ActionMessage, Code, MessageError
+from ginrummy.server.settings import Settings
+from ginrummy.server.table import GameTable, Seat, Step
+from ginrummy.server.timers import TableTimers, TimerAction
+from ginrummy.storage import Repository, UpdateSeat, WriteOp
+
+log = logging.getLogger("ginrummy.server.table")
+
+AUTOMATIC_STEPS = 10
+"""Steps that need nobody (a match start, deals, reshuffles) played in a row at most."""
+
+
+class TableWriter:
+    """Owns a :class:`GameTable`: its lock and connections; every change goes through it."""
+
+    def __init__(self, table: GameTable, settings: Settings, committer: GroupCommitter,
+                 repository: Repository) -> None:
+        self.table = table
+        self.settings = settings
+        self.lock = asyncio.Lock()
+        self.connections: set[Connection] = set()
+        self.timers = TableTimers(table.id)
+        self.presence = Presence(self.timers, settings.hold_seconds, self._hold_expired)
+        self.commits = CommitPath(settings, committer, repository)
+        self.computer = ComputerSeats(settings)
+
+    @property
+    def closed(self) -> bool:
+        """True once the server closed the table."""
+        return self.timers.closed
+
+    # ----------------------------------------------------------------- life cycle
+    async def start(self) -> None:
+        """After creation or restore: hold the humans' seats, then go on with the game."""
+        async with self.lock:
+            self.presence.hold_absent(self.table)
+            await self._advance()
+
+    def close(self) -> None:
+        """Stop every timer (server shutdown)."""
+        self.timers.close()
+
+    # ----------------------------------------------------------------- connections
+    async def attach(self, conn: Connection) -> None:
+        """A connection joins the table: welcome, its state, and the others learn it."""
+        async with self.lock:
+            table = self.table
+            self.connections.add(conn)
+            conn.send(welcome(conn.protocol, table.id, conn.seat, table.version, conn.name))
+            if conn.seat is not None and self.presence.arrive(table, conn.seat):
+                await self._advance()
+            self.broadcast()
+
+    async def detach(self, conn: Connection) -> None:
+        """A connection left; a human seat with no connection left is held, then played."""
+        async with self.lock:
+            if conn not in self.connections:
+                return
+            self.connections.discard(conn)
+            if conn.seat is not None:
+                self.presence.leave(self.table, conn.seat)
+            self.broadcast()
+
+    async def _hold_expired(self, seat_no: int) -> None:
+        async with self.lock:
+            if self.presence.expire(self.table, seat_no):
+                self.broadcast()
+                await self._advance()
+
+    # ----------------------------------------------------------------- messages
+    def state_for(self, conn: Connection) -> State:
+        """The current ``state`` message of a connection."""
+        return self.table.state_message(conn.seat, time.time())
+
+    def broadcast(self, acked: tuple[Connection, str] | None = None) -> None:
+        """Send every connection its state (one text built per seat). With ``acked``, the
+        state of that connection acknowledges its action of that id (``"ack"``)."""
+        connections = list(self.connections)
+        if acked is not None and acked[0] not in self.connections:
+            connections.append(acked[0])  # its author, wherever it is, learns it was committed
+        if not connections:
+            return
+        texts = self.table.state_texts([c.seat for c in connections], time.time())
+        for conn in connections:
+            text = texts[conn.seat]
+            if acked is not None and conn is acked[0]:
+                if conn.protocol >= 2:
+                    text = with_ack(text, acked[1])
+                else:  # protocol 1: the ack in a frame of its own, just before the state
+                    conn.send(ack(acked[1], self.table.version))
+            conn.send(text)
+
+    async def chat(self, conn: Connection, text: str) -> None:
+        """Send a chat line to every connection that has not muted its author."""
+        send_chat(conn, text, self.connections, self.settings)
+
+    # ----------------------------------------------------------------- players' requests
+    async def handle_action(self, conn: Connection, msg: ActionMessage) -> None:
+        """A client's action: duplicate, stale, illegal, or committed then acknowledged."""
+        async with self.lock:
+            table = self.table
+            if conn.seat is None:
+                conn.send(error(Code.NOT_SEATED, "spectators cannot play", msg.id))
+                return
+            ids = table.client_ids.get(conn.seat)
+            done = None if ids is None else ids.get(msg.id)
+            if done is not None:
+                conn.send(duplicate_ack(msg.id, done))
+                return
+            if msg.version != table.version:
+                conn.send(error(Code.STALE_VERSION, f"version {msg.version} is stale; the "
+                                f"table is at version {table.version}", msg.id))
+                conn.send(self.state_for(conn))
+                return
+            try:
+                action = table.check_action(conn.seat, msg.action)
+            except MessageError as exc:
+                conn.send(error(exc.code, str(exc), msg.id))
+                return
+            seat = conn.seat
+            try:
+                await self._commit([lambda: table.action_event(action, seat, Source.HUMAN,
+                                                               msg.id)], acked=(conn, msg.id))
+            except CommitFailed as exc:
+                conn.send(error(Code.STORAGE, str(exc), msg.id))
+                return
+            await self._advance()
+
+    async def rematch(self, conn: Connection) -> None:
+        """A seat asks for another match; it starts when every human seat has asked."""
+        async with self.lock:
+            table = self.table
+            if conn.seat is None:
+                conn.send(error(Code.NOT_SEATED, "spectators cannot ask for a rematch"))
+                return
+            if table.match is None or not table.match.over:
+                conn.send(error(Code.NO_HAND, "a rematch is possible once the match is over"))
+                return
+            seat = table.seats[conn.seat]
+            if not seat.rematch:
+                seat.rematch = True
+                try:
+                    await self.commits.write_seat(table, seat.seat, rematch=True)
+                except CommitFailed as exc:
+                    seat.rematch = False
+                    conn.send(error(Code.STORAGE, str(exc)))
+                    return
+            self.broadcast()
+            await self._advance()
+
+    async def ready(self, conn: Connection) -> None:
+        """A seat is ready for the next hand."""
+        async with self.lock:
+            if conn.seat is None:
+                conn.send(error(Code.NOT_SEATED, "spectators do not deal"))
+                return
+            table = self.table
+            if table.match is None or not table.match.needs_deal or not table.match.hands:
+                conn.send(error(Code.NO_HAND, "no hand is waiting to be dealt"))
+                return
+            table.seats[conn.seat].ready = True
+            self.broadcast()
+            await self._advance()
+
+    async def join(self, nickname: str, seat_no: int | None) -> tuple[int, str]:
+        """Seat a guest (a given seat or the first empty one); returns (seat, token).
+        ``LookupError`` when the seat is taken or the table full."""
+        async with self.lock:
+            table = self.table
+            if seat_no is None:
+                empty = [s for s in table.seats if s.kind == SeatKind.EMPTY]
+                if not empty:
+                    raise LookupError("table_full")
+                seat = empty[0]
+            else:
+                if not 0 <= seat_no < len(table.seats):
+                    raise ValueError(f"seat must be 0..{len(table.seats) - 1}")
+                seat = table.seats[seat_no]
+                if seat.kind != SeatKind.EMPTY:
+                    raise LookupError("seat_taken")
+            token = new_secret()
+            seat.kind, seat.name, seat.token_hash = SeatKind.HUMAN, nickname, secret_hash(token)
+            values = {"kind": seat.kind, "name": seat.name, "token_hash": seat.token_hash}
+            await self._commit([], [UpdateSeat(table.id, seat.seat, values)], bump=True)
+            self.presence.hold(seat.seat)
+            await self._advance()
+            return seat.seat, token
+
+    # ----------------------------------------------------------------- the commit path
+    async def _commit(self, makers: Sequence[EventMaker], extra: Sequence[WriteOp] = (),
+                      bump: bool = False, acked: tuple[Connection, str] | None = None) -> None:
+        """Apply events in memory, commit them, then broadcast (the author's state carrying
+        the ``ack`` of its action). On a failed commit the table is reloaded from the database
+        and :class:`CommitFailed` is raised."""
+        try:
+            await self.commits.write(self.table, makers, extra, bump)
+        except CommitFailed:
+            self.table = await self.commits.reload(self.table)
+            raise
+        self.broadcast(acked)
+
+    # ----------------------------------------------------------------- what comes next
+    def _arm(self, delay: float, action: TimerAction) -> None:
+        self.timers.arm(delay, action, self.table.version)
+
+    async def _advance(self) -> None:
+        """Play what needs no human (deals, reshuffles), then arm the right timer."""
+        self.timers.cancel()
+        if self.closed:
+            return
+        table = self.table
+        for _ in range(AUTOMATIC_STEPS):
+            step = table.next_step()
+            try:
+                if step is Step.START_MATCH:
+                    await self._commit([table.match_event, table.deal_event])
+                    continue
+                if step is Step.DEAL:
+                    await self._commit([table.deal_event])
+                    continue
+                if step is Step.RESHUFFLE:
+                    await self._commit([table.reshuffle_event])
+                    continue
+            except CommitFailed:
+                self._arm(1.0, self._retry_advance)
+                return
+            table = self.table
+            if step is Step.BETWEEN_HANDS:
+                now = time.time()
+                if table.next_deal_at is None:
+                    table.next_deal_at = now + self.settings.between_hands_seconds
+                    self.broadcast()
+                self._arm(table.next_deal_at - now, self._deal_timeout)
+            elif step is Step.COMPUTER:
+                self._arm(self.settings.bot_delay_ms / 1000, self._computer_turn)
+            elif step is Step.HUMAN:
+                await self._arm_clock()
+            return
+
+    async def _arm_clock(self) -> None:
+        table = self.table
+        if table.clock_ms <= 0 or table.running_hand() is None:
+            return
+        if restart_clock(table, time.time()):  # e.g. a player back from away on his turn
+            try:
+                await self.commits.write_table(table, clock_seat=table.clock_seat,
+                                               clock_deadline=table.clock_deadline)
+            except CommitFailed:
+                log.warning("table %s: could not store the clock deadline", table.id)
+            self.broadcast()
+        assert table.clock_deadline is not None
+        self._arm(table.clock_deadline - time.time(), self._clock_timeout)
+
+    async def _retry_advance(self, _version: int) -> None:
+        async with self.lock:
+            await self._advance()
+
+    async def _deal_timeout(self, version: int) -> None:
+        async with self.lock:
+            table = self.table
+            if table.version != version or table.next_step() is not Step.BETWEEN_HANDS:
+                return
+            for seat in table.seats:
+                seat.ready = True
+            await self._advance()
+
+    async def _computer_turn(self, version: int) -> None:
+        async with self.lock:
+            if self.table.version != version or self.table.next_step() is not Step.COMPUTER:
+                return
+            mover = self._mover()
+            await self._computer_move(Source.BOT if mover.kind == SeatKind.BOT else Source.AWAY)
+
+    async def _clock_timeout(self, version: int) -> None:
+        async with self.lock:
+            table = self.table
+            if table.version != version or table.next_step() is not Step.HUMAN:
+                return
+            if table.clock_deadline is None or table.clock_deadline > time.time() + 0.001:
+                await self._advance()
+                return
+            log.info("table %s: seat %s ran out of time", table.id, table.clock_seat)
+            await self._computer_move(Source.CLOCK)
+
+    def _mover(self) -> Seat:
+        hand = self.table.running_hand()
+        assert hand is not None and hand.to_move >= 0
+        return self.table.seats[hand.to_move]
+
+    async def _computer_move(self, source: Source) -> None:
+        """The computer plays one action for the seat to move, then the game goes on; past
+        the decision cap the table is stopped instead."""
+        table = self.table
+        seat = self._mover()
+        try:
+            action = await self.computer.choose(table, seat)
+        except EndlessHand as exc:
+            await self._stop(str(exc))
+            return
+        try:
+            await self._commit([lambda: table.action_event(action, seat.seat, source)])
+        except CommitFailed:
+            self._arm(1.0, self._retry_advance)
+            return
+        await self._advance()
+
+    async def _stop(self, reason: str) -> None:
+        """Stop the table for good (status ``stuck``), store that and tell everyone why."""
+        table = self.table
+        log.warning("table %s: stopped at version %d: %s", table.id, table.version, reason)
+        table.stop(reason)
+        self.timers.cancel()
+        try:
+            await self.commits.write_table(table, status=TableStatus.STUCK)
+        except CommitFailed:
+            log.warning("table %s: could not store its stuck status", table.id)
+        self.broadcast()
+        notice = error(Code.ENDLESS_HAND, f"the table was stopped: {reason}")
+        for conn in list(self.connections):
+            conn.send(notice)
