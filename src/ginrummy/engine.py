@@ -1,4 +1,4 @@
-"""The state machine of one hand of Gin Rummy for 2-4 players (RULES.md R2-R4).
+"""The state machine of one hand of Gin Rummy for 2-4 players (docs/rules.md R2-R4).
 
 A :class:`Hand` is created from a ruleset, a dealer and a deck order (explicit, from a seed, or
 shuffled by the caller); it then moves only through :meth:`Hand.apply`, which checks every
