@@ -1,6 +1,6 @@
 """docs/rules.md and the rules tests agree: every clause has a test named after it, no test
 names a clause the rules do not have, and every ``Ruleset`` option is in the R7 table with its
-value in each preset."""
+value in each preset and named by the clause its schema gives."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ginrummy.rules import OPTION_NAMES, Ruleset
+from ginrummy.rules import OPTION_NAMES, OPTIONS, Ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_DOC = ROOT / "docs" / "rules.md"
@@ -98,4 +98,28 @@ def test_the_options_table_gives_each_presets_value(preset: str) -> None:
     wrong = {option: (cells[column], shown(values[option]))
              for option, cells in options_table().items()
              if cells[column].split(" ")[0] != shown(values[option])}
+    assert wrong == {}
+
+
+def clause_texts() -> dict[str, str]:
+    """Each clause id -> its text, with the heading of its section (which names ``format``)."""
+    texts: dict[str, str] = {}
+    heading, current = "", None
+    for line in RULES_DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            heading, current = line, None
+            continue
+        found = CLAUSE_IN_DOC.match(line)
+        if found:
+            current = found.group(1)
+            texts[current] = heading + "\n" + line
+        elif current is not None and not line.startswith("|"):
+            texts[current] += "\n" + line
+    return texts
+
+
+def test_each_option_is_named_by_the_clause_its_schema_gives() -> None:
+    texts = clause_texts()
+    wrong = {name: option.clause for name, option in OPTIONS.items()
+             if f"`{name}`" not in texts.get(option.clause, "")}
     assert wrong == {}
