@@ -10,7 +10,7 @@ level plays against two or three copies of the lower one. The table says, per st
 preset, the figure, its interval and the verdict: ``shown``, ``level`` (the interval
 contains even) or ``reversed``. The expert's step gets more hands: its edge in classic and
 arena is about half a point a hand. Long: about 40 minutes on 2 cores with the defaults, so
-it is not part of the test run (README, "Strength of the computer players").
+it is not part of the test run (docs/benchmarks.md, "Strength of the computer players").
 """
 
 from __future__ import annotations
