@@ -64,8 +64,9 @@ seconds the seat's ``choose`` took."""
 
 
 def decisions_made(hand: Hand) -> int:
-    """The decisions taken so far in ``hand`` (its log, reshuffles excluded)."""
-    return sum(1 for seat, _ in hand.log if seat != CHANCE)
+    """The decisions taken so far in ``hand``: its log less the reshuffles (the only chance
+    actions)."""
+    return len(hand.log) - hand.reshuffles
 
 
 def check_cap(hand: Hand, decisions: int, cap: int = MAX_DECISIONS) -> None:
