@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -92,13 +92,13 @@ class SimpleMessage(_Message):
     type: Literal["rematch", "next", "resync", "ping"]
 
 
-ClientMessage = Annotated[
-    Hello | ActionMessage | ChatMessage | MuteMessage | SimpleMessage,
-    Field(discriminator="type"),
-]
+AnyClientMessage = Hello | ActionMessage | ChatMessage | MuteMessage | SimpleMessage
+"""Every client message (a new one is a model above and one more member here)."""
+ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
 _CLIENT = TypeAdapter(ClientMessage)
-CLIENT_TYPES = frozenset(("hello", "action", "chat", "mute", "rematch", "next", "resync",
-                          "ping"))
+CLIENT_TYPES = frozenset(kind for model in get_args(AnyClientMessage)
+                         for kind in get_args(model.model_fields["type"].annotation))
+"""Every ``type`` a client may send (from the models' ``type`` literals)."""
 
 
 class MessageError(ValueError):
@@ -109,8 +109,7 @@ class MessageError(ValueError):
         self.code = code
 
 
-def parse_client_message(text: str) -> Hello | ActionMessage | ChatMessage | MuteMessage | \
-        SimpleMessage:
+def parse_client_message(text: str) -> AnyClientMessage:
     """Parse one frame; :class:`MessageError` says what is wrong with it."""
     try:
         data = json.loads(text)
