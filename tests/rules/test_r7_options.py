@@ -51,6 +51,42 @@ def test_R7_presets_follow_the_table(name):
     assert set(PRESETS) == set(TABLE)
 
 
+# the values column of the R7 table, as the schema states it (and validation enforces it)
+VALUES = {
+    "players": "2-4", "hand_size": "1-10", "format": "match, single_hand", "target": ">= 1",
+    "upcard_offer": "none, non_dealer_first, dealer_first", "stock_end": "void_at_two, reshuffle",
+    "max_reshuffles": ">= 0", "knock_limit": "0-10", "gin_bonus": ">= 0",
+    "undercut_bonus": ">= 0", "undercut_ties": "defender, strict", "layoff_chain": "own, none",
+    "oklahoma_spades_double": "on/off", "oklahoma_knock_limit": "on/off", "big_gin": "on/off",
+    "big_gin_bonus": ">= 0", "next_dealer": "alternate, winner, loser", "game_bonus": ">= 0",
+    "line_bonus": ">= 0", "shutout_bonus": ">= 0", "knocker_undercut_penalty": ">= 0",
+    "payout": "linear_cap", "payout_threshold": ">= 1", "no_rediscard_of_taken_card": "on/off",
+    "discard_history_visible": "on/off",
+}
+TWO_PLAYERS_ONLY = {"format": ["match"], "upcard_offer": ["dealer_first"],
+                    "next_dealer": ["winner", "loser"]}
+MATCH_ONLY = {"target", "next_dealer", "game_bonus", "line_bonus", "shutout_bonus"}
+SINGLE_HAND_ONLY = {"knocker_undercut_penalty", "payout", "payout_threshold"}
+
+
+def _values(entry):
+    if entry["type"] == "bool":
+        return "on/off"
+    if entry["type"] == "enum":
+        return ", ".join(entry["values"])
+    return f"{entry['min']}-{entry['max']}" if "max" in entry else f">= {entry['min']}"
+
+
+def test_R7_the_schema_states_the_table_values():
+    schema = Ruleset.schema()
+    assert {e["name"]: _values(e) for e in schema} == VALUES
+    assert {e["name"]: [v for v, counts in e["value_players"].items() if counts == [2]]
+            for e in schema if "value_players" in e} == TWO_PLAYERS_ONLY
+    assert {e["name"] for e in schema if e["formats"] == ["match"]} == MATCH_ONLY
+    assert {e["name"] for e in schema if e["formats"] == ["single_hand"]} == SINGLE_HAND_ONLY
+    assert [e["name"] for e in schema if e.get("nullable")] == ["hand_size", "target"]
+
+
 def test_R7_preset_names_and_variants_from_the_table():
     assert Ruleset.preset("ARENA").name == "arena"
     with pytest.raises(RulesetError) as info:

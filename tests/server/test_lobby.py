@@ -1,4 +1,5 @@
-"""The lobby API: presets, levels, create, join, list, private tables, bad requests."""
+"""The lobby API: presets, the rules schema, levels, create (exactly what the schema allows), join,
+list, private tables, bad requests."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from server_helpers import LiveServer
 
 from ginrummy.rules import PRESETS, Ruleset
+from test_schema import base_preset, candidates, game_format, schema_accepts
 
 
 def test_presets_and_option_schema(server: LiveServer) -> None:
@@ -18,6 +20,39 @@ def test_presets_and_option_schema(server: LiveServer) -> None:
     assert data["options"]["format"] == {"type": "enum", "values": ["match", "single_hand"]}
     assert data["options"]["big_gin"] == {"type": "bool"}
     assert set(data["options"]) == set(Ruleset().to_dict())
+
+
+def test_rules_schema_is_served_and_presets_agree(server: LiveServer) -> None:
+    with server.http() as client:
+        schema = client.get("/api/rules/schema").json()["options"]
+        short = client.get("/api/presets").json()["options"]
+    assert schema == Ruleset.schema()
+    assert list(short) == [entry["name"] for entry in schema]
+    for entry in schema:
+        assert short[entry["name"]] == {k: v for k, v in entry.items()
+                                        if k in ("type", "values", "min", "max", "nullable")}
+
+
+def test_create_accepts_exactly_what_the_schema_says(server: LiveServer) -> None:
+    """Every option at and around its edges: a table exactly when the schema allows the value,
+    else a refusal naming the option."""
+    checked = 0
+    with server.http() as client:
+        for entry in Ruleset.schema():
+            name, preset = entry["name"], base_preset(entry)
+            for value in candidates(entry):
+                expected = schema_accepts(entry, value, game_format(entry, value, preset))
+                answer = client.post("/api/tables", json={
+                    "nickname": "Ann", "preset": preset, "options": {name: value}})
+                if expected:
+                    assert answer.status_code == 201, (name, value, answer.text)
+                    rules = answer.json()["table"]["rules"]
+                    assert value is None or rules[name] in (value, None), (name, value)
+                else:
+                    assert answer.status_code in (400, 422), (name, value, answer.text)
+                    assert answer.json()["error"]["field"] == name, (name, value)
+                checked += 1
+    assert checked > 150
 
 
 def test_bots_lists_registered_levels(server: LiveServer) -> None:
