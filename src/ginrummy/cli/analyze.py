@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from ginrummy.cards import CARD_NAMES, Card, parse_card, parse_card_list
-from ginrummy.cli.options import UsageError
+from ginrummy.cli.options import UsageError, check_flag
 from ginrummy.engine import CHANCE
 from ginrummy.records import GameRecord, RecordError
 from ginrummy.solver import Arrangement, best_arrangements, best_melds, knock_options
@@ -213,10 +213,8 @@ def run_analyze(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if not cards:
         raise UsageError("no cards given")
-    if not 1 <= args.hand_size <= 10:
-        raise UsageError(f"--hand-size {args.hand_size}: a hand holds 1 to 10 cards")
-    if not 0 <= args.knock_limit <= 10:
-        raise UsageError(f"--knock-limit {args.knock_limit}: it must be 0 to 10")
+    check_flag("--hand-size", "hand_size", args.hand_size)
+    check_flag("--knock-limit", "knock_limit", args.knock_limit)
     taken = None
     if args.taken is not None:
         try:

@@ -53,6 +53,14 @@ def parse_option_value(name: str, text: str) -> Any:
         raise UsageError(f"--set {name}={text}: expected {option_choices(name)}") from None
 
 
+def check_flag(flag: str, name: str, value: object) -> None:
+    """Refuse a command-line flag's value that ruleset option ``name`` would refuse."""
+    try:
+        OPTIONS[name].check(name, value)
+    except RulesetError as exc:
+        raise UsageError(f"{flag} {value}: {exc}") from None
+
+
 def parse_sets(items: list[str] | None) -> dict[str, Any]:
     """``["players=3", "big_gin=on"]`` as option values (later items win)."""
     out: dict[str, Any] = {}
