@@ -106,11 +106,23 @@ def test_every_rule_option_has_a_label() -> None:
     english = catalogue("en")
     options = Ruleset.preset("classic").to_dict()
     assert sorted(f"option.{n}" for n in options if f"option.{n}" not in english) == []
+    assert [o["label"] for o in Ruleset.schema() if o["label"] not in english] == []
     for preset in ["classic", "playok", "arena", "eaai"]:
         assert f"preset.{preset}" in english
         for name, value in Ruleset.preset(preset).to_dict().items():
             if isinstance(value, str):
                 assert f"value.{name}.{value}" in english, (preset, name, value)
+
+
+def test_the_client_restates_no_option_list() -> None:
+    """The create form and the rules list come from GET /api/rules/schema: no array or set
+    literal of the client names two rule options."""
+    from ginrummy.rules import OPTION_NAMES
+
+    names = "|".join(sorted(OPTION_NAMES))
+    listed = re.findall(rf'\[[^\[\]]*"(?:{names})"[^\[\]]*"(?:{names})"[^\[\]]*\]',
+                        client_sources())
+    assert listed == []
 
 
 def test_user_text_is_never_parsed_as_html() -> None:
