@@ -108,21 +108,21 @@ def test_a_failed_commit_changes_nothing_and_play_goes_on(tmp_path: Path) -> Non
         lobby = Lobby(settings, repo, committer)
         created = await lobby.create(CreateTable(nickname="Ann"))
         await lobby.join(created["table_id"], JoinTable(nickname="Bob"))
-        runner = lobby.get(created["table_id"])
-        assert runner is not None
-        table = runner.table
+        writer = lobby.get(created["table_id"])
+        assert writer is not None
+        table = writer.table
         mover = table.running_hand().to_move  # type: ignore[union-attr]
         conn = Recorder(settings, mover)
         legal = table.state_message(mover, 0)["legal"]
         before = (table.version, table.running_hand().snapshot())  # type: ignore[union-attr]
         committer.fail = 1
-        await runner.handle_action(conn, ActionMessage(type="action", id="x", version=table.version,
+        await writer.handle_action(conn, ActionMessage(type="action", id="x", version=table.version,
                                                        action=legal[0]))
         error = conn.sent[-1]
         assert error["type"] == "error" and error["code"] == "storage" and error["id"] == "x"
-        table = runner.table  # reloaded from the database
+        table = writer.table  # reloaded from the database
         assert (table.version, table.running_hand().snapshot()) == before  # type: ignore[union-attr]
-        await runner.handle_action(conn, ActionMessage(type="action", id="y", version=table.version,
+        await writer.handle_action(conn, ActionMessage(type="action", id="y", version=table.version,
                                                        action=legal[0]))
         acks = [json.loads(m) for m in conn.sent if isinstance(m, str) and '"ack"' in m]
         assert [(m["type"], m["ack"], m["version"]) for m in acks] == [
