@@ -112,10 +112,13 @@ class Option:
     def check(self, name: str, value: object) -> object:
         """``value`` as the option holds it (an enum member for an enum), or RulesetError."""
         if self.values is not None:
-            allowed = [e.value for e in self.values]
-            if isinstance(value, str) and value in allowed:
-                return self.values(value)
-            raise RulesetError(name, f"{value!r} is not one of {', '.join(allowed)}")
+            if isinstance(value, str):
+                try:
+                    return self.values(value)
+                except ValueError:
+                    pass
+            allowed = ", ".join(e.value for e in self.values)
+            raise RulesetError(name, f"{value!r} is not one of {allowed}")
         if self.kind == "bool":
             if not isinstance(value, bool):
                 raise RulesetError(name, f"expected true or false, got {value!r}")
@@ -257,7 +260,8 @@ class Ruleset:
                 continue
             value = option.check(name, value)
             set_(self, name, value)
-            option.check_players(name, value, self.players)
+            if option.value_players:
+                option.check_players(name, value, self.players)
         if self.hand_size is None:
             set_(self, "hand_size", 10 if self.players == 2 else 7)
         stock = 52 - self.players * self.cards_per_hand - 1
