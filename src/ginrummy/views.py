@@ -43,7 +43,7 @@ class SeatView:
     cards: tuple[Card, ...] | None
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class SharedView:
     """What every viewer of one state sees alike (:func:`shared_view`): nobody's hidden cards,
     every seat's cards once they are public (after a knock, R4.8). Never changed once built."""
@@ -89,10 +89,11 @@ class SharedView:
                      None if revealed is None else cards_tuple(revealed[s]))
             for s, count in enumerate(self.counts))
 
-    def to_dict(self) -> Json:
+    def to_dict(self, ruleset: Json | None = None) -> Json:
         """The JSON every viewer shares: a spectator's view without its log. Its keys are in
         the order of the whole view's; ``seat``, ``hand`` and ``log`` are left empty for
-        :meth:`OwnView.to_dict` to fill in. Shared: callers copy before changing it."""
+        :meth:`OwnView.to_dict` to fill in. ``ruleset``: ``rules.to_dict()``, when the caller
+        keeps it (it is the same for a whole match)."""
         knock = None
         if (k := self.knock) is not None:
             knock = {
@@ -108,7 +109,7 @@ class SharedView:
         pile = self.discard_pile
         return {
             "seat": None,
-            "ruleset": self.rules.to_dict(),
+            "ruleset": self.rules.to_dict() if ruleset is None else ruleset,
             "phase": self.phase.value,
             "to_move": self.to_move,
             "dealer": self.dealer,
@@ -139,7 +140,7 @@ class SharedView:
         }
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class OwnView:
     """What only the viewer sees (:func:`own_view`): ``seat`` (``None``: a spectator), its
     cards and its log. Never changed once built."""
@@ -347,6 +348,10 @@ class PlayerView:
 def view(state: Hand | Match, seat: int | None) -> PlayerView:
     """The view of ``seat`` (``None``: a spectator) of a hand or of a match's current hand."""
     if isinstance(state, Match):
-        hand = state.hand
-        return PlayerView(_shared_view(hand, state), own_view(hand, seat))
-    return PlayerView(_shared_view(state, None), own_view(state, seat))
+        hand, match = state.hand, state
+    else:
+        hand, match = state, None
+    v: PlayerView = _new(PlayerView)  # PlayerView(shared, own) without the call (hot path)
+    v.own = own_view(hand, seat)
+    v.shared = _shared_view(hand, match)
+    return v

@@ -19,6 +19,7 @@ from typing import Any
 from ginrummy.cards import CARD_NAMES
 from ginrummy.engine import Hand
 from ginrummy.match import Match
+from ginrummy.rules import Ruleset
 from ginrummy.solver import best_melds_mask
 from ginrummy.views import SharedView, own_view, shared_view
 
@@ -34,6 +35,7 @@ class ViewCache:
         self._melds: dict[int, tuple[int, Json]] = {}
         self._shared_key: tuple[int, int] | None = None
         self._shared: tuple[SharedView, Json] | None = None
+        self._ruleset: tuple[Ruleset | None, Json] = (None, {})
         self._sheet_of: tuple[Match | None, int] = (None, -1)
         self._sheet: list[Json] = []
 
@@ -54,7 +56,9 @@ class ViewCache:
         key = None if version is None else (version, len(match.hands))
         if key is None or key != self._shared_key or self._shared is None:
             shared = shared_view(match)
-            shared_json = shared.to_dict()
+            if self._ruleset[0] is not shared.rules:
+                self._ruleset = (shared.rules, shared.rules.to_dict())
+            shared_json = shared.to_dict(self._ruleset[1])
             if key is not None:
                 self._shared_key, self._shared = key, (shared, shared_json)
         else:
