@@ -76,7 +76,7 @@ class ViewCache:
     def best_melds(self, hand: Hand, seat: int) -> Json:
         """Least deadwood of ``seat``'s cards, its melds and unmatched cards (card names)."""
         self._for(hand)
-        mask = hand.hands[seat]
+        mask = own_view(hand, seat).hand_mask
         cached = self._melds.get(seat)
         if cached is None or cached[0] != mask:
             best = best_melds_mask(mask)
