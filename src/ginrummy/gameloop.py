@@ -47,7 +47,6 @@ Chance = Callable[[Hand], random.Random]
 """The generator of the hand's next reshuffle (``hand.reshuffles`` tells which one)."""
 
 
-
 def reshuffles_from(rng: random.Random) -> Chance:
     """The chance source that draws every reshuffle from one generator (``simulate``, a
     match's own generator)."""
