@@ -47,6 +47,7 @@ from ginrummy.rules import LayoffChain, Ruleset, StockEnd, UpcardOffer
 from ginrummy.scoring import HandResult, Outcome, score_hand, void_result
 from ginrummy.solver import (
     Arrangement,
+    Chaining,
     Defence,
     arrangement_from_melds,
     best_defence,
@@ -275,7 +276,7 @@ class Hand:
         if self.knock is None:
             raise errors.WrongPhaseError("nobody has knocked")
         return best_defence(self.hands[seat], self.knock.melds,
-                            self.rules.layoff_chain, self.laid_off)
+                            Chaining(self.rules.layoff_chain.value), self.laid_off)
 
     def is_legal(self, action: Action, seat: int | None = None) -> bool:
         """Whether ``apply`` would accept the action."""
@@ -390,7 +391,7 @@ class Hand:
             raise errors.InvalidArrangementError(str(exc)) from None
         try:
             problem = check_layoffs(self.knock.melds, action.layoffs,
-                                    self.rules.layoff_chain, self.laid_off)
+                                    Chaining(self.rules.layoff_chain.value), self.laid_off)
         except ValueError as exc:
             problem = str(exc)
         if problem:

@@ -8,8 +8,8 @@ import oracle
 import pytest
 
 from ginrummy.cards import CardSet, parse_card, parse_card_list
-from ginrummy.rules import LayoffChain
 from ginrummy.solver import (
+    Chaining,
     Defence,
     LayoffTarget,
     best_defence,
@@ -85,7 +85,7 @@ def test_R4_5_chain_none_only_cards_adjacent_to_the_knockers_cards() -> None:
         "9h cannot extend meld 1 (5h 6h 7h): only a card adjacent to the knocker's own cards "
         "may be laid off (layoff chain 'none')")
     assert check_layoffs(knocker, [(c("4h"), 0), (c("8h"), 0)], chain="none") is None
-    defence = best_defence(cards("8h 9h Kc"), knocker, chain=LayoffChain.NONE)
+    defence = best_defence(cards("8h 9h Kc"), knocker, chain=Chaining.NONE)
     assert defence.layoffs == ((c("8h"), 0),)
     assert defence.deadwood == 19
     # his own 8h 9h 10h is a meld of his own either way

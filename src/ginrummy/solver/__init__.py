@@ -2,11 +2,14 @@
 
 Cards are ints 0-51 and sets of cards int bitmasks (see :mod:`ginrummy.cards`); every public
 function takes a :class:`~ginrummy.cards.CardSet`, an int bitmask or an iterable of card ints.
-:func:`deadwood_mask` is the unchecked hot path on a bitmask.
+:func:`deadwood_mask` is the unchecked hot path on a bitmask. The solver is a pure function of
+cards: it knows no :class:`~ginrummy.rules.Ruleset`; the one rule it needs, how far a defender
+may extend a run (R4.5), is its own :class:`Chaining`, to which callers map their rules.
 """
 
 from ginrummy.solver.knock import KnockOption, knock_options, knock_options_mask
 from ginrummy.solver.layoffs import (
+    Chaining,
     Defence,
     LayoffChainLike,
     LayoffTarget,
@@ -31,6 +34,7 @@ from ginrummy.solver.melds import (
 __all__ = [
     "Arrangement",
     "CardsLike",
+    "Chaining",
     "Defence",
     "KnockOption",
     "LayoffChainLike",

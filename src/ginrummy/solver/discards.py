@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from ginrummy.cards import CARD_VALUES
-from ginrummy.solver.knock import _discards
-from ginrummy.solver.melds import RUN_COVER, RUN_DEADWOOD, deadwood_mask, run_lanes_by_set_choice
+from ginrummy.cards import CARD_VALUES, LANE_MASK
+from ginrummy.solver.knock import collect_discards
+from ginrummy.solver.melds import (
+    RUN_COVER,
+    RUN_DEADWOOD,
+    deadwood_mask,
+    held_thrice,
+    ranks_held,
+    run_lanes_by_set_choice,
+)
 
 __all__ = ["discard_deadwoods_mask", "least_deadwood_after_discard", "loose_cards_mask"]
 
@@ -13,11 +20,12 @@ _NO_LIMIT = 1 << 30
 
 def _lanes(mask: int) -> tuple[int, int, int, int, int]:
     """The four suit lanes of a mask and the lane bits of the ranks held three or four times."""
-    s = mask & 8191
-    h = mask >> 13 & 8191
-    d = mask >> 26 & 8191
+    lane = LANE_MASK
+    s = mask & lane
+    h = mask >> 13 & lane
+    d = mask >> 26 & lane
     c = mask >> 39
-    return s, h, d, c, s & h & (d | c) | d & c & (s | h)
+    return s, h, d, c, held_thrice(s, h, d, c)
 
 
 def _outside_runs(s: int, h: int, d: int, c: int) -> int:
@@ -35,7 +43,7 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     """
     found: dict[int, int] = {}
     for base, *lanes in run_lanes_by_set_choice(mask, _lanes(mask)[4]):
-        _discards(found, base, (lanes[0], lanes[1], lanes[2], lanes[3]), _NO_LIMIT)
+        collect_discards(found, base, (lanes[0], lanes[1], lanes[2], lanes[3]), _NO_LIMIT)
     return [(dw, card) for card, dw in found.items()]
 
 
@@ -66,8 +74,7 @@ def loose_cards_mask(mask: int) -> int:
 
 def _top_value(mask: int) -> int:
     """The highest card value in a non-empty mask."""
-    ranks = mask & 8191 | mask >> 13 & 8191 | mask >> 26 & 8191 | mask >> 39
-    return min(ranks.bit_length(), 10)
+    return min(ranks_held(mask).bit_length(), 10)
 
 
 def least_deadwood_after_discard(mask: int, forbidden: int | None = None) -> int:

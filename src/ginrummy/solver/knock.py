@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ginrummy.cards import CARD_NAMES
+from ginrummy.cards import CARD_NAMES, LANE_MASK
 from ginrummy.solver.melds import (
     LANE_DISCARD_GAIN,
     RUN_DEADWOOD,
@@ -12,13 +12,15 @@ from ginrummy.solver.melds import (
     CardsLike,
     best_melds_mask,
     deadwood_mask,
+    held_thrice,
+    ranks_held,
     run_lanes_by_set_choice,
     to_mask,
 )
 
 _NO_DEADWOOD = 1 << 30
 
-__all__ = ["KnockOption", "knock_options", "knock_options_mask"]
+__all__ = ["KnockOption", "collect_discards", "knock_options", "knock_options_mask"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +73,12 @@ def knock_options_mask(
     mask: int, knock_limit: int, big_gin: bool, forbidden: int | None
 ) -> list[KnockOption]:
     """:func:`knock_options` on an int bitmask, unchecked."""
-    s = mask & 8191
-    h = mask >> 13 & 8191
-    d = mask >> 26 & 8191
+    lane = LANE_MASK
+    s = mask & lane
+    h = mask >> 13 & lane
+    d = mask >> 26 & lane
     c = mask >> 39
-    triples = s & h & (d | c) | d & c & (s | h)
+    triples = held_thrice(s, h, d, c)
     t = RUN_DEADWOOD
     g = LANE_DISCARD_GAIN
     if not triples:
@@ -90,11 +93,11 @@ def knock_options_mask(
         ):
             return []
         found: dict[int, int] = {}
-        _discards(found, whole, (s, h, d, c), knock_limit)
+        collect_discards(found, whole, (s, h, d, c), knock_limit)
     else:
         # A discard lowers deadwood by at most its value, so at most the highest card's.
         whole = deadwood_mask(mask)
-        if whole - min((s | h | d | c).bit_length(), 10) > knock_limit and not (
+        if whole - min(ranks_held(mask).bit_length(), 10) > knock_limit and not (
             big_gin and whole == 0
         ):
             return []
@@ -109,7 +112,7 @@ def knock_options_mask(
                 and base - g[lc] > knock_limit
             ):
                 continue
-            _discards(found, base, (ls, lh, ld, lc), knock_limit)
+            collect_discards(found, base, (ls, lh, ld, lc), knock_limit)
     out: list[KnockOption] = []
     if big_gin and whole == 0:
         out.append(KnockOption(None, best_melds_mask(mask), 0, True, True))
@@ -119,7 +122,7 @@ def knock_options_mask(
     return out
 
 
-def _discards(
+def collect_discards(
     found: dict[int, int], base: int, lanes: tuple[int, int, int, int], knock_limit: int
 ) -> None:
     """Record in ``found`` (card -> least deadwood) each discard from ``lanes`` (cards left

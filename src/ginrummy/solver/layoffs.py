@@ -13,21 +13,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import product
 
 from ginrummy.cards import CARD_NAMES, LANE
-from ginrummy.rules import LayoffChain
 from ginrummy.solver.melds import (
     CardsLike,
     MeldKind,
-    _kind_of_mask,
     best_melds_mask,
     check_card,
     deadwood_mask,
+    meld_kind_mask,
     to_mask,
 )
 
 __all__ = [
+    "Chaining",
     "Defence",
     "LayoffChainLike",
     "LayoffTarget",
@@ -36,8 +37,18 @@ __all__ = [
     "layoff_targets",
 ]
 
-LayoffChainLike = LayoffChain | str
-"""A :class:`~ginrummy.rules.LayoffChain` or its value, ``"own"`` or ``"none"``."""
+class Chaining(StrEnum):
+    """How far one defender may extend an end of a knocker's run (R4.5). The solver's own
+    switch: callers map their rules to it (``Ruleset.layoff_chain`` has the same values)."""
+
+    OWN = "own"
+    """Several of his own consecutive cards (8h then 9h onto 5h 6h 7h)."""
+    NONE = "none"
+    """Only the card adjacent to the knocker's own cards."""
+
+
+LayoffChainLike = Chaining | str
+"""A :class:`Chaining` or its value, ``"own"`` or ``"none"``."""
 
 
 def _names(cards: Iterable[int]) -> str:
@@ -104,9 +115,9 @@ class Defence:
         return f"{' '.join(parts)} ({self.deadwood})"
 
 
-def _chain(chain: LayoffChainLike) -> LayoffChain:
+def _chain(chain: LayoffChainLike) -> Chaining:
     try:
-        return LayoffChain(chain)
+        return Chaining(chain)
     except ValueError:
         raise ValueError(f"layoff chain {chain!r}: expected 'own' or 'none'") from None
 
@@ -120,7 +131,7 @@ def _table(
     for i, meld in enumerate(knocker_melds):
         own = [check_card(c, f"knocker meld {i}: card") for c in meld]
         mask = to_mask(own)
-        kind = _kind_of_mask(mask)
+        kind = meld_kind_mask(mask)
         if kind is None:
             raise ValueError(f"knocker meld {i} ({_names(sorted(own))}) is not a meld")
         if mask & table:
@@ -139,7 +150,7 @@ def _table(
         if mask & table:
             raise ValueError(f"laid_off[{i}]: a card is already on the table")
         whole = to_mask(cards) | mask
-        if more and _kind_of_mask(whole) != kind:
+        if more and meld_kind_mask(whole) != kind:
             raise ValueError(f"laid_off[{i}] ({_names(more)}) does not extend knocker meld "
                              f"{i} ({_names(cards)})")
         table |= mask
@@ -155,9 +166,9 @@ def _targets(
     melds: list[tuple[MeldKind, tuple[int, ...]]],
     laid: list[tuple[int, ...]],
     table: int,
-    chain: LayoffChain,
+    chain: Chaining,
 ) -> list[LayoffTarget]:
-    limit = 1 if chain is LayoffChain.NONE else LANE
+    limit = 1 if chain is Chaining.NONE else LANE
     out: list[LayoffTarget] = []
     for i, ((kind, cards), extra) in enumerate(zip(melds, laid, strict=True)):
         if kind == "set":
@@ -190,7 +201,7 @@ def _targets(
 def layoff_targets(
     knocker_melds: Sequence[Sequence[int]],
     laid_off: Sequence[Sequence[int]] | None = None,
-    chain: LayoffChainLike = "own",
+    chain: LayoffChainLike = Chaining.OWN,
 ) -> list[LayoffTarget]:
     """For each knocker meld, in order, the cards a defender may add to it (R4.4, R4.5)."""
     melds, laid, table = _table(knocker_melds, laid_off)
@@ -200,7 +211,7 @@ def layoff_targets(
 def check_layoffs(
     knocker_melds: Sequence[Sequence[int]],
     layoffs: Iterable[tuple[int, int]],
-    chain: LayoffChainLike = "own",
+    chain: LayoffChainLike = Chaining.OWN,
     laid_off: Sequence[Sequence[int]] | None = None,
 ) -> str | None:
     """``None`` if one defender may lay off these (card, knocker meld index) pairs together,
@@ -244,7 +255,7 @@ def check_layoffs(
     return None
 
 
-def _check_one(target: LayoffTarget, group: list[int], rule: LayoffChain) -> str | None:
+def _check_one(target: LayoffTarget, group: list[int], rule: Chaining) -> str | None:
     desc = target.describe()
     first = target.cards[0]
     if target.kind == "set":
@@ -282,7 +293,7 @@ def _check_one(target: LayoffTarget, group: list[int], rule: LayoffChain) -> str
             if (card % LANE == 0 and hi == LANE - 1) or (card % LANE == LANE - 1 and lo == 0):
                 return f"{CARD_NAMES[card]} cannot extend {desc}: runs never wrap"
             gap = abs(card % LANE - (lo if side is below else hi))
-            if rule is LayoffChain.NONE and k == len(allowed) == 1 and gap == 2:
+            if rule is Chaining.NONE and k == len(allowed) == 1 and gap == 2:
                 return (f"{CARD_NAMES[card]} cannot extend {desc}: only a card adjacent to the "
                         "knocker's own cards may be laid off (layoff chain 'none')")
             return f"{CARD_NAMES[card]} cannot extend {desc}: it must be adjacent"
@@ -292,7 +303,7 @@ def _check_one(target: LayoffTarget, group: list[int], rule: LayoffChain) -> str
 def best_defence(
     hand: CardsLike,
     knocker_melds: Sequence[Sequence[int]],
-    chain: LayoffChainLike = "own",
+    chain: LayoffChainLike = Chaining.OWN,
     laid_off: Sequence[Sequence[int]] | None = None,
 ) -> Defence:
     """The defender's own melds and layoffs leaving him the least deadwood (R4.4).

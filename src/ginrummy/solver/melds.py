@@ -25,6 +25,7 @@ from ginrummy.cards import (
     CARD_NAMES,
     FULL_DECK_MASK,
     LANE,
+    LANE_MASK,
     NUM_CARDS,
     CardSet,
     card_name,
@@ -41,8 +42,13 @@ __all__ = [
     "best_melds",
     "deadwood",
     "deadwood_mask",
+    "held_thrice",
     "is_meld",
     "meld_kind",
+    "meld_kind_mask",
+    "ranks_held",
+    "run_deadwood",
+    "suit_lanes",
     "to_mask",
 ]
 
@@ -51,7 +57,6 @@ CardsLike = CardSet | int | Iterable[int]
 
 MeldKind = Literal["set", "run"]
 
-_LANE_MASK = (1 << LANE) - 1
 _RANK_VALUES = tuple(min(r + 1, 10) for r in range(LANE))
 _NO_DEADWOOD = 1 << 30
 
@@ -99,6 +104,22 @@ LANE_DISCARD_GAIN: list[int] = [
     RUN_DEADWOOD[lane] - _MIN_AFTER_DISCARD[lane] if lane else -_NO_DEADWOOD
     for lane in range(1 << LANE)
 ]
+
+
+def suit_lanes(mask: int) -> tuple[int, int, int, int]:
+    """The four 13-bit lanes of ``mask``: spades, hearts, diamonds, clubs."""
+    return mask & LANE_MASK, mask >> 13 & LANE_MASK, mask >> 26 & LANE_MASK, mask >> 39
+
+
+def held_thrice(s: int, h: int, d: int, c: int) -> int:
+    """The lane bits of the ranks held three or four times, from the four suit lanes
+    (spades, hearts, diamonds, clubs): the only ranks whose sets matter."""
+    return s & h & (d | c) | d & c & (s | h)
+
+
+def ranks_held(mask: int) -> int:
+    """The lane bits of the ranks of which ``mask`` holds at least one card."""
+    return (mask | mask >> 13 | mask >> 26 | mask >> 39) & LANE_MASK
 
 
 # --------------------------------------------------------------------------- input
@@ -153,31 +174,40 @@ def check_card(card: object, what: str = "card") -> int:
 def mask_value(mask: int) -> int:
     """Sum of the values of the cards of ``mask``."""
     lv = LANE_VALUE
-    return lv[mask & 8191] + lv[mask >> 13 & 8191] + lv[mask >> 26 & 8191] + lv[mask >> 39]
+    return (lv[mask & LANE_MASK] + lv[mask >> 13 & LANE_MASK] + lv[mask >> 26 & LANE_MASK]
+            + lv[mask >> 39])
+
+
+def run_deadwood(mask: int) -> int:
+    """Deadwood of the cards of ``mask`` with runs alone (no sets): four table lookups."""
+    t = RUN_DEADWOOD
+    return (t[mask & LANE_MASK] + t[mask >> 13 & LANE_MASK] + t[mask >> 26 & LANE_MASK]
+            + t[mask >> 39])
 
 
 # --------------------------------------------------------------------------- deadwood
 
 
 def deadwood_mask(mask: int) -> int:
-    """Least deadwood (R1.4) of the cards of an int bitmask. No validation: the hot path."""
-    s = mask & 8191
-    h = mask >> 13 & 8191
-    d = mask >> 26 & 8191
+    """Least deadwood (R1.4) of the cards of an int bitmask. No validation: the hot path.
+
+    With no rank held three times this is :func:`run_deadwood`; with one such rank, the
+    better of no set, the full set and (with four) the best triple; with more, every choice.
+    It inlines :func:`held_thrice` and binds ``LANE_MASK`` locally: a call costs 4% here.
+    """
+    lane = LANE_MASK
+    s = mask & lane
+    h = mask >> 13 & lane
+    d = mask >> 26 & lane
     c = mask >> 39
+    t = RUN_DEADWOOD
     triples = s & h & (d | c) | d & c & (s | h)
     if not triples:
-        t = RUN_DEADWOOD
         return t[s] + t[h] + t[d] + t[c]
     if triples & (triples - 1):
         return _deadwood_many_sets(mask, triples)
-    return _deadwood_one_set(s, h, d, c, triples)
-
-
-def _deadwood_one_set(s: int, h: int, d: int, c: int, bit: int) -> int:
-    """Least deadwood when exactly one rank (lane bit ``bit``) has three or four cards."""
-    t = RUN_DEADWOOD
-    keep = ~bit
+    # exactly one rank held three or four times
+    keep = ~triples
     s0 = t[s & keep]
     h0 = t[h & keep]
     d0 = t[d & keep]
@@ -225,21 +255,24 @@ def run_lanes_by_set_choice(mask: int, triples: int) -> Iterator[tuple[int, int,
     """For every choice of sets among the ranks of ``triples`` (lane bits): the run deadwood
     of the cards left for runs, then their four lanes (spades, hearts, diamonds, clubs)."""
     t = RUN_DEADWOOD
+    lane = LANE_MASK
     for combo in product(*_set_removals(mask, triples)):
         m = mask ^ sum(combo)
-        s = m & 8191
-        h = m >> 13 & 8191
-        d = m >> 26 & 8191
+        s = m & lane
+        h = m >> 13 & lane
+        d = m >> 26 & lane
         c = m >> 39
         yield t[s] + t[h] + t[d] + t[c], s, h, d, c
 
 
 def _deadwood_many_sets(mask: int, triples: int) -> int:
+    """Least deadwood over every choice of sets (:func:`run_deadwood` inlined: hot path)."""
     t = RUN_DEADWOOD
+    lane = LANE_MASK
     best = _NO_DEADWOOD
     for combo in product(*_set_removals(mask, triples)):
         m = mask ^ sum(combo)
-        v = t[m & 8191] + t[m >> 13 & 8191] + t[m >> 26 & 8191] + t[m >> 39]
+        v = t[m & lane] + t[m >> 13 & lane] + t[m >> 26 & lane] + t[m >> 39]
         if v < best:
             best = v
     return best
@@ -268,26 +301,27 @@ def deadwood(cards: CardsLike) -> int:
 def meld_kind(cards: CardsLike) -> MeldKind | None:
     """``"set"`` for 3-4 cards of one rank, ``"run"`` for 3+ consecutive cards of one suit
     (ace low, no wrap), else ``None`` (R1.3)."""
-    return _kind_of_mask(to_mask(cards))
+    return meld_kind_mask(to_mask(cards))
 
 
 def is_meld(cards: CardsLike) -> bool:
     """Whether the cards form one set or one run (R1.3)."""
-    return _kind_of_mask(to_mask(cards)) is not None
+    return meld_kind_mask(to_mask(cards)) is not None
 
 
-def _kind_of_mask(mask: int) -> MeldKind | None:
+def meld_kind_mask(mask: int) -> MeldKind | None:
+    """:func:`meld_kind` on an int bitmask, unchecked."""
     n = mask.bit_count()
     if n < 3:
         return None
-    lanes = [mask >> (LANE * suit) & _LANE_MASK for suit in range(4)]
+    lanes = [mask >> (LANE * suit) & LANE_MASK for suit in range(4)]
     used = [lane for lane in lanes if lane]
     if len(used) == 1:
         lane = used[0]
         low = lane & -lane
         shifted = lane // low
         return "run" if shifted & (shifted + 1) == 0 else None
-    ranks = lanes[0] | lanes[1] | lanes[2] | lanes[3]
+    ranks = ranks_held(mask)
     if n <= 4 and ranks & (ranks - 1) == 0:
         return "set"
     return None
@@ -395,7 +429,8 @@ def _arrangement(rest: int, sets: tuple[tuple[int, ...], ...]) -> Arrangement:
     unmatched: list[int] = []
     t = RUN_DEADWOOD
     dw = 0
-    for suit, lane in enumerate((rest & 8191, rest >> 13 & 8191, rest >> 26 & 8191, rest >> 39)):
+    lm = LANE_MASK
+    for suit, lane in enumerate((rest & lm, rest >> 13 & lm, rest >> 26 & lm, rest >> 39)):
         if lane:
             parts = _LANE_PARTS[suit].get(lane) or _lane_parts(suit, lane)
             melds += parts[0]
@@ -430,14 +465,9 @@ def _set_choices(mask: int, triples: int) -> list[list[tuple[int, tuple[int, ...
 
 def _candidates(mask: int) -> list[tuple[int, int, tuple[tuple[int, ...], ...]]]:
     """Every choice of sets as (deadwood, cards left for runs, sets), in a fixed order."""
-    s = mask & 8191
-    h = mask >> 13 & 8191
-    d = mask >> 26 & 8191
-    c = mask >> 39
-    triples = s & h & (d | c) | d & c & (s | h)
-    t = RUN_DEADWOOD
+    triples = held_thrice(*suit_lanes(mask))
     if not triples:
-        return [(t[s] + t[h] + t[d] + t[c], mask, ())]
+        return [(run_deadwood(mask), mask, ())]
     out: list[tuple[int, int, tuple[tuple[int, ...], ...]]] = []
     for combo in product(*_set_choices(mask, triples)):
         taken = 0
@@ -447,27 +477,21 @@ def _candidates(mask: int) -> list[tuple[int, int, tuple[tuple[int, ...], ...]]]
             if meld is not None:
                 sets.append(meld)
         m = mask ^ taken
-        out.append((t[m & 8191] + t[m >> 13 & 8191] + t[m >> 26 & 8191] + t[m >> 39], m,
-                    tuple(sets)))
+        out.append((run_deadwood(m), m, tuple(sets)))
     return out
 
 
 def best_melds_mask(mask: int) -> Arrangement:
     """:func:`best_melds` on an int bitmask, unchecked."""
-    s = mask & 8191
-    h = mask >> 13 & 8191
-    d = mask >> 26 & 8191
-    c = mask >> 39
-    triples = s & h & (d | c) | d & c & (s | h)
+    lane = LANE_MASK
+    triples = held_thrice(mask & lane, mask >> 13 & lane, mask >> 26 & lane, mask >> 39)
     if not triples:
         return _arrangement(mask, ())
-    t = RUN_DEADWOOD
     best = _NO_DEADWOOD
     taken = 0
     for combo in product(*_set_removals(mask, triples)):
         removed = sum(combo)
-        m = mask ^ removed
-        v = t[m & 8191] + t[m >> 13 & 8191] + t[m >> 26 & 8191] + t[m >> 39]
+        v = run_deadwood(mask ^ removed)
         if v < best:
             best = v
             taken = removed
@@ -513,7 +537,7 @@ def arrangement_from_melds(hand: CardsLike, melds: Iterable[Iterable[int]]) -> A
         cards = list(meld)
         mask = to_mask(cards)
         text = " ".join(card_name(c) for c in sorted(cards))
-        kind = _kind_of_mask(mask)
+        kind = meld_kind_mask(mask)
         if kind is None:
             raise ValueError(f"[{text}] is not a meld: a set is 3-4 cards of one rank, a run "
                              "3 or more consecutive cards of one suit")
