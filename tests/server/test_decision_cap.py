@@ -14,6 +14,7 @@ from ginrummy.engine import deal_order
 from ginrummy.gameloop import EndlessHand, decisions_made
 from ginrummy.rules import Ruleset
 from ginrummy.server.computer import ComputerSeats
+from ginrummy.server.kinds import Source
 from ginrummy.server.settings import Settings
 from ginrummy.server.table import GameTable, Seat, table_rules
 from ginrummy.storage import StoredEvent
@@ -42,7 +43,7 @@ def test_the_computer_refuses_a_decision_past_the_cap() -> None:
             except EndlessHand as exc:
                 assert "did not end after 4 decisions" in str(exc)
                 return decisions_made(hand)
-            table.apply_event(table.action_event(action, seat.seat, "bot"))  # type: ignore[arg-type]
+            table.apply_event(table.action_event(action, seat.seat, Source.BOT))
 
     assert asyncio.run(run()) == 4
 
