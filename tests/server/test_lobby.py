@@ -116,7 +116,7 @@ def test_private_table_needs_its_invite(server: LiveServer) -> None:
     ({"preset": "poker"}, "preset", "unknown preset"),
     ({"options": {"knock_limit": 11}}, "knock_limit", "0 to 10"),
     ({"options": {"colour": "red"}}, "colour", "no such option"),
-    ({"players": 5}, "players", "less than or equal to 4"),
+    ({"players": 5}, "players", "2 to 4"),
     ({"players": 3, "options": {"format": "match"}}, "format", "single_hand"),
     ({"bots": {"1": "genius"}}, "bots", "unknown player"),
     ({"bots": {"0": "simple"}}, "bots", "seat 0 is yours"),

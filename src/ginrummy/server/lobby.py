@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from ginrummy.bots import BOTS, parse_spec
-from ginrummy.rules import PRESETS, Format, Ruleset, RulesetError
+from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset, RulesetError
 from ginrummy.server.auth import invite_ok, new_secret, new_table_id, secret_hash
 from ginrummy.server.chat import clean_name
 from ginrummy.server.committer import CommitFailed, GroupCommitter
@@ -169,8 +169,12 @@ def _rules(body: CreateTable) -> Ruleset:
     options = dict(body.options)
     if body.players is not None:
         options["players"] = body.players
-    if options.get("players", 2) != 2 and "format" not in options:
-        options["format"] = "single_hand"  # R6.1: 3-4 players play single hands
+    players = options.get("players")
+    if isinstance(players, int) and "format" not in options:
+        allowed = OPTIONS["format"].value_players_allowed(players)
+        preset_format = Ruleset.preset(body.preset).format.value
+        if allowed and preset_format not in allowed:
+            options["format"] = allowed[0]  # R6.1: 3-4 players play single hands
     try:
         return Ruleset.preset(body.preset, **options)
     except RulesetError as exc:

@@ -149,7 +149,8 @@ class CreateTable(_Body):
     name: str | None = Field(default=None, max_length=40)
     preset: str = "classic"
     options: dict[str, Any] = Field(default_factory=dict)
-    players: int | None = Field(default=None, ge=2, le=4)
+    players: int | None = None
+    """Checked by the rules' own schema (``Ruleset``: 2 to 4)."""
     bots: dict[int, str] = Field(default_factory=dict)
     public: bool = True
     clock_seconds: float = Field(default=0, ge=0)
