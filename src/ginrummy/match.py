@@ -119,9 +119,9 @@ class Match:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickling (and ``copy.deepcopy``): the current hand reports to this match again
-        (a hand pickles without its callback)."""
+        (a hand pickles without its callback; a shallow copy's hand stays its original's)."""
         self.__dict__.update(state)
-        if self.hands:
+        if self.hands and self.hands[-1]._on_over is None:
             self.hands[-1]._on_over = self._settle
 
     def step_chance(self) -> bool:
