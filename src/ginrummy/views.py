@@ -7,7 +7,8 @@ player took from the discard pile and still holds (everybody saw them taken), co
 knock and layoffs once laid down, every hand after a knock (R4.8; none after a void hand) and
 the action log with other players' stock draws showing no card.
 
-A view has two parts, each built here by keyword and each with its JSON form:
+A view has two parts, each built here alone (every field set by name; their constructors take
+keywords only) and each with its JSON form:
 
 * :class:`SharedView` (:func:`shared_view`): what every viewer sees alike, the same for each
   seat and spectator of one state (the server builds it once per table version);
@@ -261,10 +262,10 @@ class PlayerView:
     """Everything ``seat`` may know (``seat`` is ``None`` for a spectator): the state's
     :class:`SharedView` and the viewer's :class:`OwnView`, whose fields it shows as its own.
 
-    A snapshot (its fields are read-only, its parts immutable); ``hand`` and ``seats`` are
-    materialised when read. It holds nothing
-    the seat may not know: its own cards, counts and the public cards of the others (all cards
-    once revealed, R4.8), and its own log.
+    A snapshot: its fields are read-only and its parts never change once built; ``hand`` and
+    ``seats`` are materialised when read. It holds nothing the seat may not know: its own
+    cards, counts and the public cards of the others (all cards once revealed, R4.8), and its
+    own log.
     """
 
     __slots__ = ("own", "shared")
