@@ -129,3 +129,15 @@ def test_user_text_is_never_parsed_as_html() -> None:
     source = client_sources()
     markup = r"\.(?:inner|outer)HTML\b|insertAdjacentHTML|document\.write|DOMParser"
     assert re.findall(markup, source) == []
+
+
+def test_every_server_error_code_and_table_status_has_a_label() -> None:
+    from ginrummy.server.kinds import TableStatus
+    from ginrummy.server.protocol import Code
+
+    english = catalogue("en")
+    silent = {Code.STALE_VERSION}  # the client waits for the fresh state that follows
+    missing = [f"error.{code.value}" for code in Code
+               if code not in silent and f"error.{code.value}" not in english]
+    missing += [f"status.{s.value}" for s in TableStatus if f"status.{s.value}" not in english]
+    assert missing == []
