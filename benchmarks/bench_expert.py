@@ -6,7 +6,7 @@ Run: ``/work/venv/bin/python benchmarks/bench_expert.py [--decisions N] [--budge
 Plays matches (``eaai`` rules by default) between the expert and an opponent (``beginner``
 by default, or ``expert`` for self-play) until the expert has made ``--decisions`` decisions,
 timing every call of its ``choose`` (view in, action out; the view itself is built outside
-the timer, as the runner does). Reports p50 / p95 / p99 / max wall-clock milliseconds, the
+the timer, as the game loop does). Reports p50 / p95 / p99 / max wall-clock milliseconds, the
 mean, the same percentiles of the process's CPU time (the figure that matters on a shared,
 loaded machine), and the decisions per phase. The issue's target: p95 <= 500 ms at the
 default budget (aim 300 ms) over at least 2,000 decisions. Layoff decisions (no search)

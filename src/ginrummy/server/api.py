@@ -67,11 +67,11 @@ async def list_tables(request: Request) -> JSONResponse:
 async def get_table(request: Request) -> JSONResponse:
     """``GET /api/tables/{id}``."""
     try:
-        runner = _lobby(request).visible(request.path_params["table_id"],
+        writer = _lobby(request).visible(request.path_params["table_id"],
                                          request.query_params.get("invite"))
     except LobbyError as exc:
         return error_response(exc.status, exc.code, str(exc), exc.field)
-    return JSONResponse(runner.table.entry())
+    return JSONResponse(writer.table.entry())
 
 
 async def create_table(request: Request) -> JSONResponse:
