@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import pickle
 import random
 
 import pytest
@@ -93,6 +94,7 @@ def test_a_player_view_shows_the_fields_of_its_parts() -> None:
     with pytest.raises(AttributeError):
         v.phase = v.phase  # type: ignore[misc]
     assert view(hand, 1) == v and hash(view(hand, 1)) == hash(v) and view(hand, 0) != v
+    assert pickle.loads(pickle.dumps(v)) == v and copy.deepcopy(v) == v  # to worker processes
 
 
 def test_replace_changes_the_right_part() -> None:
