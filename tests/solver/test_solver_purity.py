@@ -15,10 +15,9 @@ from ginrummy.rules import LayoffChain
 from ginrummy.solver import Chaining
 from ginrummy.solver.melds import (
     RUN_DEADWOOD,
-    held_thrice,
+    lanes_and_triples,
     ranks_held,
     run_deadwood,
-    suit_lanes,
 )
 
 SOLVER = Path(ginrummy.solver.__file__).parent
@@ -56,11 +55,11 @@ def test_bit_helpers_match_a_count_of_the_cards() -> None:
     for _ in range(3000):
         cards = rng.sample(range(52), rng.randint(0, 12))
         mask = sum(1 << c for c in cards)
-        lanes = suit_lanes(mask)
-        assert lanes == tuple(mask >> (LANE * s) & LANE_MASK for s in range(4))
+        *lanes, triples = lanes_and_triples(mask)
+        assert lanes == [mask >> (LANE * s) & LANE_MASK for s in range(4)]
         counts = [0] * LANE
         for card in cards:
             counts[rank_of(card)] += 1
         assert ranks_held(mask) == sum(1 << r for r in range(LANE) if counts[r])
-        assert held_thrice(*lanes) == sum(1 << r for r in range(LANE) if counts[r] >= 3)
+        assert triples == sum(1 << r for r in range(LANE) if counts[r] >= 3)
         assert run_deadwood(mask) == sum(RUN_DEADWOOD[lane] for lane in lanes)

@@ -19,26 +19,38 @@ winner to the target counts ``MATCH_BONUS`` more (or less) for ``root``. The sto
 out ends the hand with no score (a reshuffle, R4.7, is not simulated: the hand counts as
 void), and so does a play-out still going after ``MAX_TURNS`` turns (cards passed back and
 forth without a stock draw).
+
+The turn rules restated here for speed (the upcard offer and its passes, who draws after
+them, the stock floor, the knock limit, big gin, the card just taken) are the engine's:
+``tests/bots/test_rollout_engine.py`` plays every preset and every rule option that changes
+play through both, move by move, from the :class:`Step` list a play-out writes when given
+``trace``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from ginrummy.actions import DRAW_DISCARD, DRAW_STOCK, PASS, Action, Discard, Knock
 from ginrummy.bots.belief import NEAR_PARTNERS, meld_partners
-from ginrummy.cards import CARD_VALUES
+from ginrummy.cards import CARD_VALUES, LANE_MASK
 from ginrummy.rules import LayoffChain, Ruleset, StockEnd, UpcardOffer
-from ginrummy.scoring import score_hand
+from ginrummy.scoring import HandResult, score_hand
 from ginrummy.solver import best_melds_mask, deadwood_mask
 from ginrummy.solver.discards import discard_deadwoods_mask, loose_cards_mask
+from ginrummy.solver.melds import ranks_held
 
 __all__ = [
     "DISCARD",
     "DRAW",
     "OFFER",
     "PlayoutRules",
+    "Step",
     "defence_deadwood",
+    "hand_value",
+    "knock_result",
     "knock_value",
     "play_out",
     "policy_discard",
@@ -57,10 +69,12 @@ cards back and forth without drawing from the stock would never end it (a hand t
 from the stock ends within about 40 turns)."""
 
 _VALUES = CARD_VALUES
-_LANE = 8191
 
 
 _PARTNERS = tuple(meld_partners(card) for card in range(52))
+_EITHER: tuple[Action, ...] = (DRAW_STOCK, DRAW_DISCARD)
+_STOCK_ONLY: tuple[Action, ...] = (DRAW_STOCK,)
+_OFFERED: tuple[Action, ...] = (DRAW_DISCARD, PASS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +131,7 @@ def policy_discard(hand: int, forbidden: int | None, loose: int | None = None,
     if avoid and loose & ~avoid:
         loose &= ~avoid
     if loose:
-        ranks = (loose | loose >> 13 | loose >> 26 | loose >> 39) & _LANE
-        rank = ranks.bit_length() - 1
+        rank = ranks_held(loose).bit_length() - 1
         best = -1
         fewest = 99
         for suit in range(4):
@@ -136,7 +149,7 @@ def policy_discard(hand: int, forbidden: int | None, loose: int | None = None,
 def _meld_layoff_options(meld_mask: int, table: int, chain_own: bool) -> list[int]:
     """For one knocker meld: the masks of cards a defender could add (the empty one first);
     a run end may take several consecutive cards (``own`` chain) or one."""
-    lanes = [meld_mask >> (13 * s) & _LANE for s in range(4)]
+    lanes = [meld_mask >> (13 * s) & LANE_MASK for s in range(4)]
     suits = [s for s in range(4) if lanes[s]]
     if len(suits) > 1:  # a set
         if len(suits) == 3:
@@ -199,9 +212,10 @@ def defence_deadwood(hand: int, options: list[list[int]]) -> int:
     return best
 
 
-def _value(ctx: PlayoutRules, knocker: int, deadwood: list[int], gin: bool, big_gin: bool,
-           root: int) -> float:
-    result = score_hand(ctx.rules, knocker, deadwood, gin, big_gin, ctx.spade_upcard)
+def hand_value(ctx: PlayoutRules, result: HandResult, root: int) -> float:
+    """What a hand's result is worth to ``root``: his points less the others' (a match), or
+    the others' mean penalty less his (a single hand); ``MATCH_BONUS`` when it decides the
+    match (``ctx.scores``)."""
     if result.penalties is None:
         points = result.points
         value = float(2 * points[root] - sum(points))
@@ -217,10 +231,10 @@ def _value(ctx: PlayoutRules, knocker: int, deadwood: list[int], gin: bool, big_
     return (sum(penalties) - penalties[root]) / (n - 1) - penalties[root]
 
 
-def knock_value(ctx: PlayoutRules, hands: Sequence[int], knocker: int, rest: int,
-                melds: Sequence[Sequence[int]] | None, root: int) -> float:
-    """The score for ``root`` of ``knocker`` laying down ``rest`` (his cards after the
-    discard) as ``melds`` (default: a least-deadwood arrangement), the others defending."""
+def knock_result(ctx: PlayoutRules, hands: Sequence[int], knocker: int, rest: int,
+                 melds: Sequence[Sequence[int]] | None) -> HandResult:
+    """The result of ``knocker`` laying down ``rest`` (his cards after the discard) as
+    ``melds`` (default: a least-deadwood arrangement), the others defending at their best."""
     if melds is None:
         arrangement = best_melds_mask(rest)
         melds = arrangement.melds
@@ -245,17 +259,47 @@ def knock_value(ctx: PlayoutRules, hands: Sequence[int], knocker: int, rest: int
             deadwood[seat] = (deadwood_mask(hands[seat]) if options is None
                               else defence_deadwood(hands[seat], options))
     big = gin and rest.bit_count() > ctx.rules.cards_per_hand
-    return _value(ctx, knocker, deadwood, gin, big, root)
+    return score_hand(ctx.rules, knocker, deadwood, gin, big, ctx.spade_upcard)
+
+
+def knock_value(ctx: PlayoutRules, hands: Sequence[int], knocker: int, rest: int,
+                melds: Sequence[Sequence[int]] | None, root: int) -> float:
+    """The score for ``root`` of :func:`knock_result`."""
+    return hand_value(ctx, knock_result(ctx, hands, knocker, rest, melds), root)
+
+
+class Step(NamedTuple):
+    """One move of a traced play-out, as the engine would take it.
+
+    ``offered``: at a draw or the upcard offer, the moves the play-out allowed (else empty);
+    ``taken``: at a discard, the card just taken from the pile (``None`` after a stock draw);
+    ``deadwood``: after a discard, the least deadwood of the rest (what decides a knock);
+    ``stock`` and ``top``: the stock size and the face-up card after the move. A last step
+    with ``action`` ``None`` ends the hand with no score: ``end`` says why (``"floor"``: the
+    stock ran down, ``"turns"``: ``MAX_TURNS``, ``"empty"``: nothing to draw); a knock's step
+    has ``end`` ``"knock"`` and its ``result``.
+    """
+
+    seat: int
+    action: Action | None
+    offered: tuple[Action, ...] = ()
+    taken: int | None = None
+    deadwood: int | None = None
+    stock: int = 0
+    top: int | None = None
+    end: str | None = None
+    result: HandResult | None = None
 
 
 def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | None,
              seat: int, phase: int, root: int, taken: int | None = None,
-             passes: int = 0) -> float:
+             passes: int = 0, trace: list[Step] | None = None) -> float:
     """Play the hand to its end with the policy; the score for ``root``.
 
     ``hands`` and ``stock`` (top card last) are changed in place. ``phase`` says what ``seat``
     does first: ``DRAW``, ``DISCARD`` (it holds one card more; ``taken`` may not be
-    discarded) or ``OFFER`` (the first-turn upcard offer, ``passes`` passes so far).
+    discarded) or ``OFFER`` (the first-turn upcard offer, ``passes`` passes so far). With a
+    ``trace`` list, every move is appended to it as a :class:`Step`.
     """
     n = ctx.players
     limit = ctx.knock_limit
@@ -274,10 +318,16 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
                 taken = top
                 if known is not None:
                     known[seat] |= 1 << top
+                if trace is not None:
+                    trace.append(Step(seat, DRAW_DISCARD, _OFFERED, None, None,
+                                      len(stock), None))
                 top = None
                 phase = DISCARD
                 break
             passes += 1
+            if trace is not None:
+                trace.append(Step(seat, PASS, _OFFERED, None, None, len(stock),
+                                  top))
             if passes == n or (dealer_first and passes == 2):
                 seat = (ctx.dealer + 1) % n
                 phase = DRAW
@@ -288,6 +338,8 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
     while True:
         turns_left -= 1
         if not turns_left:
+            if trace is not None:
+                trace.append(Step(seat, None, stock=len(stock), top=top, end="turns"))
             return 0.0
         hand = hands[seat]
         loose = None
@@ -303,16 +355,24 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
                     if known is not None:
                         known[seat] |= 1 << top
                     top = None
+                    if trace is not None:
+                        trace.append(Step(seat, DRAW_DISCARD, _EITHER, stock=len(stock)))
             if loose is None:
                 if not stock:
+                    if trace is not None:
+                        trace.append(Step(seat, None, stock=0, top=top, end="empty"))
                     return 0.0
                 hand |= 1 << stock.pop()
                 taken = None
+                if trace is not None:
+                    trace.append(Step(seat, DRAW_STOCK, _EITHER if can_take and top is not None
+                                      else _STOCK_ONLY,
+                                      stock=len(stock), top=top))
             can_take = True
         phase = DRAW
         if big_gin_ok and not deadwood_mask(hand):
             hands[seat] = hand
-            return knock_value(ctx, hands, seat, hand, None, root)
+            return _knock(ctx, hands, seat, hand, None, taken, stock, top, root, trace)
         if known is not None:
             nxt = known[(seat + 1) % n]
             card, dw = policy_discard(hand, taken, loose, _near(nxt) if nxt else 0)
@@ -322,9 +382,26 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
         hand ^= 1 << card
         hands[seat] = hand
         if dw <= limit:
-            return knock_value(ctx, hands, seat, hand, None, root)
+            return _knock(ctx, hands, seat, hand, card, taken, stock, top, root, trace)
+        if trace is not None:
+            trace.append(Step(seat, Discard(card), (), taken, dw, len(stock), card))
         top = card
         taken = None
         if len(stock) <= floor:
+            if trace is not None:
+                trace.append(Step(seat, None, stock=len(stock), top=top, end="floor"))
             return 0.0
         seat = (seat + 1) % n
+
+
+def _knock(ctx: PlayoutRules, hands: list[int], seat: int, rest: int, discard: int | None,
+           taken: int | None, stock: list[int], top: int | None, root: int,
+           trace: list[Step] | None) -> float:
+    """``seat`` knocks (``discard`` ``None``: big gin) with a least-deadwood arrangement."""
+    result = knock_result(ctx, hands, seat, rest, None)
+    if trace is not None:
+        melds = best_melds_mask(rest).melds
+        trace.append(Step(seat, Knock(discard, melds), (), taken,
+                          deadwood_mask(rest), len(stock),
+                          top if discard is None else discard, "knock", result))
+    return hand_value(ctx, result, root)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ginrummy.cards import CARD_VALUES, LANE_MASK
+from ginrummy.cards import CARD_VALUES
 from ginrummy.solver.knock import collect_discards
 from ginrummy.solver.melds import (
     RUN_COVER,
     RUN_DEADWOOD,
     deadwood_mask,
-    held_thrice,
+    lanes_and_triples,
     ranks_held,
     run_lanes_by_set_choice,
 )
@@ -16,16 +16,6 @@ from ginrummy.solver.melds import (
 __all__ = ["discard_deadwoods_mask", "least_deadwood_after_discard", "loose_cards_mask"]
 
 _NO_LIMIT = 1 << 30
-
-
-def _lanes(mask: int) -> tuple[int, int, int, int, int]:
-    """The four suit lanes of a mask and the lane bits of the ranks held three or four times."""
-    lane = LANE_MASK
-    s = mask & lane
-    h = mask >> 13 & lane
-    d = mask >> 26 & lane
-    c = mask >> 39
-    return s, h, d, c, held_thrice(s, h, d, c)
 
 
 def _outside_runs(s: int, h: int, d: int, c: int) -> int:
@@ -42,7 +32,7 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     less that discard (with no rank held three times there is one choice: no set).
     """
     found: dict[int, int] = {}
-    for base, *lanes in run_lanes_by_set_choice(mask, _lanes(mask)[4]):
+    for base, *lanes in run_lanes_by_set_choice(mask, lanes_and_triples(mask)[4]):
         collect_discards(found, base, (lanes[0], lanes[1], lanes[2], lanes[3]), _NO_LIMIT)
     return [(dw, card) for card, dw in found.items()]
 
@@ -66,7 +56,7 @@ def loose_cards_mask(mask: int) -> int:
     A card c is such a card exactly when deadwood(mask - c) == deadwood(mask) - value(c).
     With no rank held three times the runs are forced, so these are the cards outside them.
     """
-    s, h, d, c, triples = _lanes(mask)
+    s, h, d, c, triples = lanes_and_triples(mask)
     if not triples:
         return _outside_runs(s, h, d, c)
     return _whole_and_loose(mask, triples)[1]
@@ -85,7 +75,7 @@ def least_deadwood_after_discard(mask: int, forbidden: int | None = None) -> int
     worth more than it by two or more need looking at; with no rank held three times the
     latter never lower the deadwood at all.
     """
-    s, h, d, c, triples = _lanes(mask)
+    s, h, d, c, triples = lanes_and_triples(mask)
     allowed = mask if forbidden is None else mask & ~(1 << forbidden)
     if not triples:
         t = RUN_DEADWOOD

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ginrummy.cards import CARD_NAMES, LANE_MASK
+from ginrummy.cards import CARD_NAMES
 from ginrummy.solver.melds import (
     LANE_DISCARD_GAIN,
     RUN_DEADWOOD,
@@ -12,7 +12,7 @@ from ginrummy.solver.melds import (
     CardsLike,
     best_melds_mask,
     deadwood_mask,
-    held_thrice,
+    lanes_and_triples,
     ranks_held,
     run_lanes_by_set_choice,
     to_mask,
@@ -73,12 +73,7 @@ def knock_options_mask(
     mask: int, knock_limit: int, big_gin: bool, forbidden: int | None
 ) -> list[KnockOption]:
     """:func:`knock_options` on an int bitmask, unchecked."""
-    lane = LANE_MASK
-    s = mask & lane
-    h = mask >> 13 & lane
-    d = mask >> 26 & lane
-    c = mask >> 39
-    triples = held_thrice(s, h, d, c)
+    s, h, d, c, triples = lanes_and_triples(mask)
     t = RUN_DEADWOOD
     g = LANE_DISCARD_GAIN
     if not triples:
