@@ -27,6 +27,7 @@ from ginrummy.actions import Action, Knock, LayOff, Reshuffle, action_text, pars
 from ginrummy.engine import CHANCE, Hand, Phase
 from ginrummy.errors import HandOverError, IllegalActionError
 from ginrummy.match import Match
+from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 from ginrummy.scoring import HandResult
 from helpers import build_deck, make_hand, play
@@ -391,3 +392,23 @@ def test_the_engine_s_own_big_gin_prints_as_gin_and_parses_back() -> None:
     # a plain knock's text is unchanged
     assert str(parse_action("knock 9c [5s 5h 5d 5c] [6c 7c 8c]")).startswith("knock 9c ")
     assert parse_action(BIG_GIN) == Knock(None, parse_action(BIG_GIN).melds)
+
+
+def test_a_record_with_the_old_big_gin_text_replays_to_the_same_match() -> None:
+    rules = Ruleset.preset("classic", big_gin=True)
+    hand = make_hand(rules, {0: BIG_GIN_HAND}, stock="Kd")
+    match = CountingMatch(rules, seed=0, first_dealer=hand.dealer)
+    dealt = match.start_hand(hand.deck)
+    while dealt.phase is Phase.OFFER:
+        match.apply("pass")
+    match.apply("stock")
+    big = next(a for a in dealt.legal_actions() if isinstance(a, Knock) and a.discard is None)
+    dealt.apply(big)  # through the hand: the match settles all the same
+    assert match.settled == 1 and dealt.result is not None
+    assert match.scores == list(dealt.result.points) and max(match.scores) > 0
+    data = GameRecord.from_match(match).to_json()
+    actions = data["hands"][0]["actions"]
+    assert actions[-1] == str(big) and actions[-1].startswith("gin [")
+    actions[-1] = "knock " + actions[-1].removeprefix("gin ")  # as written before the fix
+    replay = GameRecord.from_json(data).replay()
+    assert replay.scores == match.scores and replay.hand.snapshot() == dealt.snapshot()

@@ -140,7 +140,11 @@ def deal_order(seed: int | None = None, rng: random.Random | None = None) -> lis
 
 
 class Hand:
-    """One hand: deal, turns, knock or gin, layoffs, scoring."""
+    """One hand: deal, turns, knock or gin, layoffs, scoring.
+
+    ``on_over``, if given (a :class:`~ginrummy.match.Match` gives its settlement), is called
+    with the hand once, when its last action has been applied.
+    """
 
     def __init__(self, rules: Ruleset, dealer: int, deck: Sequence[Card],
                  on_over: Callable[[Hand], None] | None = None) -> None:
