@@ -180,6 +180,10 @@ class Hand:
         self._after_reshuffle = 0  # who draws first from a reshuffled stock
         # called once with this hand when it ends (a match settles its score); not copied
         self._on_over = on_over
+        # LAYOFF phase: the best defence of the seat to move, computed by the action that
+        # made him defend (a function of the log, like every other field): legal_actions
+        # proposes it and verify accepts it as it is, without checking it again
+        self._defence_due: Defence | None = None
         self.passes = 0
         self.stock_only = False
         self.knock: KnockInfo | None = None
@@ -264,7 +268,8 @@ class Hand:
         if phase is _OFFER:
             return [DRAW_DISCARD, PASS]
         if phase is _LAYOFF:
-            best = self.best_defence(self.to_move)
+            best = self._defence_due
+            assert best is not None
             return [LayOff(best.melds, best.layoffs)]
         return []
 
@@ -337,6 +342,9 @@ class Hand:
         elif isinstance(action, Knock):
             return self._check_knock(action)
         elif isinstance(action, LayOff):
+            best = self._defence_due
+            if best is not None and action.melds == best.melds and action.layoffs == best.layoffs:
+                return best  # the proposal of legal_actions, or the same melds and layoffs
             return self._check_layoff(action)
         elif isinstance(action, Reshuffle):
             expected = sorted(self.discards[:-1])
@@ -503,6 +511,7 @@ class Hand:
         else:
             self.phase = _LAYOFF
             self.to_move = (seat + 1) % self.players
+            self._defence_due = self.best_defence(self.to_move)
 
     def _lay_off(self, seat: int, action: LayOff, checked: Arrangement | Defence | None) -> None:
         defence = checked
@@ -515,9 +524,11 @@ class Hand:
         assert self.knock is not None
         following = (seat + 1) % self.players
         if following == self.knock.knocker:
+            self._defence_due = None
             self._score()
         else:
             self.to_move = following
+            self._defence_due = self.best_defence(following)
 
     def _score(self) -> None:
         knock = self.knock
