@@ -15,7 +15,9 @@ from ginrummy.solver import (
     best_defence,
     best_melds,
     check_layoffs,
+    defence_deadwood_mask,
     is_meld,
+    layoff_options_mask,
     layoff_targets,
 )
 
@@ -264,6 +266,20 @@ def test_R4_4_best_defence_matches_brute_force(seed: int) -> None:
         assert sum(oracle.value(x) for x in defence.unmatched) == defence.deadwood
         assert defence == best_defence(CardSet(hand), melds, chain=chain, laid_off=laid)
     assert laid_some > 50
+
+
+def test_R4_4_defence_deadwood_mask_is_the_best_defences_for_every_defender() -> None:
+    """The mask-level fast path (the expert's play-outs): the same least deadwood as
+    best_defence, for a later defender too, from options that ignore earlier layoffs."""
+    rng = random.Random(77)
+    laid_some = 0
+    for _ in range(1500):
+        melds, laid, chain, hand = _situation(rng)
+        laid_some += any(laid)
+        options = layoff_options_mask(melds, Chaining(chain))
+        expected = best_defence(hand, melds, chain=chain, laid_off=laid).deadwood
+        assert defence_deadwood_mask(hand, options) == expected, (melds, laid, chain)
+    assert laid_some > 100
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -14,11 +14,12 @@ card below counts as gone: it was declined before). The policy:
   big gin when they are there).
 
 A knock is scored exactly by the rules (:func:`~ginrummy.scoring.score_hand`), each defender
-laying off as well as he can (:func:`defence_deadwood`); in a match, a hand that takes its
-winner to the target counts ``MATCH_BONUS`` more (or less) for ``root``. The stock running
-out ends the hand with no score (a reshuffle, R4.7, is not simulated: the hand counts as
-void), and so does a play-out still going after ``MAX_TURNS`` turns (cards passed back and
-forth without a stock draw).
+laying off as well as he can (the solver's :func:`~ginrummy.solver.layoff_options_mask` and
+:func:`~ginrummy.solver.defence_deadwood_mask`, the engine's layoff rules); in a match, a
+hand that takes its winner to the target counts ``MATCH_BONUS`` more (or less) for ``root``.
+The stock running out ends the hand with no score (a reshuffle, R4.7, is not simulated: the
+hand counts as void), and so does a play-out still going after ``MAX_TURNS`` turns (cards
+passed back and forth without a stock draw).
 
 The turn rules restated here for speed (the upcard offer and its passes, who draws after
 them, the stock floor, the knock limit, big gin, the card just taken) are the engine's:
@@ -35,10 +36,16 @@ from typing import NamedTuple
 
 from ginrummy.actions import DRAW_DISCARD, DRAW_STOCK, PASS, Action, Discard, Knock
 from ginrummy.bots.belief import NEAR_PARTNERS, meld_partners
-from ginrummy.cards import CARD_VALUES, LANE_MASK
+from ginrummy.cards import CARD_VALUES
 from ginrummy.rules import LayoffChain, Ruleset, StockEnd, UpcardOffer
 from ginrummy.scoring import HandResult, score_hand
-from ginrummy.solver import best_melds_mask, deadwood_mask
+from ginrummy.solver import (
+    Chaining,
+    best_melds_mask,
+    deadwood_mask,
+    layoff_options_mask,
+)
+from ginrummy.solver import defence_deadwood_mask as defence_deadwood
 from ginrummy.solver.discards import discard_deadwoods_mask, loose_cards_mask
 from ginrummy.solver.melds import ranks_held
 
@@ -52,6 +59,7 @@ __all__ = [
     "hand_value",
     "knock_result",
     "knock_value",
+    "layoff_options",
     "play_out",
     "policy_discard",
     "wants_card",
@@ -72,6 +80,8 @@ _VALUES = CARD_VALUES
 
 
 _PARTNERS = tuple(meld_partners(card) for card in range(52))
+_CHAINING = {chain: Chaining(chain.value) for chain in LayoffChain}
+"""The rules' layoff chain as the solver's switch (the same values)."""
 _EITHER: tuple[Action, ...] = (DRAW_STOCK, DRAW_DISCARD)
 _STOCK_ONLY: tuple[Action, ...] = (DRAW_STOCK,)
 _OFFERED: tuple[Action, ...] = (DRAW_DISCARD, PASS)
@@ -146,70 +156,10 @@ def policy_discard(hand: int, forbidden: int | None, loose: int | None = None,
     return (-card) % 64, dw
 
 
-def _meld_layoff_options(meld_mask: int, table: int, chain_own: bool) -> list[int]:
-    """For one knocker meld: the masks of cards a defender could add (the empty one first);
-    a run end may take several consecutive cards (``own`` chain) or one."""
-    lanes = [meld_mask >> (13 * s) & LANE_MASK for s in range(4)]
-    suits = [s for s in range(4) if lanes[s]]
-    if len(suits) > 1:  # a set
-        if len(suits) == 3:
-            missing = next(s for s in range(4) if not lanes[s])
-            rank = lanes[suits[0]].bit_length() - 1
-            return [0, 1 << (13 * missing + rank)]
-        return [0]
-    suit = suits[0]
-    lane = lanes[suit]
-    lo = (lane & -lane).bit_length() - 1
-    hi = lane.bit_length() - 1
-    limit = 13 if chain_own else 1
-    lows = [0]
-    r = lo - 1
-    acc = 0
-    while r >= 0 and len(lows) <= limit and not table >> (13 * suit + r) & 1:
-        acc |= 1 << (13 * suit + r)
-        lows.append(acc)
-        r -= 1
-    highs = [0]
-    r = hi + 1
-    acc = 0
-    while r < 13 and len(highs) <= limit and not table >> (13 * suit + r) & 1:
-        acc |= 1 << (13 * suit + r)
-        highs.append(acc)
-        r += 1
-    return [a | b for a in lows for b in highs]
-
-
 def layoff_options(melds: Sequence[Sequence[int]], chain: LayoffChain) -> list[list[int]]:
-    """Per knocker meld, the card masks a defender may lay off on it (see above)."""
-    table = 0
-    masks = []
-    for meld in melds:
-        mask = 0
-        for card in meld:
-            mask |= 1 << card
-        masks.append(mask)
-        table |= mask
-    own = chain is LayoffChain.OWN
-    return [_meld_layoff_options(m, table, own) for m in masks]
-
-
-def defence_deadwood(hand: int, options: list[list[int]]) -> int:
-    """The least deadwood ``hand`` keeps after laying off (options from
-    :func:`layoff_options`)."""
-    best = deadwood_mask(hand)
-    if not best:
-        return 0
-    combos = [0]
-    for per_meld in options:
-        usable = [m for m in per_meld if m & hand == m]
-        if len(usable) > 1:
-            combos = [c | m for c in combos for m in usable]
-    for taken in combos:
-        if taken:
-            dw = deadwood_mask(hand ^ taken)
-            if dw < best:
-                best = dw
-    return best
+    """Per knocker meld, the card masks a defender may lay off on it: the solver's
+    :func:`~ginrummy.solver.layoff_options_mask` under the rules' layoff chain."""
+    return layoff_options_mask(melds, _CHAINING[chain])
 
 
 def hand_value(ctx: PlayoutRules, result: HandResult, root: int) -> float:

@@ -15,6 +15,8 @@ from ginrummy.solver.layoffs import (
     LayoffTarget,
     best_defence,
     check_layoffs,
+    defence_deadwood_mask,
+    layoff_options_mask,
     layoff_targets,
 )
 from ginrummy.solver.melds import (
@@ -48,9 +50,11 @@ __all__ = [
     "check_layoffs",
     "deadwood",
     "deadwood_mask",
+    "defence_deadwood_mask",
     "is_meld",
     "knock_options",
     "knock_options_mask",
+    "layoff_options_mask",
     "layoff_targets",
     "meld_kind",
 ]

@@ -34,6 +34,8 @@ __all__ = [
     "LayoffTarget",
     "best_defence",
     "check_layoffs",
+    "defence_deadwood_mask",
+    "layoff_options_mask",
     "layoff_targets",
 ]
 
@@ -162,39 +164,52 @@ def _set_order(card: int) -> int:
     return card // LANE
 
 
+def _reach(kind: MeldKind, cards: Sequence[int], extra: Sequence[int], table: int,
+           limit: int) -> tuple[int | None, list[int], list[int]]:
+    """What one defender may add to one knocker meld (``cards``: a set, or a run by rank;
+    ``extra``: what earlier defenders added; ``table``: every card on the table): a set's
+    fourth card, else a run's lower and upper extensions, nearest first, ``limit`` a side."""
+    if kind == "set":
+        fourth = None
+        if len(cards) == 3 and not extra:
+            rank = cards[0] % LANE
+            fourth = next((rank + LANE * s for s in range(4)
+                           if not table >> (rank + LANE * s) & 1), None)
+        return fourth, [], []
+    base = cards[0] - cards[0] % LANE
+    lo = cards[0] % LANE
+    hi = cards[-1] % LANE
+    low: list[int] = []
+    high: list[int] = []
+    if not any(c % LANE < lo for c in extra):
+        r = lo - 1
+        while r >= 0 and len(low) < limit and not table >> (base + r) & 1:
+            low.append(base + r)
+            r -= 1
+    if not any(c % LANE > hi for c in extra):
+        r = hi + 1
+        while r < LANE and len(high) < limit and not table >> (base + r) & 1:
+            high.append(base + r)
+            r += 1
+    return None, low, high
+
+
+def _limit(chain: Chaining) -> int:
+    """How many cards one defender may add to one end of a run (R4.5)."""
+    return 1 if chain is Chaining.NONE else LANE
+
+
 def _targets(
     melds: list[tuple[MeldKind, tuple[int, ...]]],
     laid: list[tuple[int, ...]],
     table: int,
     chain: Chaining,
 ) -> list[LayoffTarget]:
-    limit = 1 if chain is Chaining.NONE else LANE
+    limit = _limit(chain)
     out: list[LayoffTarget] = []
     for i, ((kind, cards), extra) in enumerate(zip(melds, laid, strict=True)):
-        if kind == "set":
-            fourth = None
-            if len(cards) == 3 and not extra:
-                rank = cards[0] % LANE
-                fourth = next((rank + LANE * s for s in range(4)
-                               if not table >> (rank + LANE * s) & 1), None)
-            out.append(LayoffTarget(i, kind, cards, extra, fourth, (), ()))
-            continue
-        base = cards[0] - cards[0] % LANE
-        lo = cards[0] % LANE
-        hi = cards[-1] % LANE
-        low: list[int] = []
-        high: list[int] = []
-        if not any(c % LANE < lo for c in extra):
-            r = lo - 1
-            while r >= 0 and len(low) < limit and not table >> (base + r) & 1:
-                low.append(base + r)
-                r -= 1
-        if not any(c % LANE > hi for c in extra):
-            r = hi + 1
-            while r < LANE and len(high) < limit and not table >> (base + r) & 1:
-                high.append(base + r)
-                r += 1
-        out.append(LayoffTarget(i, kind, cards, extra, None, tuple(low), tuple(high)))
+        fourth, low, high = _reach(kind, cards, extra, table, limit)
+        out.append(LayoffTarget(i, kind, cards, extra, fourth, tuple(low), tuple(high)))
     return out
 
 
@@ -206,6 +221,55 @@ def layoff_targets(
     """For each knocker meld, in order, the cards a defender may add to it (R4.4, R4.5)."""
     melds, laid, table = _table(knocker_melds, laid_off)
     return _targets(melds, laid, table, _chain(chain))
+
+
+def layoff_options_mask(knocker_melds: Sequence[Sequence[int]],
+                        chain: Chaining) -> list[list[int]]:
+    """:func:`layoff_targets` as card masks, for :func:`defence_deadwood_mask`: per knocker
+    meld, every mask of cards one defender may add to it, the empty mask first (a set's fourth
+    card; a run's lower and upper extensions, each nearest card first). Unchecked: the melds
+    are valid and disjoint. What earlier defenders laid off is left out, and need not be:
+    a defender can use only cards that continue the knocker's own from an end, never a card
+    next to another defender's, so the masks serve every defender of a hand."""
+    table = 0
+    for meld in knocker_melds:
+        for card in meld:
+            table |= 1 << card
+    limit = _limit(chain)
+    out: list[list[int]] = []
+    for meld in knocker_melds:
+        if meld[0] // LANE != meld[1] // LANE:  # two suits: a set
+            fourth = _reach("set", meld, (), table, limit)[0]
+            out.append([0] if fourth is None else [0, 1 << fourth])
+            continue
+        _, low, high = _reach("run", sorted(meld), (), table, limit)
+        lows = [0]
+        for card in low:
+            lows.append(lows[-1] | 1 << card)
+        highs = [0]
+        for card in high:
+            highs.append(highs[-1] | 1 << card)
+        out.append([a | b for a in lows for b in highs])
+    return out
+
+
+def defence_deadwood_mask(hand: int, options: Sequence[Sequence[int]]) -> int:
+    """The least deadwood ``hand`` keeps after laying off (``options`` from
+    :func:`layoff_options_mask`): :func:`best_defence`'s deadwood, without its layoffs."""
+    best = deadwood_mask(hand)
+    if not best:
+        return 0
+    combos = [0]
+    for per_meld in options:
+        usable = [m for m in per_meld if m & hand == m]
+        if len(usable) > 1:
+            combos = [c | m for c in combos for m in usable]
+    for taken in combos:
+        if taken:
+            dw = deadwood_mask(hand ^ taken)
+            if dw < best:
+                best = dw
+    return best
 
 
 def check_layoffs(
