@@ -8,7 +8,8 @@ for one that is not allowed. Reshuffles of the discard pile (R4.7) are chance ac
 function of its deck and its action list.
 
 Asking never changes a hand: :meth:`Hand.legal_actions`, :meth:`Hand.verify` and
-:meth:`Hand.is_legal` keep no cache, so a hand's behaviour depends only on the actions applied.
+:meth:`Hand.is_legal` keep no cache, so a hand's behaviour depends only on the actions applied
+(what they reuse, a defender's best defence, is computed by the action that makes him defend).
 A hand dealt by a :class:`~ginrummy.match.Match` carries the match's ``on_over`` callback and
 calls it once, when the hand ends, whichever door (``match.apply`` or ``hand.apply``) played
 the last action; copies (:meth:`Hand.copy`, ``copy.deepcopy``, pickling the hand alone) are
