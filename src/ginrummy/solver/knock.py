@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ginrummy.cards import CARD_NAMES
+from ginrummy.cards import CARD_NAMES, LANE_MASK
 from ginrummy.solver.melds import (
     LANE_DISCARD_GAIN,
     RUN_DEADWOOD,
@@ -12,8 +12,6 @@ from ginrummy.solver.melds import (
     CardsLike,
     best_melds_mask,
     deadwood_mask,
-    lanes_and_triples,
-    ranks_held,
     run_lanes_by_set_choice,
     to_mask,
 )
@@ -73,7 +71,13 @@ def knock_options_mask(
     mask: int, knock_limit: int, big_gin: bool, forbidden: int | None
 ) -> list[KnockOption]:
     """:func:`knock_options` on an int bitmask, unchecked."""
-    s, h, d, c, triples = lanes_and_triples(mask)
+    # lanes_and_triples(mask), inlined: a call costs 10% here (the engine's legal actions)
+    lane = LANE_MASK
+    s = mask & lane
+    h = mask >> 13 & lane
+    d = mask >> 26 & lane
+    c = mask >> 39
+    triples = s & h & (d | c) | d & c & (s | h)
     t = RUN_DEADWOOD
     g = LANE_DISCARD_GAIN
     if not triples:
@@ -92,7 +96,7 @@ def knock_options_mask(
     else:
         # A discard lowers deadwood by at most its value, so at most the highest card's.
         whole = deadwood_mask(mask)
-        if whole - min(ranks_held(mask).bit_length(), 10) > knock_limit and not (
+        if whole - min((s | h | d | c).bit_length(), 10) > knock_limit and not (
             big_gin and whole == 0
         ):
             return []
