@@ -94,6 +94,7 @@ def test_a_player_view_shows_the_fields_of_its_parts() -> None:
     for name in OwnView.__slots__:
         assert getattr(v, name) == getattr(v.own, name), name
     assert view(hand, 1) == v and hash(view(hand, 1)) == hash(v) and view(hand, 0) != v
+    assert PlayerView.of(v.shared, v.own) == v
     assert pickle.loads(pickle.dumps(v)) == v and copy.deepcopy(v) == v  # to worker processes
 
 

@@ -212,8 +212,9 @@ def own_view(hand: Hand, seat: int | None) -> OwnView:
 
 # The two builders. Each sets its part's fields one by one, by name, on a new SharedView or
 # OwnView, or on a PlayerView (which has the fields of both): as safe as keywords (a field left
-# out raises AttributeError when read, and the tests read them all) and several times cheaper
-# than a 21-keyword call (1.2 us) or three objects a view; bots ask for one at every decision.
+# out raises AttributeError when read, and the tests read them all) and cheap enough for bots,
+# which ask for a view at every decision: a whole view costs about what the old 24-field tuple
+# did, where a 21-keyword call alone takes 1.2 us and one object per part adds a tenth of a us.
 
 def _fill_shared(v: SharedView | PlayerView, hand: Hand, match: Match | None) -> None:
     revealed = hand.knock is not None  # R4.8: every hand is shown after a knock
@@ -267,7 +268,7 @@ _OWN = OwnView.__slots__
 class PlayerView:
     """Everything ``seat`` may know (``seat`` is ``None`` for a spectator): the fields of the
     state's :class:`SharedView` and of the viewer's :class:`OwnView`, set by their builders
-    (``shared`` and ``own`` give the two parts back).
+    (``shared`` and ``own`` give the two parts back, :meth:`of` joins two parts).
 
     A snapshot: nothing changes it once built; ``hand`` and ``seats`` are materialised when
     read. It holds nothing the seat may not know: its own cards, counts and the public cards of
@@ -303,11 +304,17 @@ class PlayerView:
     known_masks: tuple[int, ...]
     revealed_masks: tuple[int, ...] | None
 
-    def __init__(self, shared: SharedView, own: OwnView) -> None:
+    # No __init__: ``PlayerView()`` is then the fastest way to a new (blank) object.
+
+    @classmethod
+    def of(cls, shared: SharedView, own: OwnView) -> PlayerView:
+        """The view made of ``shared`` and ``own``."""
+        v = cls()
         for name in _SHARED:
-            setattr(self, name, getattr(shared, name))
+            setattr(v, name, getattr(shared, name))
         for name in _OWN:
-            setattr(self, name, getattr(own, name))
+            setattr(v, name, getattr(own, name))
+        return v
 
     @property
     def shared(self) -> SharedView:
@@ -337,7 +344,7 @@ class PlayerView:
     def _replace(self, **changes: Any) -> PlayerView:
         """A copy with some fields changed (what-if questions in tests), as a NamedTuple's."""
         own = {name: changes.pop(name) for name in _OWN if name in changes}
-        return PlayerView(replace(self.shared, **changes), replace(self.own, **own))
+        return PlayerView.of(replace(self.shared, **changes), replace(self.own, **own))
 
     @property
     def hand(self) -> tuple[Card, ...]:
@@ -367,7 +374,7 @@ class PlayerView:
 
 def view(state: Hand | Match, seat: int | None) -> PlayerView:
     """The view of ``seat`` (``None``: a spectator) of a hand or of a match's current hand."""
-    v: PlayerView = _new(PlayerView)
+    v = PlayerView()
     if isinstance(state, Match):
         _fill_own(v, state.hand, seat)
         _fill_shared(v, state.hand, state)
