@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from ginrummy.actions import Discard, DrawDiscard, Knock
-from ginrummy.bots.expert import _playout_rules
+from ginrummy.actions import Action, Discard, DrawDiscard, Knock
+from ginrummy.bots import SimpleBot
+from ginrummy.bots.belief import World
+from ginrummy.bots.expert import ExpertBot, _discard_scorer, _knock_scorer, _playout_rules
 from ginrummy.bots.rollout import DISCARD, DRAW, OFFER, PlayoutRules, Step, hand_value, play_out
 from ginrummy.engine import CHANCE, Hand, Phase
-from ginrummy.rules import OPTION_NAMES, Ruleset, StockEnd
+from ginrummy.rules import OPTION_NAMES, Ruleset, StockEnd, UpcardOffer
 from ginrummy.solver import best_melds_mask, deadwood_mask
 from ginrummy.views import view
 
@@ -232,3 +235,69 @@ def test_play_out_moves_are_the_engines(name: str) -> None:
             ends.update(_play_both(hand, (seed + 1) % n, seed % 3 == 0, None))
     assert ends["knock"] + ends["gin"] >= 10, ends
     assert ends.keys() >= SEEN.get(name, set()), ends
+
+
+# ----------------------------------------------------------------- the expert's entry points
+def _value_from(hand: Hand, ctx: PlayoutRules, root: int) -> float:
+    """What a play-out from the engine's position is worth to ``root`` (0 once void, or
+    where the engine would reshuffle: play-outs do not reshuffle)."""
+    if hand.phase is Phase.LAYOFF:
+        while not hand.over:
+            hand.apply(hand.legal_actions()[0])
+    if hand.over:
+        assert hand.result is not None
+        return hand_value(ctx, hand.result, root)
+    if hand.phase is Phase.RESHUFFLE:
+        return 0.0
+    if hand.phase is Phase.DRAW and hand.stock_only:
+        hand.apply("stock")
+    return play_out(ctx, list(hand.hands), list(hand.stock), root=root, **_start(hand))
+
+
+@pytest.mark.parametrize("name", ["playok", "eaai", "offer-non-dealer-first-3",
+                                  "offer-non-dealer-first-4", "arena-4", "reshuffle-match",
+                                  "big-gin", "layoff-own-3"])
+def test_the_experts_scorers_start_where_the_engine_is(name: str) -> None:
+    """Each move the expert weighs (take, stock, pass, each discard, each knock) is scored by
+    a play-out starting where the engine stands after that move: the expert's own reading of
+    the offer's end, the stock floor and the knock agree with the engine's."""
+    rules = CONFIGS[name]
+    expert = ExpertBot(1)
+    simple = SimpleBot()
+    checked: Counter[str] = Counter()
+    for seed in range(8):
+        rng = random.Random(seed)
+        hand = Hand.deal(rules, dealer=seed % rules.players, seed=seed)
+        for decision in range(60):  # the simple bot plays, never knocking, until the end
+            if hand.over or hand.phase in (Phase.LAYOFF, Phase.RESHUFFLE):
+                break
+            seat = hand.to_move
+            seen = view(hand, seat)
+            legal = hand.legal_actions()
+            knocks = [a for a in legal if isinstance(a, Knock)]
+            if decision % 4 == 0 or knocks or hand.phase is Phase.OFFER:
+                ctx = _playout_rules(seen)
+                world = World(tuple(hand.hands), tuple(hand.stock))
+                scored: list[tuple[Action, Callable[[World], float]]]
+                if hand.phase is Phase.DISCARD:
+                    scored = [(a, _discard_scorer(ctx, seat, seen.hand_mask, a.card))
+                              for a in legal if isinstance(a, Discard)]
+                    scored += [(a, _knock_scorer(ctx, seat, seen.hand_mask, a)) for a in knocks]
+                else:
+                    scored = [(c.action, c.score)
+                              for c in expert._draw_candidates(seen, legal, ctx)]
+                assert scored
+                for action, score in scored:
+                    after = hand.copy()
+                    after.apply(action)
+                    if after.phase is Phase.DRAW and after.stock_only:
+                        checked["offer over"] += 1
+                    assert score(world) == _value_from(after, ctx, seat), action
+                    checked[type(action).__name__] += 1
+            action = simple.choose(seen, legal)
+            if isinstance(action, Knock):
+                action = rng.choice([a for a in legal if isinstance(a, Discard)])
+            hand.apply(action)
+    assert checked["DrawStock"] and checked["Discard"] and checked["Knock"], checked
+    if rules.upcard_offer is not UpcardOffer.NONE:
+        assert checked["Pass"] > checked["offer over"] > 0, checked
