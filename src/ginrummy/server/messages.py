@@ -21,6 +21,7 @@ from ginrummy.server.kinds import SeatKind, TableStatus
 from ginrummy.server.protocol import Code
 from ginrummy.server.viewcache import ViewCache
 from ginrummy.solver import knock_options_mask
+from ginrummy.views import own_view
 
 if TYPE_CHECKING:
     from ginrummy.server.table import GameTable
@@ -324,7 +325,7 @@ def _legal_text(action: Action, hand: Hand) -> str:
 def _hints(hand: Hand, seat: int, best: dict[str, Any]) -> dict[str, Any]:
     """Least deadwood of the seat's own hand (``best``), its knock options and its best
     defence."""
-    mask = hand.hands[seat]
+    mask = own_view(hand, seat).hand_mask
     knocks: list[KnockHint] = []
     hints: dict[str, Any] = {**best, "knocks": knocks, "defence": None}
     if hand.over or hand.to_move != seat:
