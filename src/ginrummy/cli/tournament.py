@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ginrummy.cli.options import UsageError, build_ruleset, parse_sets, seat_names
+from ginrummy.rules import OPTIONS
 
 if TYPE_CHECKING:  # the harness is imported only when the command runs
     from ginrummy.tournament import TournamentConfig
@@ -55,8 +56,10 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     from ginrummy.tournament import Backend, TournamentConfig, Unit
 
     names = [n for n in args.seats.split(",") if n.strip()]
-    if not 2 <= len(names) <= 4:
-        raise UsageError(f"--players: give 2 to 4 comma-separated players, got {len(names)}")
+    low, high = OPTIONS["players"].minimum, OPTIONS["players"].maximum
+    if low is None or high is None or not low <= len(names) <= high:
+        raise UsageError(f"--players: give {low} to {high} comma-separated players, "
+                         f"got {len(names)}")
     rules_args = argparse.Namespace(**vars(args))
     if "players" not in parse_sets(args.sets):
         rules_args.players = len(names)  # the table size follows the players given

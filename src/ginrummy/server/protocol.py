@@ -161,5 +161,6 @@ class JoinTable(_Body):
     """``POST /api/tables/{id}/join``."""
 
     nickname: Nickname
-    seat: int | None = Field(default=None, ge=0, le=3)
+    seat: int | None = Field(default=None, ge=0)
+    """Checked against the table's seats when joining."""
     invite: str | None = Field(default=None, max_length=128)
