@@ -278,7 +278,7 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
             if trace is not None:
                 trace.append(Step(seat, PASS, _OFFERED, None, None, len(stock),
                                   top))
-            if passes == n or (dealer_first and passes == 2):
+            if passes >= n or (dealer_first and passes >= 2):  # >=: no endless offer
                 seat = (ctx.dealer + 1) % n
                 phase = DRAW
                 can_take = False
