@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ginrummy.cards import Card, card_name, format_cards, parse_card, parse_card_list
+from ginrummy.cards import LANE_MASK, Card, card_name, format_cards, parse_card, parse_card_list
 
 Meld = tuple[Card, ...]
 Melds = tuple[Meld, ...]
@@ -130,9 +130,9 @@ def _lane_discards(suit: int, lane: int) -> tuple[Action, ...]:
 def discards_of(mask: int) -> list[Action]:
     """The shared :class:`Discard` of every card of a bitmask, lowest card first."""
     s, h, d, c = _LANE_DISCARDS
-    a = s[mask & 8191] or _lane_discards(0, mask & 8191)
-    b = h[mask >> 13 & 8191] or _lane_discards(1, mask >> 13 & 8191)
-    e = d[mask >> 26 & 8191] or _lane_discards(2, mask >> 26 & 8191)
+    a = s[mask & LANE_MASK] or _lane_discards(0, mask & LANE_MASK)
+    b = h[mask >> 13 & LANE_MASK] or _lane_discards(1, mask >> 13 & LANE_MASK)
+    e = d[mask >> 26 & LANE_MASK] or _lane_discards(2, mask >> 26 & LANE_MASK)
     f = c[mask >> 39] or _lane_discards(3, mask >> 39)
     return [*a, *b, *e, *f]
 

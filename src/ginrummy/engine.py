@@ -441,8 +441,7 @@ class Hand:
             self._end_turn(seat)
         elif kind is Pass:
             self.passes += 1
-            if self.passes == n or (self.rules.upcard_offer is UpcardOffer.DEALER_FIRST
-                                    and self.passes == 2):
+            if self.rules.offer_closed(self.passes):
                 self.phase = _DRAW
                 self.to_move = (self.dealer + 1) % n
                 self.stock_only = True

@@ -297,6 +297,13 @@ class Ruleset:
             raise RulesetError(bad, "no such option")
         return cls(**(PRESETS[key] | overrides), name=key)
 
+    def offer_closed(self, passes: int) -> bool:
+        """R3.5: the upcard offer is over after ``passes`` passes (every player passed, or
+        two passes under ``dealer_first``); the engine, the expert and its play-outs ask
+        this one question."""
+        return passes >= self.players or (
+            self.upcard_offer is UpcardOffer.DEALER_FIRST and passes >= 2)
+
     def replace(self, **overrides: Any) -> Ruleset:
         """A copy with some options changed (validated again)."""
         unknown = set(overrides) - OPTION_NAMES

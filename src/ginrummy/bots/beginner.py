@@ -36,6 +36,7 @@ from ginrummy.actions import (
     LayOff,
     Reshuffle,
 )
+from ginrummy.cards import LANE_MASK
 from ginrummy.engine import Phase
 from ginrummy.solver import best_arrangements, deadwood_mask
 from ginrummy.solver.discards import discard_deadwoods_mask
@@ -44,7 +45,7 @@ from ginrummy.views import PlayerView
 __all__ = ["BeginnerBot", "drawn_card", "in_some_meld", "used_pairs"]
 
 _OFFER, _DRAW, _DISCARD, _LAYOFF = Phase.OFFER, Phase.DRAW, Phase.DISCARD, Phase.LAYOFF
-_LANE = 8191
+_LANE = LANE_MASK
 
 
 def in_some_meld(hand_mask: int, card: int) -> bool:

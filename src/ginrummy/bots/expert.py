@@ -60,7 +60,6 @@ from ginrummy.bots.rollout import (
 from ginrummy.bots.simple import knock_deadwood
 from ginrummy.cards import CARD_VALUES
 from ginrummy.engine import Phase
-from ginrummy.rules import UpcardOffer
 from ginrummy.solver import best_arrangements, deadwood_mask
 from ginrummy.solver.discards import discard_deadwoods_mask
 from ginrummy.views import PlayerView
@@ -363,8 +362,7 @@ class ExpertBot:
                 out.append(_Candidate(action, _stock_scorer(ctx, seat, top), "", True))
             elif isinstance(action, Pass) and top is not None:
                 passes = sum(1 for e in view.log if isinstance(e.action, Pass)) + 1
-                dealer_first = view.rules.upcard_offer is UpcardOffer.DEALER_FIRST
-                if passes == n or (dealer_first and passes == 2):
+                if view.rules.offer_closed(passes):
                     score = _after_offer_scorer(ctx, seat, (view.dealer + 1) % n, top)
                 else:
                     score = _pass_scorer(ctx, seat, (seat + 1) % n, top, passes)

@@ -38,7 +38,7 @@ from ginrummy.actions import (
 )
 from ginrummy.bots.beginner import in_some_meld
 from ginrummy.bots.tracking import CardTracker, track
-from ginrummy.cards import CARD_VALUES
+from ginrummy.cards import CARD_VALUES, LANE_MASK
 from ginrummy.engine import Phase
 from ginrummy.rules import Format
 from ginrummy.solver import best_arrangements, deadwood_mask
@@ -50,7 +50,7 @@ __all__ = ["IntermediateBot", "danger", "layoff_spots", "meld_completers", "pote
 _OFFER, _DRAW, _LAYOFF = Phase.OFFER, Phase.DRAW, Phase.LAYOFF
 
 
-_LANES = 8191 | 8191 << 13 | 8191 << 26 | 8191 << 39
+_LANES = LANE_MASK | LANE_MASK << 13 | LANE_MASK << 26 | LANE_MASK << 39
 _LOW_RANKS = 1 | 1 << 13 | 1 << 26 | 1 << 39        # the aces: rank 0 of each lane
 _HIGH_RANKS = _LOW_RANKS << 12                        # the kings
 _RANK_MASKS = tuple(_LOW_RANKS << r for r in range(13))
@@ -121,8 +121,8 @@ def danger(card: int, tracker: CardTracker, seat: int) -> float:
         same_rank |= 1 << (13 * s + rank)
     if signals & same_rank:
         score *= 0.5
-    lane = signals >> (13 * suit) & 8191
-    if lane & (1 << rank >> 1 | 1 << rank << 1) & 8191:
+    lane = signals >> (13 * suit) & LANE_MASK
+    if lane & (1 << rank >> 1 | 1 << rank << 1) & LANE_MASK:
         score *= 0.7
     return min(score, 1.0)
 

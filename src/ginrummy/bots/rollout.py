@@ -37,7 +37,7 @@ from typing import NamedTuple
 from ginrummy.actions import DRAW_DISCARD, DRAW_STOCK, PASS, Action, Discard, Knock
 from ginrummy.bots.belief import NEAR_PARTNERS, meld_partners
 from ginrummy.cards import CARD_VALUES
-from ginrummy.rules import LayoffChain, Ruleset, StockEnd, UpcardOffer
+from ginrummy.rules import LayoffChain, Ruleset, StockEnd
 from ginrummy.scoring import HandResult, score_hand
 from ginrummy.solver import (
     Chaining,
@@ -260,7 +260,7 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
     if known is not None and taken is not None:
         known[seat] |= 1 << taken
     if phase == OFFER:
-        dealer_first = ctx.rules.upcard_offer is UpcardOffer.DEALER_FIRST
+        offer_closed = ctx.rules.offer_closed
         while True:
             assert top is not None
             if wants_card(hands[seat], top):
@@ -278,7 +278,7 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
             if trace is not None:
                 trace.append(Step(seat, PASS, _OFFERED, None, None, len(stock),
                                   top))
-            if passes >= n or (dealer_first and passes >= 2):  # >=: no endless offer
+            if offer_closed(passes):  # >=: no endless offer
                 seat = (ctx.dealer + 1) % n
                 phase = DRAW
                 can_take = False

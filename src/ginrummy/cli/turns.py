@@ -26,6 +26,7 @@ from ginrummy.cli.render import Painter, arrangement_text
 from ginrummy.engine import Phase
 from ginrummy.rules import Ruleset
 from ginrummy.solver import (
+    Chaining,
     KnockOption,
     best_arrangements,
     best_defence,
@@ -198,7 +199,8 @@ class TurnDialogs:
         lines = [self.knock_line(v)]
         lines += self.hand_lines(v)
         mask = v.hand_mask
-        best = best_defence(mask, knock.melds, self.rules.layoff_chain, v.laid_off)
+        best = best_defence(mask, knock.melds, Chaining(self.rules.layoff_chain.value),
+                            v.laid_off)
         proposal = LayOff(best.melds, best.layoffs)
         keys: dict[str, Action | str] = {"1": proposal}
         offs = ", ".join(f"{p.card(c)}@{i + 1}" for c, i in best.layoffs)
