@@ -16,12 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pytest
 
-from ginrummy.actions import Action, Reshuffle, parse_action
+from ginrummy.actions import DRAW_DISCARD, Action, Discard, Reshuffle, parse_action
 from ginrummy.cards import Card, card_name, cards_of, parse_card, parse_card_list
 from ginrummy.engine import CHANCE, Hand, Phase
 from ginrummy.errors import IllegalActionError
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
+from ginrummy.views import PlayerView
 
 CardsLike = str | Sequence[Card]
 
@@ -199,3 +200,16 @@ def assert_cards_conserved(hand: Hand) -> None:
     assert total == (1 << 52) - 1
 
 
+class Swapper:
+    """Always takes the face-up card and never knocks: two of them pass the same cards back
+    and forth for ever (an endless hand, for the decision cap)."""
+
+    name = "swapper"
+
+    def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
+        pass
+
+    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        if DRAW_DISCARD in legal:
+            return DRAW_DISCARD
+        return next(a for a in legal if isinstance(a, Discard))

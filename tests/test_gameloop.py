@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from ginrummy.actions import DRAW_DISCARD, Action, Discard
+from ginrummy.actions import Action
 from ginrummy.bots import BOTS, make_bot
 from ginrummy.cli.main import main
 from ginrummy.cli.simulate import simulate
@@ -29,24 +29,10 @@ from ginrummy.match import Match
 from ginrummy.rules import Ruleset
 from ginrummy.tournament import TournamentConfig, core, play_deal
 from ginrummy.views import PlayerView
+from helpers import Swapper
 
 EAAI = Ruleset.preset("eaai")
 CAP = 40
-
-
-class Swapper:
-    """Always takes the face-up card and never knocks: two of them pass the same cards back
-    and forth for ever."""
-
-    name = "swapper"
-
-    def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
-        pass
-
-    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
-        if DRAW_DISCARD in legal:
-            return DRAW_DISCARD
-        return next(a for a in legal if isinstance(a, Discard))
 
 
 class Recorder:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from tournament_helpers import deterministic
 
-from ginrummy.actions import DRAW_DISCARD, Action, Discard, DrawStock, Knock, Pass, Reshuffle
+from ginrummy.actions import Action, Discard, DrawStock, Knock, Pass, Reshuffle
 from ginrummy.bots import BOTS, Bot
 from ginrummy.cards import Card
 from ginrummy.engine import Hand
@@ -19,6 +19,7 @@ from ginrummy.rules import Ruleset
 from ginrummy.tournament import TournamentConfig, Unit, core, play_deal, run_tournament
 from ginrummy.tournament.backends import chunk_deals
 from ginrummy.views import PlayerView
+from helpers import Swapper
 
 Dealt = tuple[tuple[Card, ...], int, tuple[frozenset[Card], ...]]
 
@@ -150,23 +151,9 @@ def test_reshuffles_are_the_same_in_every_rotation(monkeypatch: pytest.MonkeyPat
     assert logs[0, 0, 0] != logs[1, 0, 0]
 
 
-class _Swapper:
-    """Always takes the face-up card and never knocks: two of them never end a hand."""
-
-    name = "swapper"
-
-    def __init__(self, seed: int | None = None, budget_ms: float | None = None) -> None:
-        pass
-
-    def choose(self, view: PlayerView, legal: Sequence[Action]) -> Action:
-        if DRAW_DISCARD in legal:
-            return DRAW_DISCARD
-        return next(a for a in legal if isinstance(a, Discard))
-
-
 def test_an_endless_hand_stops_the_tournament_with_a_clear_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(BOTS, "swapper", _Swapper)
+    monkeypatch.setitem(BOTS, "swapper", Swapper)
     monkeypatch.setattr(core, "MAX_DECISIONS", 300)
     config = TournamentConfig(("swapper", "swapper"), Ruleset.preset("eaai"), deals=1, seed=4)
     with pytest.raises(core.EndlessHand, match="did not end after 300 decisions") as caught:
