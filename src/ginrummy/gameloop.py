@@ -97,6 +97,18 @@ def play_hand(state: Hand | Match, seats: Sequence[Seat], chance: Chance,
     apply = state.apply
     legal_actions = hand.legal_actions
     decisions = 0
+    if on_decision is None:  # nobody is told: no clock either (simulate's hot loop; one
+        # loop with the branch inside costs about 1% of simulate's speed, measured)
+        while hand.phase is not over:
+            number = hand.to_move
+            if number == CHANCE:
+                apply(hand.reshuffle_order(chance(hand)))
+                continue
+            decisions += 1
+            if decisions > cap:
+                check_cap(hand, decisions, cap)
+            apply(seats[number].choose(view(state, number), legal_actions()), number)
+        return hand
     perf = time.perf_counter
     while hand.phase is not over:
         number = hand.to_move
@@ -108,9 +120,6 @@ def play_hand(state: Hand | Match, seats: Sequence[Seat], chance: Chance,
             check_cap(hand, decisions, cap)
         seen = view(state, number)
         legal = legal_actions()
-        if on_decision is None:  # nobody is told: no clock either (simulate's hot loop)
-            apply(seats[number].choose(seen, legal), number)
-            continue
         start = perf()
         action = seats[number].choose(seen, legal)
         seconds = perf() - start
