@@ -197,6 +197,14 @@ def _bool(clause: str) -> dict[str, Option]:
     return _meta("bool", clause)
 
 
+MAX_TARGET = 10_000
+"""The highest match ``target`` (R5.5): every integer option has a maximum, so no rule value
+grows past what a JSON encoder or a person can use (issue 11, item 8)."""
+MAX_POINTS = 1_000
+"""The highest bonus, penalty or payout threshold (R4.2, R5.1, R5.3, R5.7, R6.3, R6.4)."""
+MAX_RESHUFFLES = 10
+"""The most reshuffles of the stock in one hand (R4.7)."""
+
 _MATCH = (Format.MATCH,)
 _SINGLE = (Format.SINGLE_HAND,)
 _TWO = (2,)
@@ -219,32 +227,35 @@ class Ruleset:
     format: Format = field(default=Format.MATCH, metadata=_enum(
         Format, "R6.1", value_players={"match": _TWO}))
     target: int | None = field(default=100, metadata=_int(
-        "R5.5", 1, formats=_MATCH, format_only=True))
+        "R5.5", 1, maximum=MAX_TARGET, formats=_MATCH, format_only=True))
     upcard_offer: UpcardOffer = field(default=UpcardOffer.NONE, metadata=_enum(
         UpcardOffer, "R3.5", value_players={"dealer_first": _TWO}))
     stock_end: StockEnd = field(default=StockEnd.VOID_AT_TWO, metadata=_enum(StockEnd, "R4.7"))
     max_reshuffles: int = field(default=2, metadata=_int(
-        "R4.7", requires=("stock_end", "reshuffle")))
+        "R4.7", maximum=MAX_RESHUFFLES, requires=("stock_end", "reshuffle")))
     knock_limit: int = field(default=10, metadata=_int("R4.1", maximum=10))
-    gin_bonus: int = field(default=25, metadata=_int("R5.1"))
-    undercut_bonus: int = field(default=25, metadata=_int("R5.3"))
+    gin_bonus: int = field(default=25, metadata=_int("R5.1", maximum=MAX_POINTS))
+    undercut_bonus: int = field(default=25, metadata=_int("R5.3", maximum=MAX_POINTS))
     undercut_ties: UndercutTies = field(default=UndercutTies.DEFENDER,
                                         metadata=_enum(UndercutTies, "R5.3"))
     layoff_chain: LayoffChain = field(default=LayoffChain.OWN, metadata=_enum(LayoffChain, "R4.5"))
     oklahoma_spades_double: bool = field(default=False, metadata=_bool("R5.4"))
     oklahoma_knock_limit: bool = field(default=False, metadata=_bool("R5.4"))
     big_gin: bool = field(default=False, metadata=_bool("R4.2"))
-    big_gin_bonus: int = field(default=31, metadata=_int("R4.2", requires=("big_gin", True)))
+    big_gin_bonus: int = field(default=31, metadata=_int(
+        "R4.2", maximum=MAX_POINTS, requires=("big_gin", True)))
     next_dealer: NextDealer = field(default=NextDealer.ALTERNATE, metadata=_enum(
         NextDealer, "R5.6", formats=_MATCH,
         value_players={"winner": _TWO, "loser": _TWO}))
-    game_bonus: int = field(default=0, metadata=_int("R5.7", formats=_MATCH))
-    line_bonus: int = field(default=0, metadata=_int("R5.7", formats=_MATCH))
-    shutout_bonus: int = field(default=0, metadata=_int("R5.7", formats=_MATCH))
-    knocker_undercut_penalty: int = field(default=10, metadata=_int("R6.3", formats=_SINGLE))
+    game_bonus: int = field(default=0, metadata=_int("R5.7", maximum=MAX_POINTS, formats=_MATCH))
+    line_bonus: int = field(default=0, metadata=_int("R5.7", maximum=MAX_POINTS, formats=_MATCH))
+    shutout_bonus: int = field(default=0, metadata=_int("R5.7", maximum=MAX_POINTS, formats=_MATCH))
+    knocker_undercut_penalty: int = field(default=10, metadata=_int(
+        "R6.3", maximum=MAX_POINTS, formats=_SINGLE))
     payout: Payout = field(default=Payout.LINEAR_CAP, metadata=_enum(
         Payout, "R6.4", formats=_SINGLE))
-    payout_threshold: int = field(default=25, metadata=_int("R6.4", 1, formats=_SINGLE))
+    payout_threshold: int = field(default=25, metadata=_int(
+        "R6.4", 1, maximum=MAX_POINTS, formats=_SINGLE))
     no_rediscard_of_taken_card: bool = field(default=True, metadata=_bool("R3.3"))
     discard_history_visible: bool = field(default=False, metadata=_bool("R3.4"))
     name: str = field(default="custom", compare=False)

@@ -53,14 +53,14 @@ def test_R7_presets_follow_the_table(name):
 
 # the values column of the R7 table, as the schema states it (and validation enforces it)
 VALUES = {
-    "players": "2-4", "hand_size": "1-10", "format": "match, single_hand", "target": ">= 1",
+    "players": "2-4", "hand_size": "1-10", "format": "match, single_hand", "target": "1-10000",
     "upcard_offer": "none, non_dealer_first, dealer_first", "stock_end": "void_at_two, reshuffle",
-    "max_reshuffles": ">= 0", "knock_limit": "0-10", "gin_bonus": ">= 0",
-    "undercut_bonus": ">= 0", "undercut_ties": "defender, strict", "layoff_chain": "own, none",
+    "max_reshuffles": "0-10", "knock_limit": "0-10", "gin_bonus": "0-1000",
+    "undercut_bonus": "0-1000", "undercut_ties": "defender, strict", "layoff_chain": "own, none",
     "oklahoma_spades_double": "on/off", "oklahoma_knock_limit": "on/off", "big_gin": "on/off",
-    "big_gin_bonus": ">= 0", "next_dealer": "alternate, winner, loser", "game_bonus": ">= 0",
-    "line_bonus": ">= 0", "shutout_bonus": ">= 0", "knocker_undercut_penalty": ">= 0",
-    "payout": "linear_cap", "payout_threshold": ">= 1", "no_rediscard_of_taken_card": "on/off",
+    "big_gin_bonus": "0-1000", "next_dealer": "alternate, winner, loser", "game_bonus": "0-1000",
+    "line_bonus": "0-1000", "shutout_bonus": "0-1000", "knocker_undercut_penalty": "0-1000",
+    "payout": "linear_cap", "payout_threshold": "1-1000", "no_rediscard_of_taken_card": "on/off",
     "discard_history_visible": "on/off",
 }
 TWO_PLAYERS_ONLY = {"format": ["match"], "upcard_offer": ["dealer_first"],

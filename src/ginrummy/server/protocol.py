@@ -6,11 +6,12 @@ numbers); server messages are typed dicts built by :mod:`ginrummy.server.message
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from ginrummy.server.jsontext import MAX_INT, JSONTextError, loads
 
 PROTOCOL = 2
 """The protocol this server speaks by default (2: the sender's ``state`` carries the ``ack``)."""
@@ -56,10 +57,10 @@ class Hello(_Message):
     """The first client message."""
 
     type: Literal["hello"]
-    protocol: int
+    protocol: int = Field(ge=0, le=MAX_INT)
     token: str | None = Field(default=None, max_length=128)
     invite: str | None = Field(default=None, max_length=128)
-    since: int | None = None
+    since: int | None = Field(default=None, ge=0, le=MAX_INT)
 
 
 class ActionMessage(_Message):
@@ -67,7 +68,7 @@ class ActionMessage(_Message):
 
     type: Literal["action"]
     id: str = Field(min_length=1, max_length=64)
-    version: int
+    version: int = Field(ge=0, le=MAX_INT)
     action: str = Field(min_length=1, max_length=400)
 
 
@@ -82,7 +83,7 @@ class MuteMessage(_Message):
     """Stop or resume receiving a seat's chat on this connection (``None``: spectators)."""
 
     type: Literal["mute"]
-    seat: int | None
+    seat: int | None = Field(ge=0, le=MAX_INT)
     muted: bool
 
 
@@ -110,11 +111,13 @@ class MessageError(ValueError):
 
 
 def parse_client_message(text: str) -> AnyClientMessage:
-    """Parse one frame; :class:`MessageError` says what is wrong with it."""
+    """Parse one frame; :class:`MessageError` says what is wrong with it (never another
+    exception: an integer of thousands of digits or a nesting deeper than the parser's stack is
+    a ``bad_message`` like any text that is not JSON)."""
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise MessageError(Code.BAD_MESSAGE, "not valid JSON") from None
+        data = loads(text)
+    except JSONTextError as exc:
+        raise MessageError(Code.BAD_MESSAGE, str(exc)) from None
     if not isinstance(data, dict):
         raise MessageError(Code.BAD_MESSAGE, "a message must be a JSON object")
     kind = data.get("type")
@@ -124,14 +127,15 @@ def parse_client_message(text: str) -> AnyClientMessage:
         raise MessageError(Code.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}")
     try:
         return _CLIENT.validate_python(data)
-    except ValidationError as exc:
-        raise MessageError(Code.BAD_MESSAGE, _describe(exc)) from None
+    except (ValidationError, RecursionError) as exc:
+        detail = _describe(exc) if isinstance(exc, ValidationError) else "nested too deeply"
+        raise MessageError(Code.BAD_MESSAGE, detail) from None
 
 
 def _describe(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"][1:]) or "message"
-    return f"{where}: {first['msg']}"
+    return f"{where[:80]}: {first['msg'][:200]}"
 
 
 # ---------------------------------------------------------------------- HTTP bodies
@@ -161,6 +165,6 @@ class JoinTable(_Body):
     """``POST /api/tables/{id}/join``."""
 
     nickname: Nickname
-    seat: int | None = Field(default=None, ge=0)
+    seat: int | None = Field(default=None, ge=0, le=MAX_INT)
     """Checked against the table's seats when joining."""
     invite: str | None = Field(default=None, max_length=128)

