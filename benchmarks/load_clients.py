@@ -156,8 +156,10 @@ class Seat:
         """Connect, say hello, and play until the run stops."""
         result = self.result
         try:
+            origin = "http" + ws_url.removeprefix("ws").split("/ws/", 1)[0]  # the page's
             async with websockets.connect(ws_url, max_size=2**22, open_timeout=60,
-                                          ping_interval=None, close_timeout=2) as ws:
+                                          ping_interval=None, close_timeout=2,
+                                          origin=origin) as ws:  # type: ignore[arg-type]
                 self.ws = ws
                 await ws.send(dumps({"type": "hello", "protocol": 2, "token": self.token}))
                 async for raw in ws:
@@ -306,7 +308,8 @@ async def play(plan: WorkerPlan, timeline: Timeline) -> WorkerResult:
     seats: list[Seat] = []
     tasks: list[asyncio.Task[None]] = []
     limits = httpx.Limits(max_connections=20)
-    async with httpx.AsyncClient(base_url=plan.base_url, timeout=60, limits=limits) as client:
+    async with httpx.AsyncClient(base_url=plan.base_url, timeout=60, limits=limits,
+                                 headers={"Origin": plan.base_url}) as client:
         await asyncio.gather(*(open_table(i, client, plan, timeline, result, seats, tasks)
                                for i in range(plan.tables)))
     await asyncio.sleep(max(0.0, timeline.window_end - time.time()))

@@ -53,7 +53,8 @@ class LiveServer:
     def http(self) -> httpx.Client:
         """The HTTP client of the API (one per server: building one costs ~0.1 s)."""
         if self._http is None:
-            self._http = httpx.Client(base_url=self.base, timeout=30, trust_env=False)
+            self._http = httpx.Client(base_url=self.base, timeout=30, trust_env=False,
+                                      headers={"Origin": self.base})
         return _Borrowed(self._http)  # type: ignore[return-value]
 
     def create(self, **body: Any) -> dict[str, Any]:
@@ -110,9 +111,10 @@ def live_server(tmp_path: Path, **settings: Any) -> Iterator[LiveServer]:
     values: dict[str, Any] = dict(db=f"sqlite:///{tmp_path / 'test.db'}", bot_delay_ms=0,
                                   between_hands_seconds=0, log_level="warning")
     values.update(settings)
+    port = free_port()
+    values.setdefault("port", port)  # its default public origin: http://127.0.0.1:<port>
     config_settings = Settings(**values)
     app = create_app(config_settings)
-    port = free_port()
     server = uvicorn.Server(uvicorn_config(app, config_settings, port=port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -150,6 +152,7 @@ class Client:
              invite: str | None = None, hello: bool = True, protocol: int = 2,
              **options: Any) -> Client:
         """Connect; with ``hello``, send it and wait for ``welcome`` and the first state."""
+        options.setdefault("origin", server.base)  # the page's own origin, as a browser
         ws = open_socket(f"{server.ws_base}/ws/tables/{table_id}", **options)
         client = cls(ws)
         if hello:

@@ -95,8 +95,10 @@ def test_the_app_itself_closes_oversized_frames(tmp_path: Path) -> None:
 
     settings = Settings(db=f"sqlite:///{tmp_path / 'app.db'}", bot_delay_ms=0)
     with TestClient(create_app(settings)) as http:
-        created = http.post("/api/tables", json={"nickname": "Ann"}).json()
-        with http.websocket_connect(f"/ws/tables/{created['table_id']}") as ws:
+        origin = {"Origin": "http://127.0.0.1:8000"}  # the default public origin
+        created = http.post("/api/tables", json={"nickname": "Ann"}, headers=origin).json()
+        with http.websocket_connect(f"/ws/tables/{created['table_id']}",
+                                    headers=origin) as ws:
             ws.send_json({"type": "hello", "protocol": 1, "token": created["token"]})
             assert ws.receive_json()["type"] == "welcome"
             assert ws.receive_json()["type"] == "state"

@@ -103,7 +103,7 @@ def test_sigkill_mid_hand_then_restart_loses_nothing(tmp_path: Path,
     first = Process(db, port, tmp_path / "serve.log")
     processes.append(first)
     server: Any = Remote(first.base)
-    with httpx.Client(base_url=first.base) as http:
+    with httpx.Client(base_url=first.base, headers={"Origin": first.base}) as http:
         created = http.post("/api/tables", json={"nickname": "Ann", "clock_seconds": 120,
                                                  "preset": "classic"}).json()
         table_id = created["table_id"]

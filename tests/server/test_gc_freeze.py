@@ -20,8 +20,9 @@ def cycle():
     weakref.finalize(a, freed.append, 1)
 
 gc.collect()
+cycle()  # garbage at once, frozen before anything collects it
+gc.freeze()
 freeze_survivors(0.02, collect_every=0.6)
-cycle()  # garbage at once, but nothing collects it before a freeze
 time.sleep(0.1)
 assert gc.get_freeze_count() > 0, "nothing was frozen"
 assert not freed, "frozen garbage collected early"
@@ -38,3 +39,65 @@ def test_frozen_cyclic_garbage_is_collected_by_the_periodic_full_collection() ->
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+YOUNG = """
+import gc, time, weakref
+from ginrummy.cli.serve import freeze_survivors
+
+class Node:
+    pass
+
+freed = []
+def cycle():
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    weakref.finalize(a, freed.append, 1)
+
+gc.collect()
+gc.freeze()
+freeze_survivors(0.02)  # the full collection is an hour away
+for _ in range(3):
+    cycle()  # a closed connection's cycles: garbage before the next tick
+    time.sleep(0.1)
+assert len(freed) == 3, f"only {len(freed)} of 3 young cycles collected: frozen instead"
+print("ok")
+"""
+
+GROWN = """
+import gc, time, weakref
+from ginrummy.cli.serve import freeze_survivors
+
+class Node:
+    pass
+
+freed = []
+a, b = Node(), Node()
+a.other, b.other = b, a
+weakref.finalize(a, freed.append, 1)
+gc.collect()
+freeze_survivors(0.02, growth_pause=0.2)  # the hourly collection is an hour away
+time.sleep(0.1)
+del a, b  # a connection frozen while alive, closed later: frozen garbage
+keep = [[] for _ in range(gc.get_freeze_count())]  # the frozen objects grow by 100%
+deadline = time.monotonic() + 5
+while not freed and time.monotonic() < deadline:
+    time.sleep(0.02)
+assert freed, "frozen garbage waited for the hourly collection although the heap grew"
+print("ok")
+"""
+
+
+def _run(script: str) -> None:
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_young_cyclic_garbage_is_collected_before_it_is_frozen() -> None:
+    _run(YOUNG)
+
+
+def test_frozen_garbage_is_collected_when_the_frozen_objects_grow_by_a_quarter() -> None:
+    _run(GROWN)

@@ -141,7 +141,8 @@ def test_create_refuses_bad_input_naming_the_field(server: LiveServer, body: dic
 
 def test_bad_bodies_and_unknown_tables(server: LiveServer) -> None:
     with server.http() as client:
-        not_json = client.post("/api/tables", content=b"{nope")
+        not_json = client.post("/api/tables", content=b"{nope",
+                               headers={"Content-Type": "application/json"})
         a_list = client.post("/api/tables", json=[1, 2])
         missing = client.get("/api/tables/nothere")
         join_missing = client.post("/api/tables/nothere/join", json={"nickname": "Bob"})

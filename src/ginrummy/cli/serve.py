@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import logging
 import sys
 import threading
 import time
@@ -19,7 +18,19 @@ back from a busy event loop each time: with 5 ms, at 1,600 tables commits slowed
 second of 12 writes each and p99 was 161 ms; with 1 ms, 328 commits a second and p99 33 ms
 (docs/server-load.md)."""
 GC_COLLECT_SECONDS = 3600.0
-"""How often everything is handed back to the collector and collected once (an hour)."""
+"""Longest time between two full collections (everything handed back to the collector)."""
+GC_GROWTH = 0.25
+"""A full collection also runs when the frozen objects grew by this fraction since the last
+one: the interpreter's own rule for its oldest generation (CPython collects it when the
+objects that moved there since the last full collection pass 25% of it)."""
+GC_GROWTH_PAUSE_SECONDS = 30.0
+"""Shortest time between two full collections started by growth (a full collection pauses
+the event loop 100-300 ms at hundreds of tables; while tables are being created or restored
+the frozen objects grow fast)."""
+GRACEFUL_SHUTDOWN_SECONDS = 10.0
+"""On SIGTERM/SIGINT uvicorn stops accepting, closes the WebSockets (1012) and waits this
+long for requests in flight before it cancels them; then the lobby stops and the group
+committer writes what is pending."""
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,8 +50,23 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pause before a computer player moves (default 700)")
     parser.add_argument("--between-hands", dest="between_hands_seconds", type=float,
                         metavar="SECONDS", help="longest pause between hands (default 30)")
+    parser.add_argument("--public-origin", dest="public_origins", action="append",
+                        metavar="ORIGIN", help="an origin the web client is served from, "
+                        "e.g. https://cards.example (repeatable; default: the address it "
+                        "listens on); WebSockets and state-changing requests from any other "
+                        "Origin are refused")
+    parser.add_argument("--https", action="store_true", default=None,
+                        help="the server is reached over HTTPS only (behind a TLS proxy): "
+                        "send Strict-Transport-Security on every response")
+    parser.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
+                        help="proxies trusted for X-Forwarded-For/-Proto (comma-separated; "
+                        "default 127.0.0.1)")
     parser.add_argument("--log-level", default=None,
                         choices=("critical", "error", "warning", "info", "debug"))
+    parser.add_argument("--log-format", default=None, choices=("json", "text"),
+                        help="json: one JSON object a line (default); text")
+    parser.add_argument("--log-file", default=None, metavar="PATH",
+                        help="also write the log to this file")
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -49,6 +75,7 @@ def run_serve(args: argparse.Namespace) -> int:
         import uvicorn
 
         from ginrummy.server import Settings, create_app
+        from ginrummy.server.logs import configure_logging
     except ImportError as exc:  # pragma: no cover - the server extra is missing
         raise ValueError(f"the server needs its extra: pip install 'ginrummy[server]' "
                          f"({exc.name} is missing)") from None
@@ -56,11 +83,13 @@ def run_serve(args: argparse.Namespace) -> int:
         host=args.host, port=args.port, db=args.db,
         allowed_origins=tuple(args.allowed_origins) if args.allowed_origins else None,
         hold_seconds=args.hold_seconds, bot_delay_ms=args.bot_delay_ms,
-        between_hands_seconds=args.between_hands_seconds, log_level=args.log_level)
+        between_hands_seconds=args.between_hands_seconds, log_level=args.log_level,
+        public_origins=tuple(args.public_origins) if args.public_origins else None,
+        https=args.https, forwarded_allow_ips=args.forwarded_allow_ips,
+        log_format=args.log_format, log_file=args.log_file)
     if not 0 < settings.port < 65536:
         raise ValueError(f"--port: {settings.port} is not a port number")
-    logging.basicConfig(level=settings.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_level, settings.log_format, settings.log_file)
     app = create_app(settings)
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
     freeze_survivors(GC_FREEZE_SECONDS)
@@ -70,7 +99,8 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def freeze_survivors(every: float, collect_every: float = GC_COLLECT_SECONDS) -> None:
+def freeze_survivors(every: float, collect_every: float = GC_COLLECT_SECONDS,
+                     growth_pause: float = GC_GROWTH_PAUSE_SECONDS) -> None:
     """Every ``every`` seconds, put the objects that survived out of the cyclic collector's
     reach (``gc.freeze``), so that no collection ever walks the tables' long-lived objects:
     with hundreds of tables a full collection stopped the event loop for 100-300 ms (at 400
@@ -79,17 +109,33 @@ def freeze_survivors(every: float, collect_every: float = GC_COLLECT_SECONDS) ->
     every 0.25 s, which also resets the collector's counts so that only generation 0 is ever
     collected: docs/server-load.md). Frozen objects are still freed by reference counting;
     the cyclic garbage frozen meanwhile (a few objects per closed connection) is collected
-    every ``collect_every`` seconds by a full collection (one pause of the event loop)."""
+    every ``collect_every`` seconds by a full collection (one pause of the event loop).
+
+    Garbage must not be frozen: each closed connection left a few cycles that were frozen
+    with the survivors and stayed until the hourly collection (RSS grew ~2 KB per
+    connect/close). So each tick first collects the young generations (0 and 1: only what was
+    allocated since the last freeze, a short pause), and a full collection also runs as soon
+    as the frozen objects grew by ``GC_GROWTH`` since the last one (cycles that were frozen
+    while alive and died later: a connection that lived longer than a tick), at most once
+    every ``growth_pause`` seconds."""
     collect_ticks = max(1, round(collect_every / every))
+    pause_ticks = max(1, round(growth_pause / every))
 
     def run() -> None:
         ticks = 0
+        baseline = gc.get_freeze_count()
         while True:
             time.sleep(every)
             ticks += 1
-            if ticks % collect_ticks == 0:
+            grown = gc.get_freeze_count() > baseline * (1 + GC_GROWTH)
+            if ticks >= collect_ticks or (grown and ticks >= pause_ticks):
                 gc.unfreeze()
                 gc.collect()
+                gc.freeze()
+                ticks = 0
+                baseline = gc.get_freeze_count()
+                continue
+            gc.collect(1)
             gc.freeze()
 
     threading.Thread(target=run, name="ginrummy-gc-freeze", daemon=True).start()
@@ -103,7 +149,11 @@ def uvicorn_config(app: Any, settings: Any, **overrides: Any) -> Any:
         host=settings.host, port=settings.port, log_level=settings.log_level,
         ws_max_size=settings.frame_limit, ws_ping_interval=20.0, ws_ping_timeout=20.0,
         ws_per_message_deflate=settings.ws_compression,
-        access_log=False, lifespan="on", server_header=False)
+        # our own access log (ginrummy.server.logs.AccessLog) logs paths without their query
+        # string; uvicorn's loggers propagate to the root logger that ``serve`` configures
+        access_log=False, log_config=None, lifespan="on", server_header=False,
+        proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS)
     options.update(overrides)
     return uvicorn.Config(app, **options)
 

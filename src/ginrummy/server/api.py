@@ -100,7 +100,19 @@ async def join_table(request: Request) -> JSONResponse:
     return JSONResponse(joined)
 
 
+def is_json(content_type: str | None) -> bool:
+    """True for ``application/json`` (parameters such as ``charset`` allowed)."""
+    if not content_type:
+        return False
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
+
+
 async def _body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
+    # A body of another type (text/plain, a form) is what a cross-site page can send without
+    # a preflight: it is refused before it is read.
+    if not is_json(request.headers.get("content-type")):
+        return error_response(415, "bad_request",
+                              "the body must be JSON with Content-Type: application/json")
     raw = await request.body()
     if len(raw) > MAX_BODY:
         return error_response(413, "bad_request", f"body over {MAX_BODY // 1024} KiB")

@@ -8,7 +8,9 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from sqlalchemy import text
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -16,7 +18,9 @@ from starlette.staticfiles import StaticFiles
 
 from ginrummy.server.api import ROUTES
 from ginrummy.server.committer import GroupCommitter
+from ginrummy.server.edge import RequestGuard, SecurityHeaders
 from ginrummy.server.lobby import Lobby
+from ginrummy.server.logs import AccessLog, quiet_chatty_loggers
 from ginrummy.server.settings import Settings
 from ginrummy.server.ws import table_socket
 from ginrummy.storage import Checkpointer, Repository, migrate, open_engine
@@ -43,6 +47,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     table is restored from it.
     """
     settings = settings or Settings.from_env()
+    quiet_chatty_loggers()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -73,6 +78,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
     routes: list[Route | WebSocketRoute | Mount] = [
         *ROUTES,
         Route("/api/health", health, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET", "HEAD"]),
+        Route("/readyz", readyz, methods=["GET", "HEAD"]),
         WebSocketRoute("/ws/tables/{table_id}", table_socket),
     ]
     if settings.static_dir.is_dir():
@@ -80,7 +87,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
                             name="web"))
     else:
         routes.append(Route("/", no_client, methods=["GET"]))
-    return Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(AccessLog), Middleware(SecurityHeaders, settings=settings),
+                  Middleware(RequestGuard, settings=settings)]
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
 
 
 async def health(request: Request) -> JSONResponse:
@@ -90,6 +99,37 @@ async def health(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True, "tables": len(server.lobby.writers),
                          "restored": server.restored, "commits": stats.batches,
                          "writes": stats.writes})
+
+
+async def healthz(_request: Request) -> JSONResponse:
+    """``GET /healthz``: liveness (the process answers HTTP)."""
+    return JSONResponse({"ok": True})
+
+
+READY_TIMEOUT_SECONDS = 2.0
+
+
+async def readyz(request: Request) -> JSONResponse:
+    """``GET /readyz``: readiness: the tables are restored and the database answers a query
+    within 2 s (503 otherwise)."""
+    server: Server | None = getattr(request.app.state, "server", None)
+    if server is None:
+        return JSONResponse({"ok": False, "reason": "starting"}, status_code=503)
+    loop = asyncio.get_running_loop()
+    try:
+        await asyncio.wait_for(loop.run_in_executor(None, _ping, server.repository),
+                               READY_TIMEOUT_SECONDS)
+    except Exception as exc:  # any failure means not ready
+        log.warning("readiness check failed: %s", type(exc).__name__,
+                    extra={"event": "not_ready"})
+        return JSONResponse({"ok": False, "reason": "database unreachable"},
+                            status_code=503)
+    return JSONResponse({"ok": True})
+
+
+def _ping(repository: Repository) -> None:
+    with repository.engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
 
 
 async def no_client(_request: Request) -> Response:

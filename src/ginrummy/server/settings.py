@@ -57,6 +57,24 @@ class Settings:
     log_level: str = "info"
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    # ----- the HTTP edge and operations (docs/server.md *The edge*, docs/deploy.md)
+    public_origins: tuple[str, ...] = ()
+    """The origins the web client is served from (``https://cards.example``); the Origin of
+    WebSockets and state-changing requests must be one of them (or of ``allowed_origins``).
+    Empty: the address the server listens on (``http://127.0.0.1:PORT`` and
+    ``http://localhost:PORT`` on a loopback or wildcard address)."""
+    https: bool = False
+    """The server is only reached over HTTPS (behind a TLS proxy): send HSTS on every
+    response, not only on those whose request came over HTTPS."""
+    forwarded_allow_ips: str = "127.0.0.1"
+    """Proxies trusted for ``X-Forwarded-For``/``-Proto`` (uvicorn's option; ``*`` = any)."""
+    max_body_bytes: int = 16 * 1024
+    """Largest HTTP request body (more: 413, refused before it is read)."""
+    log_format: str = "json"
+    """``json`` (one JSON object a line) or ``text``."""
+    log_file: str = ""
+    """Also write the log to this file (JSON lines)."""
+
     def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed."""
         return dataclasses.replace(self, **changes)

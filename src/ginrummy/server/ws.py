@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from ginrummy.server.auth import invite_ok, seat_for_token
 from ginrummy.server.connections import Connection
+from ginrummy.server.edge import origin_allowed
 from ginrummy.server.lobby import Lobby
 from ginrummy.server.messages import PONG, error
 from ginrummy.server.protocol import (
@@ -39,31 +39,14 @@ class _Closed(Exception):
     """The connection must end (already closed, or closing with a reason)."""
 
 
-def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
-    """True when ``origin`` names the request's own host or is in the allow-list.
-
-    A request without ``Origin`` does not come from a web page (browsers always send it on
-    WebSocket upgrades) and is accepted.
-    """
-    if origin is None:
-        return True
-    if origin in allowed or "*" in allowed:
-        return True
-    if not host or origin == "null":
-        return False
-    netloc = urlsplit(origin).netloc
-    return netloc.lower() == host.lower()
-
-
 async def table_socket(websocket: WebSocket) -> None:
     """``/ws/tables/{table_id}``."""
     server = websocket.app.state.server
     settings: Settings = server.settings
     lobby: Lobby = server.lobby
-    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"),
-                          settings.allowed_origins):
+    if not origin_allowed(websocket.headers.get("origin"), settings):
         log.warning("refused a WebSocket upgrade from origin %r",
-                    websocket.headers.get("origin"))
+                    websocket.headers.get("origin"), extra={"event": "bad_origin"})
         await websocket.close(code=Close.POLICY, reason="origin not allowed")
         return
     await websocket.accept()
@@ -152,7 +135,7 @@ async def _receive_hello(conn: Connection, settings: Settings) -> Hello:
 def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
                      websocket: WebSocket) -> None:
     table = writer.table
-    token = hello.token or websocket.query_params.get("token")
+    token = hello.token  # only in hello: a URL (query string) reaches logs and histories
     if token:
         seat = seat_for_token(table.seats, token)
         if seat is None:
@@ -161,7 +144,7 @@ def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
         conn.seat, conn.name = seat.seat, seat.name or f"seat {seat.seat}"
         return
     if not invite_ok(table.public, table.invite_hash,
-                     hello.invite or websocket.query_params.get("invite")):
+                     hello.invite):
         conn.close(Close.FORBIDDEN, "private table: invite missing or wrong")
         raise _Closed
 

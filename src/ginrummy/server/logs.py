@@ -1,0 +1,112 @@
+"""Structured logs: one JSON object a line, one line per request or table event, no secrets.
+
+The server logs nothing that is a secret: seat tokens and invite codes travel only in
+request bodies and in the WebSocket ``hello``, never in a URL, and :class:`AccessLog` logs a
+request's path without its query string anyway. The ``websockets`` library logs every frame
+at DEBUG (a ``hello`` carries a token), so its logger never goes below INFO here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+access = logging.getLogger("ginrummy.access")
+
+_STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
+    "message", "asctime", "color_message"}
+CHATTY = ("websockets", "uvicorn.protocols", "wsproto", "h11")
+"""Libraries that log frames or raw protocol data at DEBUG."""
+
+
+class JsonFormatter(logging.Formatter):
+    """``{"time", "level", "logger", "message", ...extra fields}`` on one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(
+                timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+def quiet_chatty_loggers() -> None:
+    """Keep the libraries that log WebSocket frames at DEBUG at INFO or above."""
+    for name in CHATTY:
+        logger = logging.getLogger(name)
+        if logger.getEffectiveLevel() < logging.INFO:
+            logger.setLevel(logging.INFO)
+
+
+def configure_logging(level: str = "info", fmt: str = "json", file: str = "") -> None:
+    """The root logger of ``ginrummy serve``: stderr (and ``file``), JSON lines or text.
+    uvicorn's own loggers propagate to it (``uvicorn_config`` passes ``log_config=None``)."""
+    formatter: logging.Formatter = (
+        JsonFormatter() if fmt == "json"
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if file:
+        handlers.append(logging.FileHandler(file, encoding="utf-8"))
+    for handler in handlers:
+        handler.setFormatter(formatter)
+    logging.basicConfig(level=level.upper(), handlers=handlers, force=True)
+    quiet_chatty_loggers()
+
+
+class AccessLog:
+    """One ``ginrummy.access`` line per HTTP request (method, path without the query string,
+    status, duration, client) and per WebSocket (path, close code, duration): uvicorn's
+    access log, which prints the whole URL, stays off."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status: int | None = None
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            kind = message["type"]
+            if kind == "http.response.start":
+                status = int(message["status"])
+            elif kind == "websocket.accept":
+                status = 101
+            elif kind == "websocket.close":
+                code = int(message.get("code", 1000))
+                status = 403 if status is None else code
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except BaseException:
+            status = 500 if status is None else status
+            raise
+        finally:
+            client = scope.get("client")
+            access.info(
+                "%s %s %s", "WS" if scope["type"] == "websocket" else scope.get("method"),
+                scope.get("path"), status,
+                extra={"event": "request",
+                       "method": scope.get("method", "WS"),
+                       "path": scope.get("path"),
+                       "status": status,
+                       "ms": round((time.perf_counter() - started) * 1000, 1),
+                       "client": client[0] if client else None})
