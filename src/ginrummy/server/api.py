@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -16,6 +17,8 @@ from ginrummy.server.lobby import Lobby, LobbyError, known_levels
 from ginrummy.server.protocol import CreateTable, JoinTable
 
 MAX_BODY = 16 * 1024
+
+log = logging.getLogger("ginrummy.server.api")
 
 
 def error_response(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
@@ -84,6 +87,10 @@ async def create_table(request: Request) -> JSONResponse:
         created = await _lobby(request).create(body)
     except LobbyError as exc:
         return error_response(exc.status, exc.code, str(exc), exc.field)
+    # a table event: never the token or the invite code
+    log.info("table %s: created", created["table_id"],
+             extra={"event": "table_created", "table": created["table_id"],
+                    "public": body.public, "seat": created.get("seat")})
     return JSONResponse(created, status_code=201)
 
 
@@ -97,6 +104,9 @@ async def join_table(request: Request) -> JSONResponse:
         joined = await _lobby(request).join(request.path_params["table_id"], body)
     except LobbyError as exc:
         return error_response(exc.status, exc.code, str(exc), exc.field)
+    log.info("table %s: seat %s joined", request.path_params["table_id"], joined.get("seat"),
+             extra={"event": "table_joined", "table": request.path_params["table_id"],
+                    "seat": joined.get("seat")})
     return JSONResponse(joined)
 
 

@@ -1,15 +1,17 @@
 """Structured logs: one JSON object a line, one line per request or table event, no secrets.
 
 The server logs nothing that is a secret: seat tokens and invite codes travel only in
-request bodies and in the WebSocket ``hello``, never in a URL, and :class:`AccessLog` logs a
-request's path without its query string anyway. The ``websockets`` library logs every frame
-at DEBUG (a ``hello`` carries a token), so its logger never goes below INFO here.
+request bodies and in the WebSocket ``hello``, never in a URL; :class:`AccessLog` logs a
+request's path without its query string, and :class:`StripQueries` cuts the query from
+uvicorn's handshake lines anyway. The ``websockets`` library logs every frame at DEBUG (a
+``hello`` carries a token): those lines are dropped (:class:`DropFrames`, :data:`CHATTY`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 from datetime import UTC, datetime
@@ -44,12 +46,44 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str, ensure_ascii=False)
 
 
+class StripQueries(logging.Filter):
+    """Cuts the query string off every path in a record's arguments: uvicorn logs each
+    WebSocket handshake (``"WebSocket /ws/tables/x?..." [accepted]``) with its whole URL,
+    whatever a client put in it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(
+                isinstance(a, str) and a.startswith("/") and "?" in a for a in record.args):
+            record.args = tuple(a.split("?", 1)[0] if isinstance(a, str) and a.startswith("/")
+                                else a for a in record.args)
+        return True
+
+
+class DropFrames(logging.Filter):
+    """Drops the ``websockets`` library's DEBUG lines (every frame in and out, a ``hello``
+    with its token among them), which uvicorn sends to its ``uvicorn.error`` logger."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno < logging.INFO
+                    and f"{os.sep}websockets{os.sep}" in record.pathname)
+
+
+_STRIP = StripQueries()
+_FRAMES = DropFrames()
+
+
 def quiet_chatty_loggers() -> None:
-    """Keep the libraries that log WebSocket frames at DEBUG at INFO or above."""
+    """Keep the libraries that log WebSocket frames at DEBUG at INFO or above, and strip
+    query strings from uvicorn's handshake lines."""
     for name in CHATTY:
         logger = logging.getLogger(name)
-        if logger.getEffectiveLevel() < logging.INFO:
+        if logger.level < logging.INFO:  # NOTSET included: never DEBUG through the root
             logger.setLevel(logging.INFO)
+    for name in ("uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        for guard in (_STRIP, _FRAMES):
+            if guard not in logger.filters:
+                logger.addFilter(guard)
 
 
 def configure_logging(level: str = "info", fmt: str = "json", file: str = "") -> None:
