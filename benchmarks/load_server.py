@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import json
 import multiprocessing
+import os
 import shutil
 import signal
 import socket
@@ -197,8 +198,12 @@ def start_server(db: str, folder: Path, extra_args: list[str]) -> ServerHandle:
     log_path = folder / "server.log"
     cmd = [sys.executable, "-m", "ginrummy.cli.main", "serve", "--port", str(port),
            "--db", db, "--log-level", "warning", *extra_args]
+    # every table and connection comes from 127.0.0.1: the per-address quotas are raised
+    env = {"GINRUMMY_TABLES_PER_ADDRESS": "1000000", "GINRUMMY_CONNECTIONS_PER_ADDRESS":
+           "1000000", "GINRUMMY_MAX_CONNECTIONS": "1000000", **os.environ}
     with log_path.open("wb") as log:
-        process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+        process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=folder,
+                                   env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:

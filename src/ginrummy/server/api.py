@@ -69,6 +69,7 @@ async def list_tables(request: Request) -> JSONResponse:
 
 async def get_table(request: Request) -> JSONResponse:
     """``GET /api/tables/{id}``."""
+    await _lobby(request).load(request.path_params["table_id"])  # an unloaded finished table
     try:
         writer = _lobby(request).visible(request.path_params["table_id"],
                                          request.query_params.get("invite"))
@@ -84,9 +85,12 @@ async def create_table(request: Request) -> JSONResponse:
         return body
     assert isinstance(body, CreateTable)
     try:
-        created = await _lobby(request).create(body)
+        created = await _lobby(request).create(
+            body, request.client.host if request.client else "unknown")
     except LobbyError as exc:
-        return error_response(exc.status, exc.code, str(exc), exc.field)
+        response = error_response(exc.status, exc.code, str(exc), exc.field)
+        response.headers.update(exc.headers)  # Retry-After of a 429
+        return response
     # a table event: never the token or the invite code
     log.info("table %s: created", created["table_id"],
              extra={"event": "table_created", "table": created["table_id"],

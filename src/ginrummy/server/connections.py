@@ -10,19 +10,63 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
 from ginrummy.server.jsontext import dumps
-from ginrummy.server.limits import RateLimit
+from ginrummy.server.limits import KeyedLimits, RateLimit
 from ginrummy.server.protocol import PROTOCOL
 from ginrummy.server.settings import Settings
 
 log = logging.getLogger("ginrummy.server.connections")
 
 _CLOSE = object()
+
+TRY_AGAIN_LATER = 1013
+"""Close code of a connection over the per-address or per-process cap (RFC 6455's "try
+again later")."""
+
+
+class SharedLimits:
+    """The flood and chat budgets of every seat and spectator address of the process."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.messages = KeyedLimits(settings.messages_per_window,
+                                    settings.message_window_seconds)
+        self.chats = KeyedLimits(settings.chats_per_window, settings.chat_window_seconds)
+
+
+class ConnectionCounts:
+    """Open WebSocket connections per process and per client address, under their caps."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.max_total = settings.max_connections
+        self.max_per_address = settings.connections_per_address
+        self.total = 0
+        self.by_address: dict[str, int] = {}
+
+    def admit(self, address: str) -> str | None:
+        """Count a new connection from ``address``; the close reason when it is one too
+        many (it is then not counted)."""
+        if self.total >= self.max_total:
+            return f"server full: {self.max_total} connections"
+        held = self.by_address.get(address, 0)
+        if held >= self.max_per_address:
+            return f"too many connections from this address (at most {self.max_per_address})"
+        self.total += 1
+        self.by_address[address] = held + 1
+        return None
+
+    def release(self, address: str) -> None:
+        """A counted connection from ``address`` closed."""
+        self.total = max(0, self.total - 1)
+        held = self.by_address.get(address, 0) - 1
+        if held > 0:
+            self.by_address[address] = held
+        else:
+            self.by_address.pop(address, None)
 
 
 class Connection:
@@ -35,8 +79,10 @@ class Connection:
         self.protocol = PROTOCOL
         """The protocol asked for in ``hello`` (1: acknowledgements in a frame of their own)."""
         self.muted: set[int | None] = set()
-        self.messages = RateLimit(settings.messages_per_window, settings.message_window_seconds)
-        self.chats = RateLimit(settings.chats_per_window, settings.chat_window_seconds)
+        self._messages = RateLimit(settings.messages_per_window,
+                                   settings.message_window_seconds)
+        self._chats = RateLimit(settings.chats_per_window, settings.chat_window_seconds)
+        self._shared: tuple[SharedLimits, Hashable] | None = None
         self._queue: deque[str | tuple[object, int, str]] = deque()
         self._limit = settings.send_queue_limit
         self._wake: asyncio.Future[None] | None = None
@@ -44,6 +90,27 @@ class Connection:
         self._sender: asyncio.Task[None] | None = None
         self.closed = False
         self.close_code: int | None = None
+
+    def share_limits(self, shared: SharedLimits, key: Hashable) -> None:
+        """From now on count this connection's messages and chat lines against ``key``'s
+        budgets (a seat's, or a spectator address's), shared with its other connections."""
+        self._shared = (shared, key)
+        self.messages.absorb(self._messages)  # the hello counts too
+        self.chats.absorb(self._chats)
+
+    @property
+    def messages(self) -> RateLimit:
+        """The flood budget this connection draws on."""
+        if self._shared is None:
+            return self._messages
+        return self._shared[0].messages.get(self._shared[1])
+
+    @property
+    def chats(self) -> RateLimit:
+        """The chat budget this connection draws on."""
+        if self._shared is None:
+            return self._chats
+        return self._shared[0].chats.get(self._shared[1])
 
     def start(self) -> None:
         """Start the sender task."""

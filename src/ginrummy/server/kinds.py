@@ -25,10 +25,14 @@ class TableStatus(StrEnum):
     PLAYING = "playing"
     OVER = "over"        # the match is over (a rematch may follow)
     STUCK = "stuck"      # stopped: a hand passed the decision cap (docs/server.md)
+    ABANDONED = "abandoned"  # closed: no person connected for a while (docs/server.md)
 
 
 OPEN_STATUSES = (TableStatus.WAITING, TableStatus.PLAYING)
 """Statuses listed in the lobby and always restored at start-up."""
+
+FINISHED_STATUSES = (TableStatus.OVER, TableStatus.STUCK, TableStatus.ABANDONED)
+"""Statuses of a table that nobody plays on (unloaded from memory when nobody is there)."""
 
 
 class EventKind(StrEnum):

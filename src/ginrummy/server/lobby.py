@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -12,7 +14,9 @@ from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset, RulesetError
 from ginrummy.server.auth import invite_ok, new_secret, new_table_id, secret_hash
 from ginrummy.server.chat import clean_name
 from ginrummy.server.committer import CommitFailed, GroupCommitter
+from ginrummy.server.connections import ConnectionCounts, SharedLimits
 from ginrummy.server.kinds import OPEN_STATUSES, SeatKind, TableStatus
+from ginrummy.server.limits import KeyedLimits
 from ginrummy.server.messages import TableEntry
 from ginrummy.server.protocol import CreateTable, JoinTable
 from ginrummy.server.settings import Settings
@@ -22,15 +26,26 @@ from ginrummy.storage import InsertTable, Repository, utcnow
 
 log = logging.getLogger("ginrummy.server.lobby")
 
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+"""What a table id may look like (anything else is not looked up in the database)."""
+
 
 class LobbyError(ValueError):
     """A lobby request that cannot be served: HTTP ``status``, error ``code``, ``field``."""
 
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.field = field
+        self.retry_after = retry_after
+        """Seconds to wait (``Retry-After``) for a 429."""
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Headers of the error answer (``Retry-After`` for a 429)."""
+        return {} if self.retry_after is None else {"Retry-After": str(self.retry_after)}
 
 
 class Lobby:
@@ -42,6 +57,14 @@ class Lobby:
         self.repository = repository
         self.committer = committer
         self.writers: dict[str, TableWriter] = {}
+        self.table_quota = KeyedLimits(settings.tables_per_address,
+                                       settings.tables_window_seconds)
+        """Tables created per address (``tables_per_address`` per ``tables_window_seconds``)."""
+        self.limits = SharedLimits(settings)
+        """Flood and chat budgets per seat and per spectator address."""
+        self.sockets = ConnectionCounts(settings)
+        """Open WebSocket connections per process and per address."""
+        self._loading: dict[str, asyncio.Task[TableWriter | None]] = {}
 
     # ----------------------------------------------------------------- start and stop
     async def restore(self) -> int:
@@ -58,8 +81,7 @@ class Lobby:
             except Exception:
                 log.exception("table %s does not replay; it is left out", row.id)
                 continue
-            self.writers[table.id] = TableWriter(table, self.settings, self.committer,
-                                                 self.repository)
+            self.writers[table.id] = self._writer(table)
         await asyncio.gather(*(writer.start() for writer in list(self.writers.values())))
         return len(stored)
 
@@ -68,10 +90,55 @@ class Lobby:
         for writer in self.writers.values():
             writer.close()
 
+    def _writer(self, table: GameTable) -> TableWriter:
+        return TableWriter(table, self.settings, self.committer, self.repository,
+                           self._unloaded)
+
+    def _unloaded(self, writer: TableWriter) -> None:
+        if self.writers.get(writer.table.id) is writer:
+            del self.writers[writer.table.id]
+
     # ----------------------------------------------------------------- queries
     def get(self, table_id: str) -> TableWriter | None:
-        """A table's writer."""
+        """A table's writer, if the table is in memory (see :meth:`load`)."""
         return self.writers.get(table_id)
+
+    async def load(self, table_id: str) -> TableWriter | None:
+        """A table's writer: in memory, or loaded from the database (a finished table
+        unloaded after ``unload_after_seconds``); ``None`` for an unknown table."""
+        writer = self.writers.get(table_id)
+        if writer is not None or not TABLE_ID.fullmatch(table_id):
+            return writer
+        task = self._loading.get(table_id)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._load(table_id))
+            self._loading[table_id] = task
+            task.add_done_callback(lambda _t: self._loading.pop(table_id, None))
+        return await asyncio.shield(task)
+
+    async def _load(self, table_id: str) -> TableWriter | None:
+        loop = asyncio.get_running_loop()
+        try:
+            stored = await loop.run_in_executor(None, self.repository.load_table, table_id)
+        except Exception:
+            log.exception("table %s could not be loaded", table_id)
+            return None
+        if stored is None:
+            return None
+        writer = self.writers.get(table_id)
+        if writer is not None:
+            return writer
+        try:
+            table = GameTable.from_stored(stored)
+        except Exception:
+            log.exception("table %s does not replay; it is left out", table_id)
+            return None
+        if stored.status == TableStatus.ABANDONED:
+            table.stop("abandoned: nobody was connected")
+            table.status = TableStatus.ABANDONED
+        writer = self.writers[table_id] = self._writer(table)
+        await writer.start()
+        return writer
 
     def public_tables(self) -> list[TableEntry]:
         """Lobby entries of open public tables, newest first."""
@@ -92,8 +159,9 @@ class Lobby:
         return writer
 
     # ----------------------------------------------------------------- create and join
-    async def create(self, body: CreateTable) -> dict[str, Any]:
-        """Create a table with the creator in seat 0."""
+    async def create(self, body: CreateTable, address: str | None = None) -> dict[str, Any]:
+        """Create a table with the creator in seat 0; ``address`` (the client's) counts
+        against its quota (:class:`LobbyError` 429 ``too_many_tables`` when spent)."""
         nickname = _name(body.nickname, 24, "nickname")
         name = _name(body.name, 40, "name") if body.name else f"{nickname}'s table"
         rules = _rules(body)
@@ -121,6 +189,17 @@ class Lobby:
         if body.pool_chips is not None and rules.format is not Format.SINGLE_HAND:
             raise LobbyError(400, "bad_request", "pool_chips: a prize pool is for single_hand "
                              "tables only (R6.4)", "pool_chips")
+        if address is not None:
+            quota = self.table_quota.get(address)
+            if not quota.allow():
+                wait = max(1, math.ceil(quota.retry_after()))
+                log.warning("refused a table: address over its quota of %d tables in %g s",
+                            self.settings.tables_per_address,
+                            self.settings.tables_window_seconds)
+                raise LobbyError(429, "too_many_tables", f"at most "
+                                 f"{self.settings.tables_per_address} new tables in "
+                                 f"{self.settings.tables_window_seconds:g} s from one "
+                                 f"address; try again in {wait} s", None, wait)
         invite = None if body.public else new_secret()
         table_id = new_table_id()
         while table_id in self.writers:
@@ -132,7 +211,7 @@ class Lobby:
             await self.committer.commit([InsertTable(table.to_stored())])
         except CommitFailed as exc:
             raise LobbyError(503, "storage", str(exc)) from None
-        writer = TableWriter(table, self.settings, self.committer, self.repository)
+        writer = self._writer(table)
         self.writers[table_id] = writer
         await writer.start()
         return {"table_id": table_id, "seat": 0, "token": token, "invite": invite,
@@ -140,6 +219,7 @@ class Lobby:
 
     async def join(self, table_id: str, body: JoinTable) -> dict[str, Any]:
         """Seat a guest at a table."""
+        await self.load(table_id)
         writer = self.visible(table_id, body.invite)
         nickname = _name(body.nickname, 24, "nickname")
         try:

@@ -276,7 +276,7 @@ class StateMessages:
             player_view = self.views.view_dict(match, seat, table.version)
             if seat is not None:
                 hints = _hints(hand, seat, self.views.best_melds(hand, seat))
-                if not hand.over and hand.to_move == seat:
+                if not hand.over and hand.to_move == seat and table.stuck is None:
                     legal = [_legal_text(a, hand) for a in hand.legal_actions()]
         return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
                 "hints": hints}

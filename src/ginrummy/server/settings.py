@@ -56,6 +56,20 @@ class Settings:
     max_clock_seconds: float = 600.0
     log_level: str = "info"
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    # ----- quotas, limits and the tables' lifecycle (docs/server.md, *Quotas and lifecycle*)
+    tables_per_address: int = 30
+    """Tables one address may create per ``tables_window_seconds`` (more: HTTP 429)."""
+    tables_window_seconds: float = 3600.0
+    abandon_after_seconds: float = 600.0
+    """A waiting or playing table with no person connected this long is closed
+    (``abandoned``)."""
+    unload_after_seconds: float = 300.0
+    """A finished (over, stuck, abandoned) table with nobody connected this long leaves
+    memory (it is loaded from the database again when asked for)."""
+    max_connections: int = 900
+    """WebSocket connections per process (more: close 1013)."""
+    connections_per_address: int = 50
+    """WebSocket connections per client address (more: close 1013)."""
 
     # ----- the HTTP edge and operations (docs/server.md *The edge*, docs/deploy.md)
     public_origins: tuple[str, ...] = ()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ginrummy.gameloop import EndlessHand
 from ginrummy.server.auth import new_secret, secret_hash
@@ -27,10 +27,10 @@ from ginrummy.server.commits import CommitPath, EventMaker
 from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.computer import ComputerSeats
 from ginrummy.server.connections import Connection
-from ginrummy.server.kinds import SeatKind, Source, TableStatus
+from ginrummy.server.kinds import OPEN_STATUSES, SeatKind, Source, TableStatus
 from ginrummy.server.messages import State, ack, duplicate_ack, error, welcome, with_ack
 from ginrummy.server.presence import Presence
-from ginrummy.server.protocol import ActionMessage, Code, MessageError
+from ginrummy.server.protocol import ActionMessage, Close, Code, MessageError
 from ginrummy.server.settings import Settings
 from ginrummy.server.table import GameTable, Seat, Step
 from ginrummy.server.timers import TableTimers, TimerAction
@@ -46,8 +46,11 @@ class TableWriter:
     """Owns a :class:`GameTable`: its lock and connections; every change goes through it."""
 
     def __init__(self, table: GameTable, settings: Settings, committer: GroupCommitter,
-                 repository: Repository) -> None:
+                 repository: Repository,
+                 on_unload: Callable[[TableWriter], None] | None = None) -> None:
         self.table = table
+        self.on_unload = on_unload
+        """Called (under the lock) when the table leaves memory (the lobby forgets it)."""
         self.settings = settings
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
@@ -74,24 +77,97 @@ class TableWriter:
 
     # ----------------------------------------------------------------- connections
     async def attach(self, conn: Connection) -> None:
-        """A connection joins the table: welcome, its state, and the others learn it."""
+        """A connection joins the table: welcome, its state, and the others learn it (a
+        spectator changes nothing the others see: only it gets a state)."""
         async with self.lock:
+            if self.closed:  # unloaded meanwhile: a new connection loads it again
+                conn.close(Close.RESTARTING, "the table was reloaded: connect again")
+                return
             table = self.table
+            people_before = self.people
             self.connections.add(conn)
             conn.send(welcome(conn.protocol, table.id, conn.seat, table.version, conn.name))
-            if conn.seat is not None and self.presence.arrive(table, conn.seat):
+            if conn.seat is None:
+                conn.send(self.state_for(conn))
+                self._watch_idle()
+                return
+            back = self.presence.arrive(table, conn.seat)
+            if back or not people_before:  # the game may go on: someone is there again
                 await self._advance()
             self.broadcast()
+            self._watch_idle()
 
     async def detach(self, conn: Connection) -> None:
-        """A connection left; a human seat with no connection left is held, then played."""
+        """A connection left; a human seat with no connection left is held, then played
+        (while a person is connected at the table)."""
         async with self.lock:
             if conn not in self.connections:
                 return
             self.connections.discard(conn)
             if conn.seat is not None:
                 self.presence.leave(self.table, conn.seat)
-            self.broadcast()
+                self.broadcast()
+            self._watch_idle()
+
+    @property
+    def people(self) -> bool:
+        """True while a person (a seat's connection, not a spectator) is at the table."""
+        return any(c.seat is not None for c in self.connections)
+
+    def _watch_idle(self) -> None:
+        """Set the idle timer of a table nobody attends, or cancel it: an open table with no
+        person is abandoned after ``abandon_after_seconds``; a finished one with no connection
+        at all leaves memory after ``unload_after_seconds``."""
+        if self.closed:
+            return
+        if self.people:
+            self.timers.cancel_idle()
+        elif self.table.status in OPEN_STATUSES:
+            self.timers.idle("abandon", self.settings.abandon_after_seconds,
+                             self._abandon_timeout)
+        elif self.connections:  # spectators of a finished table
+            self.timers.cancel_idle()
+        else:
+            self.timers.idle("unload", self.settings.unload_after_seconds,
+                             self._unload_timeout)
+
+    async def _abandon_timeout(self, _arg: int) -> None:
+        async with self.lock:
+            self.timers.cancel_idle()
+            if not self.closed and not self.people and self.table.status in OPEN_STATUSES:
+                await self._abandon()
+            self._watch_idle()
+
+    async def _abandon(self) -> None:
+        """Close the table for good (status ``abandoned``): nobody plays on, it is not
+        listed nor restored; its events stay as the record of the game."""
+        table = self.table
+        log.info("table %s: abandoned at version %d: no person connected for %g s",
+                 table.id, table.version, self.settings.abandon_after_seconds)
+        table.stop("abandoned: nobody was connected")
+        table.status = TableStatus.ABANDONED
+        table.clock_seat = table.clock_deadline = None
+        self.timers.cancel()
+        for seat in table.seats:
+            self.timers.release(seat.seat)
+        try:
+            await self.commits.write_table(table, status=TableStatus.ABANDONED,
+                                           clock_seat=None, clock_deadline=None)
+        except CommitFailed:
+            log.warning("table %s: could not store its abandoned status", table.id)
+        self.broadcast()
+
+    async def _unload_timeout(self, _arg: int) -> None:
+        async with self.lock:
+            self.timers.cancel_idle()
+            if self.closed or self.connections or self.table.status in OPEN_STATUSES:
+                self._watch_idle()
+                return
+            log.info("table %s: unloaded (%s, nobody connected)", self.table.id,
+                     self.table.status)
+            self.close()
+            if self.on_unload is not None:
+                self.on_unload(self)
 
     async def _hold_expired(self, seat_no: int) -> None:
         async with self.lock:
@@ -236,7 +312,12 @@ class TableWriter:
         self.timers.arm(delay, action, self.table.version)
 
     async def _advance(self) -> None:
-        """Play what needs no human (deals, reshuffles), then arm the right timer."""
+        """Play what needs no human (deals, reshuffles), then arm the right timer; then set
+        or cancel the idle timer."""
+        await self._advance_steps()
+        self._watch_idle()
+
+    async def _advance_steps(self) -> None:
         self.timers.cancel()
         if self.closed:
             return
@@ -263,7 +344,7 @@ class TableWriter:
                     table.next_deal_at = now + self.settings.between_hands_seconds
                     self.broadcast()
                 self._arm(table.next_deal_at - now, self._deal_timeout)
-            elif step is Step.COMPUTER:
+            elif step is Step.COMPUTER and self.people:  # never computers alone
                 self._arm(self.settings.bot_delay_ms / 1000, self._computer_turn)
             elif step is Step.HUMAN:
                 await self._arm_clock()
@@ -298,7 +379,8 @@ class TableWriter:
 
     async def _computer_turn(self, version: int) -> None:
         async with self.lock:
-            if self.table.version != version or self.table.next_step() is not Step.COMPUTER:
+            if self.table.version != version or self.table.next_step() is not Step.COMPUTER \
+                    or not self.people:
                 return
             mover = self._mover()
             await self._computer_move(Source.BOT if mover.kind == SeatKind.BOT else Source.AWAY)
@@ -310,6 +392,8 @@ class TableWriter:
                 return
             if table.clock_deadline is None or table.clock_deadline > time.time() + 0.001:
                 await self._advance()
+                return
+            if not self.people:  # played when a person is back (attach advances the table)
                 return
             log.info("table %s: seat %s ran out of time", table.id, table.clock_seat)
             await self._computer_move(Source.CLOCK)
@@ -350,3 +434,4 @@ class TableWriter:
         notice = error(Code.ENDLESS_HAND, f"the table was stopped: {reason}")
         for conn in list(self.connections):
             conn.send(notice)
+        self._watch_idle()

@@ -28,6 +28,9 @@ class TableTimers:
         self.closed = False
         self._next: asyncio.TimerHandle | None = None
         self._holds: dict[int, asyncio.TimerHandle] = {}
+        self._idle: asyncio.TimerHandle | None = None
+        self.idle_kind: str | None = None
+        """What the idle timer is set for (``"abandon"``, ``"unload"``), or ``None``."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     def arm(self, delay: float, action: TimerAction, version: int) -> None:
@@ -58,10 +61,28 @@ class TableTimers:
         """Forget the hold of ``seat`` (its action is running)."""
         self._holds.pop(seat, None)
 
+    def idle(self, kind: str, delay: float, action: TimerAction) -> None:
+        """Run ``action(0)`` in ``delay`` seconds unless the idle timer is already set for
+        ``kind`` (a table nobody attends: it is abandoned, or unloaded)."""
+        if self.idle_kind == kind:
+            return
+        self.cancel_idle()
+        loop = asyncio.get_running_loop()
+        self.idle_kind = kind
+        self._idle = loop.call_later(max(0.0, delay), self._spawn, action, 0)
+
+    def cancel_idle(self) -> None:
+        """Cancel the idle timer (someone is back)."""
+        if self._idle is not None:
+            self._idle.cancel()
+        self._idle = None
+        self.idle_kind = None
+
     def close(self) -> None:
         """Cancel every timer and running task (server shutdown)."""
         self.closed = True
         self.cancel()
+        self.cancel_idle()
         for handle in self._holds.values():
             handle.cancel()
         self._holds.clear()

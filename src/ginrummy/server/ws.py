@@ -13,7 +13,7 @@ import logging
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from ginrummy.server.auth import invite_ok, seat_for_token
-from ginrummy.server.connections import Connection
+from ginrummy.server.connections import TRY_AGAIN_LATER, Connection
 from ginrummy.server.edge import origin_allowed
 from ginrummy.server.lobby import Lobby
 from ginrummy.server.messages import PONG, error
@@ -50,8 +50,16 @@ async def table_socket(websocket: WebSocket) -> None:
         await websocket.close(code=Close.POLICY, reason="origin not allowed")
         return
     await websocket.accept()
-    writer = lobby.get(websocket.path_params["table_id"])
+    # caps on open connections (per process, per address): docs/server.md, *Quotas*
+    address = websocket.client.host if websocket.client else "unknown"
+    refused = lobby.sockets.admit(address)
+    if refused is not None:
+        log.warning("refused a WebSocket: %s", refused)
+        await websocket.close(code=TRY_AGAIN_LATER, reason=refused)
+        return
+    writer = await lobby.load(websocket.path_params["table_id"])
     if writer is None:
+        lobby.sockets.release(address)
         await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
         return
     conn = Connection(websocket, settings)
@@ -60,6 +68,9 @@ async def table_socket(websocket: WebSocket) -> None:
     try:
         hello = await _receive_hello(conn, settings)
         _seat_connection(conn, writer, hello, websocket)
+        # flood and chat budgets per seat (all its connections), spectators' per address
+        conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
+                          if conn.seat is not None else ("watch", address))
         await writer.attach(conn)
         attached = True
         while not conn.closed:
@@ -74,6 +85,7 @@ async def table_socket(websocket: WebSocket) -> None:
         if attached:
             await writer.detach(conn)
         await _drain(conn)
+        lobby.sockets.release(address)
 
 
 async def _drain(conn: Connection) -> None:
