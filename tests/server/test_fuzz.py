@@ -8,6 +8,8 @@ memory (``benchmarks/fuzz_server.py`` runs the same fuzz with 100,000 messages).
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -223,3 +225,31 @@ def test_http_bodies_json_loads_raises_on_are_a_400_not_a_500(server: LiveServer
                                headers={"Origin": ORIGIN, "Content-Type": "application/json"})
         statuses.append(answer.status_code)
     assert all(400 <= status < 500 for status in statuses), statuses
+
+
+# --------------------------------------------------------------------------- the scripts
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def test_the_abuse_script_runs_and_reports_each_attack() -> None:
+    """benchmarks/abuse.py (a few of its attacks): it starts its server, reports held or
+    broken with figures, and does not crash on a refused attack."""
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "abuse.py"), "--quick", "--json",
+                           "--only", "huge_int,target_2_64,text_plain,db_mode"],
+                          capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
+    assert list(rows) == ["huge_int", "target_2_64", "text_plain", "db_mode"]
+    assert all(row["held"] in (True, False) for row in rows.values()), rows
+    assert rows["target_2_64"]["held"] and rows["db_mode"]["held"]
+    assert rows["huge_int"]["ws_answer"] == "error bad_message"
+
+
+def test_the_fuzz_script_reports_its_counts() -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "fuzz_server.py"), "--messages",
+                           "200", "--tables", "1", "--json"],
+                          capture_output=True, text=True, timeout=180, check=False)
+    report = json.loads(done.stdout)
+    assert report["messages"] >= 200 and report["batches"] == 10
+    assert report["replay_mismatches"] == []
+    assert done.returncode == (0 if report["server_errors"] == 0 else 1)
