@@ -6,6 +6,7 @@ sent to everyone (docs/server.md, *Quotas and lifecycle*)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from typing import Any
 
@@ -13,6 +14,8 @@ from server_helpers import Client
 from websockets.exceptions import ConnectionClosed
 
 from ginrummy.server import Settings
+from ginrummy.server.connections import ConnectionCounts
+from ginrummy.server.limits import address_key
 
 
 def close_of(client: Client, timeout: float = 10) -> tuple[int, str]:
@@ -155,3 +158,20 @@ def test_spectators_come_and_go_without_a_state_to_everyone(make_server: Any) ->
     bob.close()
     gone = ann.wait(lambda m: m["type"] == "state")
     assert gone["table"]["seats"][1]["connected"] is False
+
+
+def test_an_ipv6_host_is_its_64_and_refusals_are_logged_once_a_minute(
+        caplog: Any) -> None:
+    assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::2")
+    assert address_key("2001:db8:1:3::1") != address_key("2001:db8:1:2::1")
+    assert address_key("::ffff:10.0.0.1") == "10.0.0.1" == address_key("10.0.0.1")
+    counts = ConnectionCounts(Settings(connections_per_address=2, max_connections=10))
+    assert counts.admit("2001:db8:1:2::1") is None
+    assert counts.admit("2001:db8:1:2::2") is None
+    with caplog.at_level(logging.WARNING, logger="ginrummy.server.connections"):
+        refusals = [counts.admit(f"2001:db8:1:2::{n}") for n in range(3, 103)]
+    assert all(r is not None and "too many connections" in r for r in refusals)
+    assert len([r for r in caplog.records if "refused" in r.getMessage()]) == 1
+    assert counts.admit("2001:db8:1:3::1") is None  # another /64
+    counts.release("2001:db8:1:2::1")
+    assert counts.admit("2001:db8:1:2::ffff") is None and counts.total == 3

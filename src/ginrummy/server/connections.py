@@ -16,7 +16,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketState
 
 from ginrummy.server.jsontext import dumps
-from ginrummy.server.limits import KeyedLimits, RateLimit
+from ginrummy.server.limits import KeyedLimits, RateLimit, address_key
 from ginrummy.server.protocol import PROTOCOL
 from ginrummy.server.settings import Settings
 
@@ -46,21 +46,29 @@ class ConnectionCounts:
         self.max_per_address = settings.connections_per_address
         self.total = 0
         self.by_address: dict[str, int] = {}
+        self._refusals_logged = KeyedLimits(1, 60.0)
 
     def admit(self, address: str) -> str | None:
         """Count a new connection from ``address``; the close reason when it is one too
         many (it is then not counted)."""
-        if self.total >= self.max_total:
-            return f"server full: {self.max_total} connections"
+        address = address_key(address)
+        reason = None
         held = self.by_address.get(address, 0)
-        if held >= self.max_per_address:
-            return f"too many connections from this address (at most {self.max_per_address})"
+        if self.total >= self.max_total:
+            reason = f"server full: {self.max_total} connections"
+        elif held >= self.max_per_address:
+            reason = f"too many connections from this address (at most {self.max_per_address})"
+        if reason is not None:
+            if self._refusals_logged.get(address).allow():  # a line a minute per address
+                log.warning("refused WebSocket connections: %s", reason)
+            return reason
         self.total += 1
         self.by_address[address] = held + 1
         return None
 
     def release(self, address: str) -> None:
         """A counted connection from ``address`` closed."""
+        address = address_key(address)
         self.total = max(0, self.total - 1)
         held = self.by_address.get(address, 0) - 1
         if held > 0:

@@ -7,9 +7,22 @@ The lobby's table quota is a :class:`RateLimit` per creating address.
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections import deque
 from collections.abc import Hashable
+
+
+def address_key(address: str) -> str:
+    """Whom a client address stands for in quotas: an IPv4 address itself, an IPv6 address
+    its /64 network (one host usually holds a whole /64), anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6 and ip.ipv4_mapped is None:
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip if ip.version == 4 else ip.ipv4_mapped)
 
 
 class RateLimit:

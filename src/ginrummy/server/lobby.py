@@ -16,7 +16,7 @@ from ginrummy.server.chat import clean_name
 from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.connections import ConnectionCounts, SharedLimits
 from ginrummy.server.kinds import OPEN_STATUSES, SeatKind, TableStatus
-from ginrummy.server.limits import KeyedLimits
+from ginrummy.server.limits import KeyedLimits, address_key
 from ginrummy.server.messages import TableEntry
 from ginrummy.server.protocol import CreateTable, JoinTable
 from ginrummy.server.settings import Settings
@@ -65,6 +65,8 @@ class Lobby:
         self.sockets = ConnectionCounts(settings)
         """Open WebSocket connections per process and per address."""
         self._loading: dict[str, asyncio.Task[TableWriter | None]] = {}
+        self._refusals_logged = KeyedLimits(1, 60.0)
+        """One log line a minute per refused address, not one per refused request."""
 
     # ----------------------------------------------------------------- start and stop
     async def restore(self) -> int:
@@ -190,12 +192,14 @@ class Lobby:
             raise LobbyError(400, "bad_request", "pool_chips: a prize pool is for single_hand "
                              "tables only (R6.4)", "pool_chips")
         if address is not None:
+            address = address_key(address)
             quota = self.table_quota.get(address)
             if not quota.allow():
                 wait = max(1, math.ceil(quota.retry_after()))
-                log.warning("refused a table: address over its quota of %d tables in %g s",
-                            self.settings.tables_per_address,
-                            self.settings.tables_window_seconds)
+                if self._refusals_logged.get(address).allow():
+                    log.warning("refused tables: an address over its quota of %d tables in "
+                                "%g s", self.settings.tables_per_address,
+                                self.settings.tables_window_seconds)
                 raise LobbyError(429, "too_many_tables", f"at most "
                                  f"{self.settings.tables_per_address} new tables in "
                                  f"{self.settings.tables_window_seconds:g} s from one "

@@ -15,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from ginrummy.server.auth import invite_ok, seat_for_token
 from ginrummy.server.connections import TRY_AGAIN_LATER, Connection
 from ginrummy.server.edge import origin_allowed
+from ginrummy.server.limits import address_key
 from ginrummy.server.lobby import Lobby
 from ginrummy.server.messages import PONG, error
 from ginrummy.server.protocol import (
@@ -53,8 +54,7 @@ async def table_socket(websocket: WebSocket) -> None:
     # caps on open connections (per process, per address): docs/server.md, *Quotas*
     address = websocket.client.host if websocket.client else "unknown"
     refused = lobby.sockets.admit(address)
-    if refused is not None:
-        log.warning("refused a WebSocket: %s", refused)
+    if refused is not None:  # logged by admit, once a minute per address
         await websocket.close(code=TRY_AGAIN_LATER, reason=refused)
         return
     writer = await lobby.load(websocket.path_params["table_id"])
@@ -70,7 +70,7 @@ async def table_socket(websocket: WebSocket) -> None:
         _seat_connection(conn, writer, hello, websocket)
         # flood and chat budgets per seat (all its connections), spectators' per address
         conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
-                          if conn.seat is not None else ("watch", address))
+                          if conn.seat is not None else ("watch", address_key(address)))
         await writer.attach(conn)
         attached = True
         while not conn.closed:
