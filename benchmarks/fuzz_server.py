@@ -9,10 +9,13 @@ generated messages of every client type (``hello``, ``action``, ``chat``, ``mute
 state, and malformed ones (wrong types, missing and unknown fields, integers past 2^64 and of
 5,000 digits, NaN, deep nesting, lone surrogates and other unicode, binary frames, bytes that
 are not JSON). Every batch ends with a ``ping``, whose ``pong`` shows the connection is still
-served. Between batches it fuzzes the HTTP API (create, join, get). It reports counts: messages
-sent, errors by code, closes by code, HTTP answers by status, and **server errors** (1011
-closes, 5xx answers, frames that are not JSON); then it reloads every table from the database
-and checks that it replays to the version and status the server reports.
+served (after a frame over the 8 KiB limit it reads up to the server's 1009 close instead,
+and the rest of that batch is not sent). Between batches it fuzzes the HTTP API (create, join,
+get), and at the end it posts bodies that ``json.loads`` raises on (4,300-digit integers, deep
+nesting). It reports counts: frames generated and sent, errors by code, closes by code, HTTP
+answers by status, and **server errors** (1011 closes, 5xx answers, frames that are not JSON,
+and the tracebacks in the server's log); then it reloads every table from the database and
+checks that it replays to the version and status the server reports.
 
 ``tests/server/test_fuzz.py`` runs the same fuzz (these functions) with a smaller count.
 """
@@ -189,6 +192,9 @@ class Stats:
 
 
 SERVER_ERROR_CLOSES = {1011}
+FRAME_LIMIT = 8192
+"""The server's default frame limit: a longer frame is followed by its close (1009), which the
+sender waits for instead of writing on into a closing connection."""
 
 FUZZ_SETTINGS: dict[str, Any] = {
     "messages_per_window": 10**9, "chats_per_window": 10**9, "bot_delay_ms": 0,
@@ -265,6 +271,9 @@ class Seat:
             for frame in frames_:
                 ws.send(self._legal(rng) if frame == LEGAL else frame)
                 self.stats.messages += 1
+                if len(frame.encode("utf-8") if isinstance(frame, str) else frame) > FRAME_LIMIT:
+                    while True:  # the server closes (1009): read up to its close frame
+                        self._receive(ws, 20)
                 with contextlib.suppress(TimeoutError):
                     while True:  # read what has arrived, so the send queue never fills
                         self._receive(ws, 0)
@@ -446,13 +455,17 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             if server is not None:
                 kill_server(server)
+        if server is not None and server.log_path is not None:
+            log = server.log_path.read_text(errors="replace")
+            report["server_log_tracebacks"] = log.count("Traceback")
     report["seconds"] = round(time.monotonic() - started, 1)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
         for key, value in report.items():
             print(f"{key:>22}: {value}")
-    return 0 if report["server_errors"] == 0 and not report["replay_mismatches"] else 1
+    clean = report["server_errors"] == 0 and not report.get("server_log_tracebacks")
+    return 0 if clean and not report["replay_mismatches"] else 1
 
 
 def run(base: str, db: str | None, args: argparse.Namespace) -> dict[str, Any]:
@@ -477,7 +490,7 @@ def run(base: str, db: str | None, args: argparse.Namespace) -> dict[str, Any]:
         answer = httpx.get(f"{base}/api/tables/{table_id}", timeout=10, trust_env=False)
         return dict(answer.json()) if answer.status_code == 200 else None
 
-    report = fuzzer.stats.to_dict()
+    report = {"generated_frames": batches * args.batch, **fuzzer.stats.to_dict()}
     report["replay_mismatches"] = (replay_mismatches(db, live, fuzzer.stats.tables)
                                    if db else ["no --db: not checked"])
     return report
