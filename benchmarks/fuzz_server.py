@@ -175,6 +175,8 @@ class Stats:
     messages: int = 0
     batches: int = 0
     frames_received: int = 0
+    acks: int = 0
+    """Actions the server accepted (a ``state`` carrying an ``ack``)."""
     errors: Counter[str] = field(default_factory=Counter)
     closes: Counter[str] = field(default_factory=Counter)
     http: Counter[str] = field(default_factory=Counter)
@@ -185,7 +187,8 @@ class Stats:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
         return {"messages": self.messages, "batches": self.batches,
-                "frames_received": self.frames_received, "errors": dict(self.errors),
+                "frames_received": self.frames_received, "acks": self.acks,
+                "errors": dict(self.errors),
                 "closes": dict(self.closes), "http": dict(self.http),
                 "server_errors": len(self.server_errors),
                 "server_error_samples": self.server_errors[:10], "tables": len(self.tables)}
@@ -245,6 +248,7 @@ class Seat:
             self.stats.errors[str(message.get("code"))] += 1
         elif message.get("type") == "state":
             self.state = message
+            self.stats.acks += "ack" in message
         return message
 
     def _closed(self, exc: ConnectionClosed) -> None:
@@ -269,6 +273,10 @@ class Seat:
         self.stats.batches += 1
         try:
             for frame in frames_:
+                if frame == LEGAL:  # the latest state first: the other seat may have moved
+                    with contextlib.suppress(TimeoutError):
+                        while True:
+                            self._receive(ws, 0.02)
                 ws.send(self._legal(rng) if frame == LEGAL else frame)
                 self.stats.messages += 1
                 if len(frame.encode("utf-8") if isinstance(frame, str) else frame) > FRAME_LIMIT:
@@ -468,16 +476,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if clean and not report["replay_mismatches"] else 1
 
 
+def shuffled(batch: list[str | bytes], rng: random.Random) -> list[str | bytes]:
+    """The batch in a random order (the hostile frame anywhere in it)."""
+    rng.shuffle(batch)
+    return batch
+
+
 def run(base: str, db: str | None, args: argparse.Namespace) -> dict[str, Any]:
     """The fuzz against a running server; the report as a dict."""
     fuzzer = Fuzzer(base, tables=args.tables, seed=args.seed)
     batches = max(1, args.messages // args.batch)
-    frames_ = generated(frames(), args.messages, args.seed)
+    # whole batches are the examples: Hypothesis does not repeat an example, so one frame an
+    # example would give the constant ``LEGAL`` once
+    batch_lists = generated(st.lists(frames(), min_size=args.batch - 1,
+                                     max_size=args.batch - 1), batches, args.seed)
+    # and one hostile frame a batch, generated alone (inside lists Hypothesis keeps them small)
+    hostile = generated(hostile_texts(), batches, args.seed + 3)
     requests = generated(http_requests(), batches // args.http_every + 1, args.seed + 1)
     parser_bodies = generated(http_parser_bodies(), 20, args.seed + 2)
     try:
         for number in range(batches):
-            fuzzer.send_frames([next(frames_, "{}") for _ in range(args.batch)])
+            batch = [*next(batch_lists, []), next(hostile, "{}")]
+            fuzzer.send_frames(shuffled(batch, fuzzer.rng))
             if number % args.http_every == 0:
                 method, kind, body = next(requests, ("GET", "table", None))
                 fuzzer.request(method, kind, body)
