@@ -183,6 +183,7 @@ def test_fuzz_of_every_client_message_makes_no_server_error_and_tables_replay(
     assert stats.server_errors == []
     assert stats.messages >= FUZZ_EXAMPLES and stats.errors["bad_message"] > 0
     assert stats.batches > 0 and len(stats.tables) >= 2
+    assert stats.acks > 0  # legal actions were played too: the replays below have moves
 
     def live(table_id: str) -> dict[str, Any] | None:
         with server.http() as http:
