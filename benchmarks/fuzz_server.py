@@ -276,9 +276,11 @@ class Seat:
                 if frame == LEGAL:  # the latest state first: the other seat may have moved
                     with contextlib.suppress(TimeoutError):
                         while True:
-                            self._receive(ws, 0.02)
+                            self._receive(ws, 0)
                 ws.send(self._legal(rng) if frame == LEGAL else frame)
                 self.stats.messages += 1
+                if frame == LEGAL:  # as a client does: its action's answer before the next
+                    self._answer(ws)
                 if len(frame.encode("utf-8") if isinstance(frame, str) else frame) > FRAME_LIMIT:
                     while True:  # the server closes (1009): read up to its close frame
                         self._receive(ws, 20)
@@ -303,6 +305,15 @@ class Seat:
             self.stats.server_errors.append("a ping with no pong in 20 s")
             ws.close()
             self.ws = None
+
+    def _answer(self, ws: ClientConnection) -> None:
+        """Read up to an action's answer (an error, or the state that carries its ack)."""
+        deadline = time.monotonic() + 5
+        while (left := deadline - time.monotonic()) > 0:
+            message = self._receive(ws, left)
+            if message is not None and (message.get("type") in ("error", "ack") or (
+                    message.get("type") == "state" and "ack" in message)):
+                return
 
     def close(self) -> None:
         """Close the connection, if open."""
