@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -12,6 +11,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ginrummy.rules import PRESETS, Ruleset
+from ginrummy.server import jsontext
 from ginrummy.server.computer import default_bot_level
 from ginrummy.server.lobby import Lobby, LobbyError, known_levels
 from ginrummy.server.protocol import CreateTable, JoinTable
@@ -131,8 +131,8 @@ async def _body(request: Request, model: type[BaseModel]) -> BaseModel | JSONRes
     if len(raw) > MAX_BODY:
         return error_response(413, "bad_request", f"body over {MAX_BODY // 1024} KiB")
     try:
-        data = json.loads(raw or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        data = jsontext.loads(raw or b"null")  # bounded: no 4,300-digit int, no deep nesting
+    except jsontext.JSONTextError:
         return error_response(400, "bad_request", "the body is not valid JSON")
     if not isinstance(data, dict):
         return error_response(400, "bad_request", "the body must be a JSON object")
