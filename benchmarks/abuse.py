@@ -16,7 +16,8 @@ default settings, so that every quota and limit is the one an operator gets, and
   still open after ``--idle-wait`` seconds);
 - ``seat_flood``: ``--seat-connections`` connections on one seat sending pings for
   ``--flood-seconds`` (pongs served to that seat, another table's ping latency);
-- ``churn``: RSS over ``--cycles`` WebSocket connect/close cycles;
+- ``churn``: RSS over ``--cycles`` WebSocket connect/close cycles (held below 0.1 KB a
+  cycle: 2 MB over 20,000);
 - ``tokens_in_log``: a seat token in the WebSocket URL (accepted?), then every issued token and
   invite code looked for in the server's log;
 - ``headers``: CSP without inline script, frame-ancestors/X-Frame-Options, nosniff,
@@ -403,7 +404,7 @@ async def _churn(server: ServerHandle, table: dict[str, Any], args: argparse.Nam
     await asyncio.sleep(1)
     after = rss_mb(server.pid)
     per_cycle_kb = round((after - before) * 1024 / max(1, args.cycles), 2)
-    return Result("churn", per_cycle_kb < 0.5, {
+    return Result("churn", per_cycle_kb < 0.1, {
         "cycles": args.cycles, "rss_before_mb": before, "rss_after_mb": after,
         "kb_per_cycle": per_cycle_kb, "cycles_per_s": round(args.cycles / seconds),
         "failures": failures})
