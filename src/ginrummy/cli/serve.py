@@ -32,6 +32,8 @@ GRACEFUL_SHUTDOWN_SECONDS = 10.0
 """On SIGTERM/SIGINT uvicorn stops accepting, closes the WebSockets (1012) and waits this
 long for requests in flight before it cancels them; then the lobby stops and the group
 committer writes what is pending."""
+WS_PING_TIMEOUT_SECONDS = 10.0
+"""A WebSocket peer that does not answer a ping within this is closed."""
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -155,17 +157,34 @@ def uvicorn_config(app: Any, settings: Any, **overrides: Any) -> Any:
     """The uvicorn configuration of ``serve`` (tests run the same one)."""
     import uvicorn
 
+    from ginrummy.server.httpproto import protocol_options
+
     options: dict[str, Any] = dict(
         host=settings.host, port=settings.port, log_level=settings.log_level,
-        ws_max_size=settings.frame_limit, ws_ping_interval=20.0, ws_ping_timeout=20.0,
+        ws_max_size=settings.frame_limit, ws_ping_interval=settings.ws_ping_seconds,
+        ws_ping_timeout=WS_PING_TIMEOUT_SECONDS,
         ws_per_message_deflate=settings.ws_compression,
         # our own access log (ginrummy.server.logs.AccessLog) logs paths without their query
         # string; uvicorn's loggers propagate to the root logger that ``serve`` configures
         access_log=False, log_config=None, lifespan="on", server_header=False,
         proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS)
+    options.update(protocol_options(settings.head_timeout_seconds,
+                                    settings.max_sockets or socket_budget()))
     options.update(overrides)
     return uvicorn.Config(app, **options)
+
+
+def socket_budget() -> int:
+    """The process's open-file limit less 64 (for the database, logs and static files)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return 4096
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 65_536
+    return max(16, soft - 64)
 
 
 def _safe_url(url: str) -> str:

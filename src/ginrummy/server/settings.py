@@ -88,6 +88,15 @@ class Settings:
     """``json`` (one JSON object a line) or ``text``."""
     log_file: str = ""
     """Also write the log to this file (JSON lines)."""
+    head_timeout_seconds: float = 10.0
+    """A request line and its headers must arrive within this (else the socket is closed):
+    sockets that send nothing or half a request never pile up."""
+    max_sockets: int = 0
+    """Sockets the process keeps open at once; past it a new connection closes the oldest one
+    still waiting for its request head. 0: the process's file limit less 64."""
+    ws_ping_seconds: float = 15.0
+    """WebSocket ping interval; a peer that does not answer within 10 s more is closed, so a
+    vanished client's socket is gone within 25 s."""
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed."""
