@@ -99,5 +99,5 @@ def test_young_cyclic_garbage_is_collected_before_it_is_frozen() -> None:
     _run(YOUNG)
 
 
-def test_frozen_garbage_is_collected_when_the_process_grows_by_a_quarter() -> None:
+def test_frozen_garbage_is_collected_when_the_process_grows() -> None:
     _run(GROWN)
