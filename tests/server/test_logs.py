@@ -37,7 +37,7 @@ def _session(server: Any) -> list[str]:
         private = http.post("/api/tables", json={"nickname": "Cy", "public": False}).json()
         invite = private["invite"]
         private_id = private["table_id"]
-        http.get(f"/api/tables/{private_id}", params={"invite": invite}).raise_for_status()
+        http.get(f"/api/tables/{private_id}", headers={"X-Invite": invite}).raise_for_status()
         guest = http.post(f"/api/tables/{private_id}/join",
                           json={"nickname": "Di", "invite": invite}).json()
         refused = http.post(f"/api/tables/{private_id}/join",

@@ -68,11 +68,12 @@ async def list_tables(request: Request) -> JSONResponse:
 
 
 async def get_table(request: Request) -> JSONResponse:
-    """``GET /api/tables/{id}``."""
+    """``GET /api/tables/{id}``; a private table's invite code in the ``X-Invite`` header (never
+    in the URL, which logs and proxies keep)."""
     await _lobby(request).load(request.path_params["table_id"])  # an unloaded finished table
     try:
         writer = _lobby(request).visible(request.path_params["table_id"],
-                                         request.query_params.get("invite"))
+                                         request.headers.get("x-invite"))
     except LobbyError as exc:
         return error_response(exc.status, exc.code, str(exc), exc.field)
     return JSONResponse(writer.table.entry())

@@ -9,8 +9,8 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, body) {
-  const options = { method, headers: { Accept: "application/json" } };
+async function request(method, path, body, headers = {}) {
+  const options = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
@@ -39,9 +39,10 @@ export const api = {
   presets: () => request("GET", "/api/presets"),
   bots: () => request("GET", "/api/bots"),
   tables: () => request("GET", "/api/tables"),
+  // the invite code goes in a header, never in a URL (logs and proxies keep URLs)
   table: (id, invite) =>
-    request("GET", `/api/tables/${encodeURIComponent(id)}` +
-      (invite ? `?invite=${encodeURIComponent(invite)}` : "")),
+    request("GET", `/api/tables/${encodeURIComponent(id)}`, undefined,
+      invite ? { "X-Invite": invite } : {}),
   create: (body) => request("POST", "/api/tables", body),
   join: (id, body) => request("POST", `/api/tables/${encodeURIComponent(id)}/join`, body),
 };
