@@ -44,7 +44,6 @@ import re
 import resource
 import socket
 import stat
-import subprocess
 import sys
 import tempfile
 import time
@@ -58,7 +57,7 @@ import httpx
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load_server import ServerHandle, free_port, kill_server
+from load_server import ServerHandle, kill_server, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,31 +80,14 @@ class Result:
 # --------------------------------------------------------------------------- the server
 def start(folder: Path, fd_limit: int, log_level: str = "info") -> ServerHandle:
     """``ginrummy serve`` on a free port with default settings, its open-file limit lowered."""
-    port = free_port()
-    db = f"sqlite:///{folder / 'abuse.db'}"
-    log_path = folder / "server.log"
-    cmd = [sys.executable, "-m", "ginrummy.cli.main", "serve", "--port", str(port), "--db", db,
-           "--log-level", log_level]
     env = {k: v for k, v in os.environ.items() if not k.startswith("GINRUMMY_")}
 
     def limit_files() -> None:
         _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(fd_limit, hard), hard))
 
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=folder, env=env,
-                                   preexec_fn=limit_files)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError("the server stopped at start-up:\n"
-                               + log_path.read_text(errors="replace")[-2000:])
-        if health(url, 2) is not None:
-            return ServerHandle(url, process.pid, db, process, log_path)
-        time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("the server did not answer within 60 s")
+    return start_server(f"sqlite:///{folder / 'abuse.db'}", folder, [], log_level=log_level,
+                        env=env, preexec_fn=limit_files)
 
 
 def health(url: str, timeout: float = 5) -> int | None:

@@ -35,7 +35,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
@@ -192,18 +192,23 @@ def verify_stored(db: str, acked: list[tuple[str, str]],
 
 
 # ---------------------------------------------------------------------- the server
-def start_server(db: str, folder: Path, extra_args: list[str]) -> ServerHandle:
-    """``ginrummy serve`` on a free port; waits until ``/api/health`` answers."""
+def start_server(db: str, folder: Path, extra_args: list[str], *, log_level: str = "warning",
+                 env: dict[str, str] | None = None,
+                 preexec_fn: Callable[[], None] | None = None) -> ServerHandle:
+    """``ginrummy serve`` on a free port; waits until ``/api/health`` answers. ``env`` replaces
+    the default environment (this one's, the per-address quotas raised); ``preexec_fn`` runs
+    in the child before it starts."""
     port = free_port()
     log_path = folder / "server.log"
     cmd = [sys.executable, "-m", "ginrummy.cli.main", "serve", "--port", str(port),
-           "--db", db, "--log-level", "warning", *extra_args]
-    # every table and connection comes from 127.0.0.1: the per-address quotas are raised
-    env = {"GINRUMMY_TABLES_PER_ADDRESS": "1000000", "GINRUMMY_CONNECTIONS_PER_ADDRESS":
-           "1000000", "GINRUMMY_MAX_CONNECTIONS": "1000000", **os.environ}
+           "--db", db, "--log-level", log_level, *extra_args]
+    if env is None:
+        # every table and connection comes from 127.0.0.1: the per-address quotas are raised
+        env = {"GINRUMMY_TABLES_PER_ADDRESS": "1000000", "GINRUMMY_CONNECTIONS_PER_ADDRESS":
+               "1000000", "GINRUMMY_MAX_CONNECTIONS": "1000000", **os.environ}
     with log_path.open("wb") as log:
         process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=folder,
-                                   env=env)
+                                   env=env, preexec_fn=preexec_fn)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-SCRIPT = """
+PRELUDE = """
 import gc, time, weakref
 from ginrummy.cli.serve import freeze_survivors
 
@@ -18,7 +18,9 @@ def cycle():
     a, b = Node(), Node()
     a.other, b.other = b, a
     weakref.finalize(a, freed.append, 1)
+"""
 
+SCRIPT = PRELUDE + """
 gc.collect()
 cycle()  # garbage at once, frozen before anything collects it
 gc.freeze()
@@ -35,25 +37,10 @@ print("ok")
 
 
 def test_frozen_cyclic_garbage_is_collected_by_the_periodic_full_collection() -> None:
-    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
+    _run(SCRIPT)
 
 
-YOUNG = """
-import gc, time, weakref
-from ginrummy.cli.serve import freeze_survivors
-
-class Node:
-    pass
-
-freed = []
-def cycle():
-    a, b = Node(), Node()
-    a.other, b.other = b, a
-    weakref.finalize(a, freed.append, 1)
-
+YOUNG = PRELUDE + """
 gc.collect()
 gc.freeze()
 freeze_survivors(0.02)  # the full collection is an hour away
@@ -64,14 +51,8 @@ assert len(freed) == 3, f"only {len(freed)} of 3 young cycles collected: frozen 
 print("ok")
 """
 
-GROWN = """
-import gc, resource, time, weakref
-from ginrummy.cli.serve import freeze_survivors
-
-class Node:
-    pass
-
-freed = []
+GROWN = PRELUDE + """
+import resource
 a, b = Node(), Node()
 a.other, b.other = b, a
 weakref.finalize(a, freed.append, 1)
