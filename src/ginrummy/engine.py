@@ -130,6 +130,15 @@ class DefenceInfo:
     deadwood: int
 
 
+_CHAINING = {chain: Chaining(chain.value) for chain in LayoffChain}
+
+
+def layoff_chaining(rules: Ruleset) -> Chaining:
+    """The rules' layoff chain (R4.5) as the solver's own switch (the same values): the one
+    place the rules are mapped to the solver."""
+    return _CHAINING[rules.layoff_chain]
+
+
 def deal_order(seed: int | None = None, rng: random.Random | None = None) -> list[Card]:
     """A shuffled deck order: from ``rng`` if given, else from ``seed`` (deterministic), else
     from ``secrets.SystemRandom`` (live play: no guessable seed)."""
@@ -286,7 +295,7 @@ class Hand:
         if self.knock is None:
             raise errors.WrongPhaseError("nobody has knocked")
         return best_defence(self.hands[seat], self.knock.melds,
-                            Chaining(self.rules.layoff_chain.value), self.laid_off)
+                            layoff_chaining(self.rules), self.laid_off)
 
     def is_legal(self, action: Action, seat: int | None = None) -> bool:
         """Whether ``apply`` would accept the action."""
@@ -404,7 +413,7 @@ class Hand:
             raise errors.InvalidArrangementError(str(exc)) from None
         try:
             problem = check_layoffs(self.knock.melds, action.layoffs,
-                                    Chaining(self.rules.layoff_chain.value), self.laid_off)
+                                    layoff_chaining(self.rules), self.laid_off)
         except ValueError as exc:
             problem = str(exc)
         if problem:

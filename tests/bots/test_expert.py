@@ -149,7 +149,7 @@ def test_defence_deadwood_matches_the_solver() -> None:
             defender = sum(1 << c for c in deck[11:21])
             expected = best_defence(defender, melds, chain).deadwood
             rules = Ruleset.preset("classic", layoff_chain=chain)
-            got = defence_deadwood(defender, layoff_options(melds, rules.layoff_chain))
+            got = defence_deadwood(defender, layoff_options(melds, rules))
             assert got == expected
 
 

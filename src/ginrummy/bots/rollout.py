@@ -37,10 +37,10 @@ from typing import NamedTuple
 from ginrummy.actions import DRAW_DISCARD, DRAW_STOCK, PASS, Action, Discard, Knock
 from ginrummy.bots.belief import NEAR_PARTNERS, meld_partners
 from ginrummy.cards import CARD_VALUES
-from ginrummy.rules import LayoffChain, Ruleset, StockEnd
+from ginrummy.engine import layoff_chaining
+from ginrummy.rules import Ruleset, StockEnd
 from ginrummy.scoring import HandResult, score_hand
 from ginrummy.solver import (
-    Chaining,
     best_melds_mask,
     deadwood_mask,
     layoff_options_mask,
@@ -80,8 +80,6 @@ _VALUES = CARD_VALUES
 
 
 _PARTNERS = tuple(meld_partners(card) for card in range(52))
-_CHAINING = {chain: Chaining(chain.value) for chain in LayoffChain}
-"""The rules' layoff chain as the solver's switch (the same values)."""
 _EITHER: tuple[Action, ...] = (DRAW_STOCK, DRAW_DISCARD)
 _STOCK_ONLY: tuple[Action, ...] = (DRAW_STOCK,)
 _OFFERED: tuple[Action, ...] = (DRAW_DISCARD, PASS)
@@ -156,10 +154,10 @@ def policy_discard(hand: int, forbidden: int | None, loose: int | None = None,
     return (-card) % 64, dw
 
 
-def layoff_options(melds: Sequence[Sequence[int]], chain: LayoffChain) -> list[list[int]]:
+def layoff_options(melds: Sequence[Sequence[int]], rules: Ruleset) -> list[list[int]]:
     """Per knocker meld, the card masks a defender may lay off on it: the solver's
     :func:`~ginrummy.solver.layoff_options_mask` under the rules' layoff chain."""
-    return layoff_options_mask(melds, _CHAINING[chain])
+    return layoff_options_mask(melds, layoff_chaining(rules))
 
 
 def hand_value(ctx: PlayoutRules, result: HandResult, root: int) -> float:
@@ -203,7 +201,7 @@ def knock_result(ctx: PlayoutRules, hands: Sequence[int], knocker: int, rest: in
     n = ctx.players
     deadwood = [0] * n
     deadwood[knocker] = dk
-    options = None if gin else layoff_options(melds, ctx.rules.layoff_chain)
+    options = None if gin else layoff_options(melds, ctx.rules)
     for seat in range(n):
         if seat != knocker:
             deadwood[seat] = (deadwood_mask(hands[seat]) if options is None

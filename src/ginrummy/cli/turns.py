@@ -23,10 +23,9 @@ from ginrummy.actions import (
 from ginrummy.bots.simple import highest_unmatched
 from ginrummy.cards import CARD_NAMES, Card, mask_of, parse_card, sort_key_rank, sort_key_suit
 from ginrummy.cli.render import Painter, arrangement_text
-from ginrummy.engine import Phase
+from ginrummy.engine import Phase, layoff_chaining
 from ginrummy.rules import Ruleset
 from ginrummy.solver import (
-    Chaining,
     KnockOption,
     best_arrangements,
     best_defence,
@@ -199,7 +198,7 @@ class TurnDialogs:
         lines = [self.knock_line(v)]
         lines += self.hand_lines(v)
         mask = v.hand_mask
-        best = best_defence(mask, knock.melds, Chaining(self.rules.layoff_chain.value),
+        best = best_defence(mask, knock.melds, layoff_chaining(self.rules),
                             v.laid_off)
         proposal = LayOff(best.melds, best.layoffs)
         keys: dict[str, Action | str] = {"1": proposal}
