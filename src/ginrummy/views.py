@@ -210,6 +210,14 @@ def own_view(hand: Hand, seat: int | None) -> OwnView:
     return v
 
 
+def own_cards(hand: Hand, seat: int) -> int:
+    """The cards ``seat`` holds, as a mask: its :class:`OwnView`'s ``hand_mask``, without
+    copying its log (the server's hints ask for it at every state)."""
+    if not 0 <= seat < hand.players:
+        raise ValueError(f"seat must be 0..{hand.players - 1}, got {seat}")
+    return hand.hands[seat]
+
+
 # The two builders. Each sets its part's fields one by one, by name, on a new SharedView or
 # OwnView, or on a PlayerView (which has the fields of both): as safe as keywords (a field left
 # out raises AttributeError when read, and the tests read them all) and cheap enough for bots,

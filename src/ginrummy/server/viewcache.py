@@ -21,7 +21,7 @@ from ginrummy.engine import Hand
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
 from ginrummy.solver import best_melds_mask
-from ginrummy.views import SharedView, own_view, shared_view
+from ginrummy.views import SharedView, own_cards, own_view, shared_view
 
 Json = dict[str, Any]
 
@@ -76,7 +76,7 @@ class ViewCache:
     def best_melds(self, hand: Hand, seat: int) -> Json:
         """Least deadwood of ``seat``'s cards, its melds and unmatched cards (card names)."""
         self._for(hand)
-        mask = own_view(hand, seat).hand_mask
+        mask = own_cards(hand, seat)
         cached = self._melds.get(seat)
         if cached is None or cached[0] != mask:
             best = best_melds_mask(mask)
