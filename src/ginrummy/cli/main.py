@@ -192,6 +192,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 1
+    except RuntimeError as exc:  # an endless hand (the game loop's cap): the run fails
+        from ginrummy.gameloop import EndlessHand
+
+        if not isinstance(exc, EndlessHand) or os.environ.get("GINRUMMY_DEBUG"):
+            raise
+        notes = "; ".join(getattr(exc, "__notes__", ()))  # where: deal, rotation, hand
+        print(f"{PROG} {args.command}: error: {exc}" + (f" ({notes})" if notes else ""),
+              file=sys.stderr)
+        return 1
     except (ValueError, OSError) as exc:  # RulesetError, RecordError, UsageError, files
         if os.environ.get("GINRUMMY_DEBUG"):
             raise

@@ -12,15 +12,13 @@ import argparse
 import json
 import random
 import secrets
-import sys
 import time
 from typing import Any
 
 from ginrummy.bots import make_bot
 from ginrummy.cli.options import UsageError, build_ruleset, seat_names
-from ginrummy.cli.tournament import endless_message
 from ginrummy.engine import Hand, deal_order
-from ginrummy.gameloop import MAX_DECISIONS, EndlessHand, Stats, play_hand, reshuffles_from
+from ginrummy.gameloop import MAX_DECISIONS, Stats, play_hand, reshuffles_from
 from ginrummy.rules import Ruleset
 from ginrummy.scoring import Outcome
 
@@ -98,11 +96,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         raise UsageError(f"--hands {args.hands}: play at least one hand")
     players = seat_names(args.seats, rules.players, "--players")
     seed = args.seed if args.seed is not None else secrets.randbits(32)
-    try:
-        data = simulate(rules, players, args.hands, seed)
-    except EndlessHand as exc:
-        print(endless_message("simulate", exc), file=sys.stderr)
-        return 1
+    data = simulate(rules, players, args.hands, seed)
     if args.json:
         print(json.dumps(data))
     else:

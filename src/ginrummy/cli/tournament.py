@@ -83,15 +83,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
                             backend=Backend(args.backend), ray_address=args.ray_address)
 
 
-def endless_message(command: str, exc: BaseException) -> str:
-    """The error line of a run stopped by an endless hand, with where it happened."""
-    notes = "; ".join(getattr(exc, "__notes__", ()))
-    return f"ginrummy {command}: error: {exc}" + (f" ({notes})" if notes else "")
-
-
 def run_tournament_command(args: argparse.Namespace) -> int:
     """Check the arguments, play, print the table or the JSON."""
-    from ginrummy.gameloop import EndlessHand
     from ginrummy.tournament import Backend, Unit, run_tournament
     from ginrummy.tournament.backends import import_ray
     from ginrummy.tournament.progress import progress_bar
@@ -101,13 +94,9 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         import_ray()  # a missing Ray is a usage error before anything runs
     show_bar = not args.no_progress and sys.stderr.isatty()
     what = "matches" if config.unit is Unit.MATCH else "hands"
-    try:
-        with progress_bar(config.games, f"{' vs '.join(config.players)} ({what})",
-                          show_bar) as advance:
-            result = run_tournament(config, advance)
-    except EndlessHand as exc:
-        print(endless_message("tournament", exc), file=sys.stderr)
-        return 1
+    with progress_bar(config.games, f"{' vs '.join(config.players)} ({what})",
+                      show_bar) as advance:
+        result = run_tournament(config, advance)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
