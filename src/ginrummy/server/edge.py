@@ -11,12 +11,13 @@ the ``Host`` header (which a DNS-rebinding page controls).
 
 from __future__ import annotations
 
-import json
+import functools
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ginrummy.server.api import error_response
 from ginrummy.server.settings import Settings
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -46,16 +47,22 @@ def normal_origin(origin: str) -> str | None:
 def public_origins(settings: Settings) -> frozenset[str]:
     """The origins the web client is served from: ``public_origins`` when set, else the
     address the server listens on (on a loopback or wildcard address both
-    ``http://127.0.0.1:PORT`` and ``http://localhost:PORT``), plus ``allowed_origins``."""
-    configured: Iterable[str] = settings.public_origins
-    if not configured:
-        host = settings.host.strip("[]")
-        if host in LOOPBACK:
-            configured = (f"http://127.0.0.1:{settings.port}",
-                          f"http://localhost:{settings.port}")
+    ``http://127.0.0.1:PORT`` and ``http://localhost:PORT``), plus ``allowed_origins``.
+    Worked out once per configuration: every upgrade and state-changing request asks."""
+    return _public_origins(settings.public_origins, settings.allowed_origins, settings.host,
+                           settings.port)
+
+
+@functools.lru_cache(maxsize=16)
+def _public_origins(configured: tuple[str, ...], allowed: tuple[str, ...], host: str,
+                    port: int) -> frozenset[str]:
+    listening: Iterable[str] = configured
+    if not listening:
+        if host.strip("[]") in LOOPBACK:
+            listening = (f"http://127.0.0.1:{port}", f"http://localhost:{port}")
         else:
-            configured = (f"http://{settings.host}:{settings.port}",)
-    origins = {normal_origin(o) for o in (*configured, *settings.allowed_origins)}
+            listening = (f"http://{host}:{port}",)
+    origins = {normal_origin(o) for o in (*listening, *allowed)}
     return frozenset(o for o in origins if o is not None)
 
 
@@ -108,14 +115,14 @@ class SecurityHeaders:
             (b"referrer-policy", b"no-referrer"),
             (b"cross-origin-opener-policy", b"same-origin"),
         ]
+        self.headers_hsts = [*self.headers, (b"strict-transport-security", HSTS)]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = list(self.headers)
-        if self.always_hsts or scope.get("scheme") == "https":
-            extra.append((b"strict-transport-security", HSTS))
+        hsts = self.always_hsts or scope.get("scheme") == "https"
+        extra = self.headers_hsts if hsts else self.headers
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -129,15 +136,6 @@ class SecurityHeaders:
 
 class BodyTooLarge(Exception):
     """A request body passed the limit while it was being read."""
-
-
-def _error(status: int, code: str, message: str) -> tuple[Message, Message]:
-    body = json.dumps({"error": {"code": code, "message": message, "field": None}}).encode()
-    start: Message = {"type": "http.response.start", "status": status,
-                      "headers": [(b"content-type", b"application/json"),
-                                  (b"content-length", str(len(body)).encode()),
-                                  (b"connection", b"close")]}
-    return start, {"type": "http.response.body", "body": body}
 
 
 class RequestGuard:
@@ -159,7 +157,7 @@ class RequestGuard:
             raw = headers.get(b"origin")
             origin = raw.decode("latin-1") if raw is not None else None
             if not origin_allowed(origin, self.settings):
-                await _send_error(send, 403, "bad_origin",
+                await _send_error(scope, receive, send, 403, "bad_origin",
                                   "Origin missing or not one of this server's origins")
                 return
         declared = headers.get(b"content-length")
@@ -167,10 +165,10 @@ class RequestGuard:
             try:
                 too_big = int(declared) > self.limit
             except ValueError:
-                await _send_error(send, 400, "bad_request", "bad Content-Length")
+                await _send_error(scope, receive, send, 400, "bad_request", "bad Content-Length")
                 return
             if too_big:
-                await _send_error(send, 413, "too_large", self._too_large())
+                await _send_error(scope, receive, send, 413, "too_large", self._too_large())
                 return
         seen = 0
         started = False
@@ -195,13 +193,14 @@ class RequestGuard:
         except BodyTooLarge:
             if started:
                 raise
-            await _send_error(send, 413, "too_large", self._too_large())
+            await _send_error(scope, receive, send, 413, "too_large", self._too_large())
 
     def _too_large(self) -> str:
         return f"body over {self.limit} bytes"
 
 
-async def _send_error(send: Send, status: int, code: str, message: str) -> None:
-    start, body = _error(status, code, message)
-    await send(start)
-    await send(body)
+async def _send_error(scope: Scope, receive: Receive, send: Send, status: int, code: str,
+                      message: str) -> None:
+    response = error_response(status, code, message)
+    response.headers["connection"] = "close"
+    await response(scope, receive, send)
