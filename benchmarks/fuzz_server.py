@@ -465,9 +465,7 @@ def main(argv: list[str] | None = None) -> int:
             base, db = args.url.rstrip("/"), args.db
         else:
             db = f"sqlite:///{Path(folder) / 'fuzz.db'}"
-            for name, value in FUZZ_ENV.items():  # start_server passes the environment on
-                os.environ.setdefault(name, value)
-            server = start_server(db, Path(folder), [])
+            server = start_server(db, Path(folder), [], env={**FUZZ_ENV, **os.environ})
             base = server.url
         try:
             report = run(base, db, args)
