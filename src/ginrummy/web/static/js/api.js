@@ -38,6 +38,7 @@ async function request(method, path, body, headers = {}) {
 export const api = {
   presets: () => request("GET", "/api/presets"),
   bots: () => request("GET", "/api/bots"),
+  rulesSchema: () => request("GET", "/api/rules/schema"),
   tables: () => request("GET", "/api/tables"),
   // the invite code goes in a header, never in a URL (logs and proxies keep URLs)
   table: (id, invite) =>

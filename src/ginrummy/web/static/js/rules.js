@@ -1,6 +1,6 @@
 // The rules of a table in words: option names and values from the catalogue, in the order and
 // with the applicability of the server's rule schema (GET /api/rules/schema, docs/protocol.md).
-import { ApiError } from "./api.js";
+import { api } from "./api.js";
 import { el } from "./dom.js";
 import { has, t } from "./i18n.js";
 
@@ -11,11 +11,7 @@ let loading = null;
  * form's order; fetched once, on first use. */
 export function loadSchema() {
   if (!loading) {
-    loading = fetch("/api/rules/schema", { headers: { Accept: "application/json" } })
-      .then((response) => {
-        if (!response.ok) throw new ApiError(response.status, "http_" + response.status, response.statusText, null);
-        return response.json();
-      }, (error) => { throw new ApiError(0, "network", String(error), null); })
+    loading = api.rulesSchema()
       .then((data) => { schema = data.options; return schema; })
       .catch((error) => { loading = null; throw error; });
   }
