@@ -22,7 +22,8 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     allowed_origins: tuple[str, ...] = ()
-    """Origins accepted on WebSocket upgrades besides the request's own host."""
+    """Origins accepted on WebSocket upgrades and state-changing requests besides the public
+    origins (``*``: any)."""
     static_dir: Path = STATIC_DIR
     hold_seconds: float = 60.0
     """How long a disconnected player's seat is held before a computer plays it."""
