@@ -135,9 +135,6 @@ class Lobby:
         except Exception:
             log.exception("table %s does not replay; it is left out", table_id)
             return None
-        if stored.status == TableStatus.ABANDONED:
-            table.stop("abandoned: nobody was connected")
-            table.status = TableStatus.ABANDONED
         writer = self.writers[table_id] = self._writer(table)
         await writer.start()
         return writer

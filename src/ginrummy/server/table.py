@@ -30,6 +30,10 @@ from ginrummy.storage import StoredEvent, StoredSeat, StoredTable, utcnow
 CLIENT_IDS_KEPT = 256
 """Action ids remembered per seat, to acknowledge a resent action once more."""
 
+STOP_REASONS = {TableStatus.STUCK: "stopped: a hand passed the decision cap",
+                TableStatus.ABANDONED: "abandoned: nobody was connected"}
+"""Why a table nobody plays on was stopped, by its stored status."""
+
 
 class TableRules(Ruleset):
     """A table's ruleset whose dict form is computed once: it goes out with every state."""
@@ -126,8 +130,9 @@ class GameTable:
         for event in stored.events:
             table.apply_event(event)
         table.version = stored.version
-        if stored.status == TableStatus.STUCK:
-            table.stop("stopped: a hand passed the decision cap")
+        status = TableStatus(stored.status)
+        if status in STOP_REASONS:  # replaying its events made it waiting, playing or over
+            table.stop(STOP_REASONS[status], status)
         table.clock_seat = stored.clock_seat
         table.clock_deadline = stored.clock_deadline
         return table
@@ -179,10 +184,10 @@ class GameTable:
             return TableStatus.WAITING
         return TableStatus.OVER if self.match.over else TableStatus.PLAYING
 
-    def stop(self, reason: str) -> None:
-        """Stop the table for good (status ``stuck``): nobody plays on."""
+    def stop(self, reason: str, status: TableStatus = TableStatus.STUCK) -> None:
+        """Stop the table for good (status ``stuck``, or ``abandoned``): nobody plays on."""
         self.stuck = reason
-        self.status = TableStatus.STUCK
+        self.status = status
 
     # ----------------------------------------------------------------- new events
     def match_event(self) -> StoredEvent:

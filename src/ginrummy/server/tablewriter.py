@@ -32,7 +32,7 @@ from ginrummy.server.messages import State, ack, duplicate_ack, error, welcome, 
 from ginrummy.server.presence import Presence
 from ginrummy.server.protocol import ActionMessage, Close, Code, MessageError
 from ginrummy.server.settings import Settings
-from ginrummy.server.table import GameTable, Seat, Step
+from ginrummy.server.table import STOP_REASONS, GameTable, Seat, Step
 from ginrummy.server.timers import TableTimers, TimerAction
 from ginrummy.storage import Repository, UpdateSeat, WriteOp
 
@@ -144,8 +144,7 @@ class TableWriter:
         table = self.table
         log.info("table %s: abandoned at version %d: no person connected for %g s",
                  table.id, table.version, self.settings.abandon_after_seconds)
-        table.stop("abandoned: nobody was connected")
-        table.status = TableStatus.ABANDONED
+        table.stop(STOP_REASONS[TableStatus.ABANDONED], TableStatus.ABANDONED)
         table.clock_seat = table.clock_deadline = None
         self.timers.cancel()
         for seat in table.seats:
