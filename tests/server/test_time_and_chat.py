@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from server_helpers import Client
-
-
-def wait_until(predicate: Any, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met in time")
-        time.sleep(0.02)
 
 
 def test_clock_timeout_plays_a_computer_move(make_server: Any) -> None:

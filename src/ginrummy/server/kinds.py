@@ -31,9 +31,6 @@ class TableStatus(StrEnum):
 OPEN_STATUSES = (TableStatus.WAITING, TableStatus.PLAYING)
 """Statuses listed in the lobby and always restored at start-up."""
 
-FINISHED_STATUSES = (TableStatus.OVER, TableStatus.STUCK, TableStatus.ABANDONED)
-"""Statuses of a table that nobody plays on (unloaded from memory when nobody is there)."""
-
 
 class EventKind(StrEnum):
     """A stored event (``events.kind``)."""

@@ -21,7 +21,6 @@ from ginrummy.server.kinds import SeatKind, TableStatus
 from ginrummy.server.protocol import Code
 from ginrummy.server.viewcache import ViewCache
 from ginrummy.solver import knock_options_mask
-from ginrummy.views import own_view
 
 if TYPE_CHECKING:
     from ginrummy.server.table import GameTable
@@ -325,14 +324,14 @@ def _legal_text(action: Action, hand: Hand) -> str:
 def _hints(hand: Hand, seat: int, best: dict[str, Any]) -> dict[str, Any]:
     """Least deadwood of the seat's own hand (``best``), its knock options and its best
     defence."""
-    mask = own_view(hand, seat).hand_mask
     knocks: list[KnockHint] = []
     hints: dict[str, Any] = {**best, "knocks": knocks, "defence": None}
     if hand.over or hand.to_move != seat:
         return hints
     if hand.phase is Phase.DISCARD:
         forbidden = hand.taken if hand.rules.no_rediscard_of_taken_card else None
-        for option in knock_options_mask(mask, hand.knock_limit, hand.rules.big_gin, forbidden):
+        for option in knock_options_mask(hand.hands[seat], hand.knock_limit,
+                                          hand.rules.big_gin, forbidden):
             knock = Knock(option.discard, option.arrangement.melds)
             knocks.append({"action": action_text(knock, option.gin), "deadwood": option.deadwood})
     elif hand.phase is Phase.LAYOFF:

@@ -67,7 +67,7 @@ async def table_socket(websocket: WebSocket) -> None:
     attached = False
     try:
         hello = await _receive_hello(conn, settings)
-        _seat_connection(conn, writer, hello, websocket)
+        _seat_connection(conn, writer, hello)
         # flood and chat budgets per seat (all its connections), spectators' per address
         conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
                           if conn.seat is not None else ("watch", address_key(address)))
@@ -144,8 +144,7 @@ async def _receive_hello(conn: Connection, settings: Settings) -> Hello:
     return msg
 
 
-def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
-                     websocket: WebSocket) -> None:
+def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello) -> None:
     table = writer.table
     token = hello.token  # only in hello: a URL (query string) reaches logs and histories
     if token:
@@ -155,8 +154,7 @@ def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
             raise _Closed
         conn.seat, conn.name = seat.seat, seat.name or f"seat {seat.seat}"
         return
-    if not invite_ok(table.public, table.invite_hash,
-                     hello.invite):
+    if not invite_ok(table.public, table.invite_hash, hello.invite):
         conn.close(Close.FORBIDDEN, "private table: invite missing or wrong")
         raise _Closed
 
