@@ -124,13 +124,13 @@ class GameTable:
         rules = TableRules.from_dict(stored.rules, name=stored.preset)
         seats = [Seat(s.seat, SeatKind(s.kind), s.name, s.level, s.token_hash, s.rematch)
                  for s in stored.seats]
+        status = TableStatus(stored.status)
         table = cls(stored.id, stored.name, stored.preset, rules, stored.public,
-                    stored.invite_hash, stored.clock_ms, stored.pool_chips, seats,
-                    TableStatus(stored.status), 0, stored.created_at)
+                    stored.invite_hash, stored.clock_ms, stored.pool_chips, seats, status, 0,
+                    stored.created_at)
         for event in stored.events:
             table.apply_event(event)
         table.version = stored.version
-        status = TableStatus(stored.status)
         if status in STOP_REASONS:  # replaying its events made it waiting, playing or over
             table.stop(STOP_REASONS[status], status)
         table.clock_seat = stored.clock_seat
