@@ -21,6 +21,7 @@ from ginrummy.server.kinds import SeatKind, TableStatus
 from ginrummy.server.protocol import Code
 from ginrummy.server.viewcache import ViewCache
 from ginrummy.solver import knock_options_mask
+from ginrummy.views import own_cards
 
 if TYPE_CHECKING:
     from ginrummy.server.table import GameTable
@@ -330,7 +331,7 @@ def _hints(hand: Hand, seat: int, best: dict[str, Any]) -> dict[str, Any]:
         return hints
     if hand.phase is Phase.DISCARD:
         forbidden = hand.taken if hand.rules.no_rediscard_of_taken_card else None
-        for option in knock_options_mask(hand.hands[seat], hand.knock_limit,
+        for option in knock_options_mask(own_cards(hand, seat), hand.knock_limit,
                                           hand.rules.big_gin, forbidden):
             knock = Knock(option.discard, option.arrangement.melds)
             knocks.append({"action": action_text(knock, option.gin), "deadwood": option.deadwood})
