@@ -113,6 +113,10 @@ def test_sigkill_mid_hand_then_restart_loses_nothing(tmp_path: Path,
     acked = play(clients, 9, "a")
     assert len(acked) == 9
     before = clients[0].state
+    if before["view"]["phase"] == "over":  # the 9th action ended a hand: the next one is dealt
+        for client in clients.values():
+            client.wait(is_state(before["version"] + 1))
+        before = clients[0].state
     clock_before = before["clock"]
     assert clock_before is not None
     # one more action: SIGKILL right after its acknowledgement
