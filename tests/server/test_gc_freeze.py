@@ -82,3 +82,47 @@ def test_young_cyclic_garbage_is_collected_before_it_is_frozen() -> None:
 
 def test_frozen_garbage_is_collected_when_the_process_grows() -> None:
     _run(GROWN)
+
+
+BUSY = PRELUDE + """
+gc.set_threshold(150, 100)  # the collector's own generation-0 collections run often
+gc.collect()
+gc.freeze()
+freeze_survivors(0.2)
+keep = []
+for _ in range(5):
+    a, b = Node(), Node()  # a connection: alive through the collector's own collections
+    a.other, b.other = b, a
+    weakref.finalize(a, freed.append, 1)
+    for _ in range(400):  # a busy server: automatic collections that find cyclic garbage
+        j = Node()
+        j.me = j
+    del j, a, b  # the connection closes: garbage older than generation 0
+    time.sleep(0.3)
+assert len(freed) == 5, f"only {len(freed)} of 5 closed connections collected: frozen instead"
+print("ok")
+"""
+
+
+def test_a_busy_process_collects_its_young_generations_when_cycles_are_dying() -> None:
+    _run(BUSY)
+
+
+QUIET_BUSY = PRELUDE + """
+from ginrummy.cli.serve import GarbageWatch
+watch = GarbageWatch()
+gc.callbacks.append(watch.on_collection)
+gc.collect()
+watch.found = False
+junk = [[] for _ in range(2000)]  # allocations with no cyclic garbage: collections find none
+assert gc.get_count()[1] > 0, "no automatic collection ran"
+assert not watch.found, "a collection without cyclic garbage counted as finding some"
+cycle()
+gc.collect(0)
+assert watch.found, "a collection that freed a cycle was not noticed"
+print("ok")
+"""
+
+
+def test_the_garbage_watch_notices_only_collections_that_free_cycles() -> None:
+    _run(QUIET_BUSY)

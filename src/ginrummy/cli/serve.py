@@ -122,9 +122,19 @@ def freeze_survivors(every: float, collect_every: float = GC_COLLECT_SECONDS,
     allocated since the last freeze, a short pause), and a full collection also runs as soon
     as the process's peak RSS grew by ``GC_GROWTH`` since the last one (cycles that were
     frozen while alive and died later: a connection that lived longer than a tick), at most
-    once every ``growth_pause`` seconds."""
+    once every ``growth_pause`` seconds.
+
+    The young collection runs only when it is cheap (the collector made no collection of its
+    own since the last tick: a few hundred young objects) or after one of the collector's own
+    collections found cyclic garbage (:class:`GarbageWatch`): a server whose connections come
+    and go makes cycles and pays for the collection; a busy one whose players stay makes none
+    and skips it
+    (at 1,000 tables that collection every tick took the load benchmark's p99 from 6 to
+    9 ms: docs/benchmarks.md)."""
     collect_ticks = max(1, round(collect_every / every))
     pause_ticks = max(1, round(growth_pause / every))
+    watch = GarbageWatch()
+    gc.callbacks.append(watch.on_collection)
 
     def run() -> None:
         ticks = 0
@@ -139,11 +149,29 @@ def freeze_survivors(every: float, collect_every: float = GC_COLLECT_SECONDS,
                 gc.freeze()
                 ticks = 0
                 baseline = peak_rss()
+                watch.found = False
                 continue
-            gc.collect(1)
+            # the young collection: when cheap (no automatic collection since the last tick: a
+            # few hundred objects) or when cycles are dying (one of those collections found some)
+            if watch.found or gc.get_count()[1] == 0:
+                gc.collect(1)
+                watch.found = False
             gc.freeze()
 
     threading.Thread(target=run, name="ginrummy-gc-freeze", daemon=True).start()
+
+
+class GarbageWatch:
+    """Remembers whether a collection found cyclic garbage (a ``gc.callbacks`` entry: one
+    call per collection, a few hundred a second under load)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def on_collection(self, phase: str, info: dict[str, int]) -> None:
+        """Called by the collector before (``start``) and after (``stop``) each collection."""
+        if phase == "stop" and info["collected"]:
+            self.found = True
 
 
 def peak_rss() -> int:
