@@ -88,7 +88,7 @@ def test_migrations_create_the_schema_and_run_twice(engine: Engine) -> None:
     assert {"game_tables", "seats", "events", "alembic_version"} <= set(schema_tables(engine))
     migrate(engine)  # idempotent at every start-up
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
 
 
 def test_write_and_load_round_trip(engine: Engine) -> None:

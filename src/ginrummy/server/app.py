@@ -13,9 +13,10 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
+from ginrummy.server import account_api, admin_api, chips_api, pages, player_api
 from ginrummy.server.api import ROUTES
 from ginrummy.server.committer import GroupCommitter
 from ginrummy.server.edge import RequestGuard, SecurityHeaders
@@ -24,8 +25,13 @@ from ginrummy.server.logs import AccessLog, quiet_chatty_loggers
 from ginrummy.server.settings import Settings
 from ginrummy.server.ws import table_socket
 from ginrummy.storage import Checkpointer, Repository, migrate, open_engine
+from ginrummy.storage.accounts import AccountStore
 
 log = logging.getLogger("ginrummy.server")
+
+EXTENSIONS = (account_api, player_api, chips_api, admin_api)
+"""The players' layer: each module's ``ROUTES`` are served and its ``install(server)``
+registers its hooks when the server starts."""
 
 
 @dataclass
@@ -36,6 +42,7 @@ class Server:
     repository: Repository
     committer: GroupCommitter
     lobby: Lobby
+    accounts: AccountStore
     restored: int = 0
     extra: dict[str, object] = field(default_factory=dict)
 
@@ -62,7 +69,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         committer = GroupCommitter(repository, settings.commit_interval_ms)
         committer.start()
         lobby = Lobby(settings, repository, committer)
-        server = Server(settings, repository, committer, lobby)
+        server = Server(settings, repository, committer, lobby, AccountStore(engine))
+        for extension in EXTENSIONS:
+            extension.install(server)
         app.state.server = server
         server.restored = await lobby.restore()
         log.info("ginrummy server ready: %d table(s) restored", server.restored)
@@ -75,8 +84,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 await loop.run_in_executor(None, checkpointer.stop)
             engine.dispose()
 
-    routes: list[Route | WebSocketRoute | Mount] = [
+    routes: list[BaseRoute] = [
         *ROUTES,
+        *(route for extension in EXTENSIONS for route in extension.ROUTES),
+        *pages.ROUTES,
         Route("/api/health", health, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET", "HEAD"]),
         Route("/readyz", readyz, methods=["GET", "HEAD"]),

@@ -14,6 +14,7 @@ from ginrummy.server.clock import turn_key, update_clock
 from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.kinds import EventKind
 from ginrummy.server.settings import Settings
+from ginrummy.server.settlement import Ending, Hooks, MatchEnd
 from ginrummy.server.table import GameTable, Step
 from ginrummy.storage import InsertEvent, Repository, StoredEvent, UpdateSeat, UpdateTable, WriteOp
 
@@ -27,10 +28,11 @@ class CommitPath:
     """Writes one table's changes through the group committer."""
 
     def __init__(self, settings: Settings, committer: GroupCommitter,
-                 repository: Repository) -> None:
+                 repository: Repository, hooks: Hooks | None = None) -> None:
         self.settings = settings
         self.committer = committer
         self.repository = repository
+        self.hooks = hooks or Hooks()
 
     async def write(self, table: GameTable, makers: Sequence[EventMaker],
                     extra: Sequence[WriteOp] = (), bump: bool = False) -> None:
@@ -38,6 +40,7 @@ class CommitPath:
         event, e.g. a seat filled), then commit them with ``extra``. Raises
         :class:`CommitFailed` when anything fails: ``table`` must then be :meth:`reload`-ed."""
         before = turn_key(table)
+        was_over = table.match is not None and table.match.over
         events: list[StoredEvent] = []
         try:
             for make in makers:
@@ -52,6 +55,9 @@ class CommitPath:
                 table.next_deal_at = now + self.settings.between_hands_seconds
             ops: list[WriteOp] = [InsertEvent(table.id, e) for e in events]
             ops.extend(extra)
+            if table.match is not None and table.match.over and not was_over:
+                absent = frozenset(s.seat for s in table.seats if s.human and s.away)
+                ops.extend(self.hooks.end(MatchEnd(table, Ending.OVER, absent)))
             if any(e.kind == EventKind.MATCH for e in events):
                 ops.extend(UpdateSeat(table.id, s.seat, {"rematch": False}) for s in table.seats)
             ops.append(UpdateTable(table.id, {
@@ -65,9 +71,10 @@ class CommitPath:
                 raise
             raise CommitFailed(f"could not apply the change: {type(exc).__name__}") from exc
 
-    async def write_table(self, table: GameTable, **values: object) -> None:
-        """Store some columns of the table row (no event, no new version)."""
-        await self.committer.commit([UpdateTable(table.id, values)])
+    async def write_table(self, table: GameTable, extra: Sequence[WriteOp] = (),
+                          **values: object) -> None:
+        """Store some columns of the table row (no event, no new version), with ``extra``."""
+        await self.committer.commit([UpdateTable(table.id, values), *extra])
 
     async def write_seat(self, table: GameTable, seat: int, **values: object) -> None:
         """Store some columns of a seat row."""

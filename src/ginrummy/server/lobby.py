@@ -20,6 +20,7 @@ from ginrummy.server.limits import KeyedLimits, address_key
 from ginrummy.server.messages import TableEntry
 from ginrummy.server.protocol import CreateTable, JoinTable
 from ginrummy.server.settings import Settings
+from ginrummy.server.settlement import Hooks
 from ginrummy.server.table import GameTable, Seat, table_rules
 from ginrummy.server.tablewriter import TableWriter
 from ginrummy.storage import InsertTable, Repository, utcnow
@@ -65,6 +66,9 @@ class Lobby:
         self.sockets = ConnectionCounts(settings)
         """Open WebSocket connections per process and per address."""
         self._loading: dict[str, asyncio.Task[TableWriter | None]] = {}
+        self.hooks = Hooks()
+        """The players' layer's writes that go with a seat taken, given up or a match's end
+        (:mod:`ginrummy.server.settlement`)."""
         self._refusals_logged = KeyedLimits(1, 60.0)
         """One log line a minute per refused address, not one per refused request."""
 
@@ -94,7 +98,7 @@ class Lobby:
 
     def _writer(self, table: GameTable) -> TableWriter:
         return TableWriter(table, self.settings, self.committer, self.repository,
-                           self._unloaded)
+                           self._unloaded, self.hooks)
 
     def _unloaded(self, writer: TableWriter) -> None:
         if self.writers.get(writer.table.id) is writer:

@@ -62,6 +62,8 @@ class Seat:
     level: str | None = None
     token_hash: str | None = None
     rematch: bool = False
+    account_id: int | None = None
+    """The account sitting here: its sessions on any device take the seat."""
     connections: int = 0
     away: bool = False
     ready: bool = False
@@ -116,18 +118,22 @@ class GameTable:
     stuck: str | None = None
     """Why the table was stopped (status ``stuck``: a hand passed the decision cap)."""
     messages: StateMessages = field(default_factory=StateMessages, repr=False, compare=False)
+    buy_in: int | None = None
+    """Chips each account pays into the pool when it sits down (arena tables)."""
+    match_first_version: int | None = None
+    """The version of the current match's ``match`` event (where its record starts)."""
 
     # ----------------------------------------------------------------- storage
     @classmethod
     def from_stored(cls, stored: StoredTable) -> GameTable:
         """Rebuild a table by replaying its events (raises ``ValueError`` on a bad record)."""
         rules = TableRules.from_dict(stored.rules, name=stored.preset)
-        seats = [Seat(s.seat, SeatKind(s.kind), s.name, s.level, s.token_hash, s.rematch)
-                 for s in stored.seats]
+        seats = [Seat(s.seat, SeatKind(s.kind), s.name, s.level, s.token_hash, s.rematch,
+                      s.account_id) for s in stored.seats]
         status = TableStatus(stored.status)
         table = cls(stored.id, stored.name, stored.preset, rules, stored.public,
                     stored.invite_hash, stored.clock_ms, stored.pool_chips, seats, status, 0,
-                    stored.created_at)
+                    stored.created_at, buy_in=stored.buy_in)
         for event in stored.events:
             table.apply_event(event)
         table.version = stored.version
@@ -144,8 +150,9 @@ class GameTable:
             players=self.rules.players, public=self.public, invite_hash=self.invite_hash,
             clock_ms=self.clock_ms, pool_chips=self.pool_chips, status=self.status,
             version=self.version, created_at=self.created_at, updated_at=self.created_at,
-            seats=[StoredSeat(s.seat, s.kind.value, s.name, s.level, s.token_hash, s.rematch)
-                   for s in self.seats])
+            buy_in=self.buy_in,
+            seats=[StoredSeat(s.seat, s.kind.value, s.name, s.level, s.token_hash, s.rematch,
+                              s.account_id) for s in self.seats])
 
     def apply_event(self, event: StoredEvent) -> None:
         """Play a committed (or replayed) event and move to its version."""
@@ -153,6 +160,7 @@ class GameTable:
             first_dealer = int(json.loads(event.payload)["first_dealer"])
             pool = self.pool_chips if self.rules.format is Format.SINGLE_HAND else None
             self.match = Match(self.rules, first_dealer=first_dealer, pool_cents=pool)
+            self.match_first_version = event.version
             self.client_ids.clear()
             for seat in self.seats:
                 seat.rematch = False

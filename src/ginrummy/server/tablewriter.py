@@ -32,6 +32,7 @@ from ginrummy.server.messages import State, ack, duplicate_ack, error, welcome, 
 from ginrummy.server.presence import Presence
 from ginrummy.server.protocol import ActionMessage, Close, Code, MessageError
 from ginrummy.server.settings import Settings
+from ginrummy.server.settlement import Ending, Hooks, MatchEnd
 from ginrummy.server.table import STOP_REASONS, GameTable, Seat, Step
 from ginrummy.server.timers import TableTimers, TimerAction
 from ginrummy.storage import Repository, UpdateSeat, WriteOp
@@ -47,7 +48,8 @@ class TableWriter:
 
     def __init__(self, table: GameTable, settings: Settings, committer: GroupCommitter,
                  repository: Repository,
-                 on_unload: Callable[[TableWriter], None] | None = None) -> None:
+                 on_unload: Callable[[TableWriter], None] | None = None,
+                 hooks: Hooks | None = None) -> None:
         self.table = table
         self.on_unload = on_unload
         """Called (under the lock) when the table leaves memory (the lobby forgets it)."""
@@ -56,7 +58,8 @@ class TableWriter:
         self.connections: set[Connection] = set()
         self.timers = TableTimers(table.id)
         self.presence = Presence(self.timers, settings.hold_seconds, self._hold_expired)
-        self.commits = CommitPath(settings, committer, repository)
+        self.hooks = hooks or Hooks()
+        self.commits = CommitPath(settings, committer, repository, self.hooks)
         self.computer = ComputerSeats(settings)
 
     @property
@@ -150,8 +153,9 @@ class TableWriter:
         for seat in table.seats:
             self.timers.release(seat.seat)
         try:
-            await self.commits.write_table(table, status=TableStatus.ABANDONED,
-                                           clock_seat=None, clock_deadline=None)
+            await self.commits.write_table(
+                table, status=TableStatus.ABANDONED, clock_seat=None, clock_deadline=None,
+                extra=self.hooks.end(MatchEnd(table, Ending.ABANDONED, self.absent_seats())))
         except CommitFailed:
             log.warning("table %s: could not store its abandoned status", table.id)
         self.broadcast()
@@ -269,9 +273,12 @@ class TableWriter:
             self.broadcast()
             await self._advance()
 
-    async def join(self, nickname: str, seat_no: int | None) -> tuple[int, str]:
-        """Seat a guest (a given seat or the first empty one); returns (seat, token).
-        ``LookupError`` when the seat is taken or the table full."""
+    async def join(self, nickname: str, seat_no: int | None,
+                   account_id: int | None = None) -> tuple[int, str]:
+        """Seat a guest or an account (a given seat or the first empty one); returns (seat,
+        token). ``LookupError`` when the seat is taken or the table full; the seat hooks'
+        writes (a buy-in) commit with it, and their ``ValueError`` (too few chips) refuses it.
+        """
         async with self.lock:
             table = self.table
             if seat_no is None:
@@ -285,13 +292,51 @@ class TableWriter:
                 seat = table.seats[seat_no]
                 if seat.kind != SeatKind.EMPTY:
                     raise LookupError("seat_taken")
+            if account_id is not None and any(s.account_id == account_id
+                                              for s in table.seats):
+                raise LookupError("already_seated")
             token = new_secret()
             seat.kind, seat.name, seat.token_hash = SeatKind.HUMAN, nickname, secret_hash(token)
-            values = {"kind": seat.kind, "name": seat.name, "token_hash": seat.token_hash}
-            await self._commit([], [UpdateSeat(table.id, seat.seat, values)], bump=True)
+            seat.account_id = account_id
+            try:
+                extra = self.hooks.sit(table, seat)
+            except ValueError:
+                seat.kind, seat.name, seat.token_hash = SeatKind.EMPTY, None, None
+                seat.account_id = None
+                raise
+            values = {"kind": seat.kind, "name": seat.name, "token_hash": seat.token_hash,
+                      "account_id": account_id}
+            await self._commit([], [UpdateSeat(table.id, seat.seat, values), *extra],
+                               bump=True)
             self.presence.hold(seat.seat)
             await self._advance()
             return seat.seat, token
+
+    async def leave(self, seat_no: int) -> None:
+        """A person gives up their seat before the first deal (the seat hooks' writes, a
+        refunded buy-in, commit with it); ``LookupError`` once the match has begun."""
+        async with self.lock:
+            table = self.table
+            seat = table.seats[seat_no]
+            if table.match is not None or seat.kind != SeatKind.HUMAN:
+                raise LookupError("match_started" if table.match is not None else "not_seated")
+            extra = self.hooks.leave(table, seat)
+            values = {"kind": SeatKind.EMPTY, "name": None, "token_hash": None,
+                      "account_id": None, "rematch": False}
+            await self._commit([], [UpdateSeat(table.id, seat.seat, values), *extra],
+                               bump=True)
+            seat.kind, seat.name, seat.token_hash, seat.account_id = (SeatKind.EMPTY, None,
+                                                                      None, None)
+            self.timers.release(seat.seat)
+            for conn in list(self.connections):
+                if conn.seat == seat_no:
+                    conn.close(Close.FORBIDDEN, "you left this seat")
+            self.broadcast()
+            self._watch_idle()
+
+    def absent_seats(self) -> frozenset[int]:
+        """The people's seats whose player is not there (the computer plays for them)."""
+        return frozenset(s.seat for s in self.table.seats if s.human and s.away)
 
     # ----------------------------------------------------------------- the commit path
     async def _commit(self, makers: Sequence[EventMaker], extra: Sequence[WriteOp] = (),
@@ -426,7 +471,9 @@ class TableWriter:
         table.stop(reason)
         self.timers.cancel()
         try:
-            await self.commits.write_table(table, status=TableStatus.STUCK)
+            await self.commits.write_table(
+                table, status=TableStatus.STUCK,
+                extra=self.hooks.end(MatchEnd(table, Ending.STUCK, self.absent_seats())))
         except CommitFailed:
             log.warning("table %s: could not store its stuck status", table.id)
         self.broadcast()

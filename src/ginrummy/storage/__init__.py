@@ -12,6 +12,7 @@ from ginrummy.storage.database import (
     open_engine,
 )
 from ginrummy.storage.repository import (
+    Apply,
     InsertEvent,
     InsertTable,
     Repository,
@@ -25,6 +26,7 @@ from ginrummy.storage.repository import (
 )
 
 __all__ = [
+    "Apply",
     "Checkpointer",
     "InsertEvent",
     "InsertTable",

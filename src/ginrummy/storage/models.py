@@ -43,6 +43,8 @@ class TableRow(Base):
     invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     clock_ms: Mapped[int] = mapped_column(Integer, default=0)
     pool_chips: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    buy_in: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Chips each seat taken by an account pays into the table's pool (arena tables)."""
     status: Mapped[str] = mapped_column(String(10))
     """``waiting``, ``playing`` or ``over``."""
     version: Mapped[int] = mapped_column(Integer, default=0)
@@ -69,6 +71,9 @@ class SeatRow(Base):
     level: Mapped[str | None] = mapped_column(String(32), nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     rematch: Mapped[bool] = mapped_column(Boolean, default=False)
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True, index=True)
+    """The account sitting here (``None``: a guest, a computer or nobody)."""
 
 
 class EventRow(Base):
@@ -87,3 +92,190 @@ class EventRow(Base):
     """Who chose an action: ``human``, ``bot``, ``clock`` (timeout), ``away``, ``chance``."""
     client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# ----------------------------------------------------------------------------- players
+class AccountRow(Base):
+    """A player's account: a unique name, an Argon2id password hash and a role."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(24))
+    """As the player typed it (case kept)."""
+    name_key: Mapped[str] = mapped_column(String(24), unique=True)
+    """The name folded for look-alikes (case, confusable letters): unique."""
+    password_hash: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(8), default="player")
+    """``player`` or ``admin``."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    banned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    muted_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                         nullable=True)
+    topped_up_on: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    """The UTC day (``YYYY-MM-DD``) of the last daily free top-up."""
+
+
+class SessionRow(Base):
+    """A logged-in session: the SHA-256 of its opaque random token."""
+
+    __tablename__ = "sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingRow(Base):
+    """An account's rating in one category: a preset's 2-player Glicko-2 (``classic``...)
+    or the multi-player rating of 3-4 player arena deals (``arena-multi``)."""
+
+    __tablename__ = "ratings"
+
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True)
+    category: Mapped[str] = mapped_column(String(20), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    """What the leaderboard orders by (Glicko-2 rating; the multi-player rating's
+    conservative estimate on the same scale)."""
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    """Glicko-2 volatility (0 for the multi-player rating)."""
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_ratings_board", "category", "rating"),)
+
+
+class MatchRow(Base):
+    """A finished (or abandoned) match of a table: its events are
+    ``first_version..last_version`` of that table's record."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("game_tables.id", ondelete="CASCADE"), index=True)
+    first_version: Mapped[int] = mapped_column(Integer)
+    last_version: Mapped[int] = mapped_column(Integer)
+    preset: Mapped[str] = mapped_column(String(20))
+    category: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    """The rating category it counted in (``None``: unrated)."""
+    players: Mapped[int] = mapped_column(Integer)
+    ending: Mapped[str] = mapped_column(String(10))
+    """``over`` (played to the end), ``abandoned`` or ``closed`` (by an admin)."""
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class MatchPlayerRow(Base):
+    """One seat of a finished match: who, how it ended for them, and their statistics."""
+
+    __tablename__ = "match_players"
+
+    match_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True)
+    level: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    name: Mapped[str] = mapped_column(String(40))
+    score: Mapped[int] = mapped_column(Integer, default=0)
+    place: Mapped[int] = mapped_column(Integer)
+    """1 for the winner; an abandoning seat is placed last."""
+    abandoned: Mapped[bool] = mapped_column(Boolean, default=False)
+    rating_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rating_after: Mapped[float | None] = mapped_column(Float, nullable=True)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    gins: Mapped[int] = mapped_column(Integer, default=0)
+    knocks: Mapped[int] = mapped_column(Integer, default=0)
+    undercuts: Mapped[int] = mapped_column(Integer, default=0)
+    """Times this seat undercut a knocker."""
+    voids: Mapped[int] = mapped_column(Integer, default=0)
+    """Hands without a winner (drawn: the stock ran out) this seat played."""
+    caught: Mapped[int] = mapped_column(Integer, default=0)
+    """Hands this seat lost to another's knock or gin."""
+    caught_deadwood: Mapped[int] = mapped_column(Integer, default=0)
+    """Deadwood counted against this seat in those hands (after lay-offs)."""
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    """Points this seat scored in the match's hands."""
+
+    __table_args__ = (Index("ix_match_players_account", "account_id", "match_id"),)
+
+
+# ----------------------------------------------------------------------------- chips
+class WalletRow(Base):
+    """A chip balance: an account's (``account:ID``), a table's pool (``pool:TABLE``) or the
+    house's (``house``: where free top-ups come from; its balance is minus every chip
+    handed out). Every change is a :class:`LedgerEntryRow`; the sum of all wallets is 0."""
+
+    __tablename__ = "wallets"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True, unique=True)
+    table_id: Mapped[str | None] = mapped_column(String(16), nullable=True, index=True)
+    balance: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class TransferRow(Base):
+    """One chip transfer: its entries sum to zero. The key makes it idempotent (a retried
+    or replayed settlement finds its key and pays nothing twice)."""
+
+    __tablename__ = "transfers"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(12))
+    """``topup``, ``grant``, ``buy_in``, ``refund``, ``payout``."""
+    table_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LedgerEntryRow(Base):
+    """One side of a transfer: ``amount`` chips into (positive) or out of a wallet."""
+
+    __tablename__ = "ledger_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    transfer_key: Mapped[str] = mapped_column(
+        String(100), ForeignKey("transfers.key"), index=True)
+    wallet_id: Mapped[str] = mapped_column(String(40), ForeignKey("wallets.id"), index=True)
+    amount: Mapped[int] = mapped_column(Integer)
+
+
+# ----------------------------------------------------------------------------- moderation
+class ModerationRow(Base):
+    """The moderation log: who did what to whom."""
+
+    __tablename__ = "moderation_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    actor_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("accounts.id"),
+                                                 nullable=True)
+    action: Mapped[str] = mapped_column(String(16))
+    """``kick``, ``mute``, ``unmute``, ``ban``, ``unban``, ``close``, ``notice``,
+    ``report``, ``admin``."""
+    target_account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True)
+    table_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    detail: Mapped[str] = mapped_column(Text, default="")
+
+
+class ReportRow(Base):
+    """A chat message a player reported."""
+
+    __tablename__ = "chat_reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    reporter_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("accounts.id"),
+                                                    nullable=True)
+    reporter_name: Mapped[str] = mapped_column(String(40))
+    table_id: Mapped[str] = mapped_column(String(16))
+    author_name: Mapped[str] = mapped_column(String(40))
+    author_account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True)
+    text: Mapped[str] = mapped_column(Text)
+    handled: Mapped[bool] = mapped_column(Boolean, default=False)

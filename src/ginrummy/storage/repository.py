@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -43,6 +43,7 @@ class StoredSeat:
     level: str | None = None
     token_hash: str | None = None
     rematch: bool = False
+    account_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class StoredTable:
     clock_seat: int | None = None
     clock_deadline: float | None = None
     events: list[StoredEvent] = field(default_factory=list)
+    buy_in: int | None = None
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,16 @@ class UpdateSeat:
     values: dict[str, Any]
 
 
-WriteOp = InsertTable | InsertEvent | UpdateTable | UpdateSeat
+@dataclass(frozen=True)
+class Apply:
+    """Run ``run(connection)`` inside the write's transaction (after the other operations):
+    the writes of the players' layer (ratings, match statistics, chip transfers) that must
+    commit together with a table's event, or not at all."""
+
+    run: Callable[[Connection], None]
+
+
+WriteOp = InsertTable | InsertEvent | UpdateTable | UpdateSeat | Apply
 
 _TABLE_COLUMNS = frozenset(c.name for c in TABLES.columns) - {"id", "created_at"}
 _MOVE_COLUMNS = frozenset(("version", "status", "clock_seat", "clock_deadline"))
@@ -165,7 +176,8 @@ class Repository:
             conn.execute(insert(TABLES), [_table_values(t) for t in new_tables])
             conn.execute(insert(SEATS), [
                 {"table_id": t.id, "seat": s.seat, "kind": s.kind, "name": s.name,
-                 "level": s.level, "token_hash": s.token_hash, "rematch": s.rematch}
+                 "level": s.level, "token_hash": s.token_hash, "rematch": s.rematch,
+                 "account_id": s.account_id}
                 for t in new_tables for s in t.seats])
         events = [op for op in ops if isinstance(op, InsertEvent)]
         fast = self._fast_sql(conn)
@@ -214,6 +226,9 @@ class Repository:
             stmt = (update(TABLES).where(TABLES.c.id == bindparam("b_id"))
                     .values({k: bindparam(k) for k in keys}))
             conn.execute(stmt, rows)
+        for op in ops:
+            if isinstance(op, Apply):
+                op.run(conn)
 
     def _fast_sql(self, conn: Connection) -> _FastSql | None:
         if not self._fast_known:
@@ -248,7 +263,7 @@ class Repository:
                                       .order_by(SEATS.c.table_id, SEATS.c.seat)).mappings():
                     tables[s["table_id"]].seats.append(StoredSeat(
                         s["seat"], s["kind"], s["name"], s["level"], s["token_hash"],
-                        bool(s["rematch"])))
+                        bool(s["rematch"]), s["account_id"]))
                 for e in conn.execute(select(EVENTS).where(EVENTS.c.table_id.in_(chunk))
                                       .order_by(EVENTS.c.table_id, EVENTS.c.version)).mappings():
                     tables[e["table_id"]].events.append(StoredEvent(
@@ -267,7 +282,8 @@ def _table_values(t: StoredTable) -> dict[str, Any]:
     return {
         "id": t.id, "name": t.name, "preset": t.preset, "rules": json.dumps(t.rules),
         "players": t.players, "public": t.public, "invite_hash": t.invite_hash,
-        "clock_ms": t.clock_ms, "pool_chips": t.pool_chips, "status": t.status,
+        "clock_ms": t.clock_ms, "pool_chips": t.pool_chips, "buy_in": t.buy_in,
+        "status": t.status,
         "version": t.version, "clock_seat": t.clock_seat, "clock_deadline": t.clock_deadline,
         "created_at": t.created_at, "updated_at": t.updated_at,
     }
@@ -280,7 +296,7 @@ def _stored_table(r: Any) -> StoredTable:
         clock_ms=r["clock_ms"], pool_chips=r["pool_chips"], status=r["status"],
         version=r["version"], seats=[], created_at=as_utc(r["created_at"]),
         updated_at=as_utc(r["updated_at"]), clock_seat=r["clock_seat"],
-        clock_deadline=r["clock_deadline"])
+        clock_deadline=r["clock_deadline"], buy_in=r["buy_in"])
 
 
 def _check_columns(values: dict[str, Any], allowed: frozenset[str], what: str) -> None:

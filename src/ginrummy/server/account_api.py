@@ -1,0 +1,17 @@
+"""Accounts: sign up, log in and out, the session, a guest turned into an account
+(docs/accounts.md)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from starlette.routing import BaseRoute
+
+if TYPE_CHECKING:
+    from ginrummy.server.app import Server
+
+ROUTES: list[BaseRoute] = []
+
+
+def install(server: Server) -> None:
+    """Register this module's hooks on the server at start-up."""

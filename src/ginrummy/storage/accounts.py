@@ -1,0 +1,157 @@
+"""Accounts and sessions in the database (synchronous: the server runs these in a thread).
+
+Only hashes are stored: the password's Argon2id hash (made by the caller) and the SHA-256 of
+each session's random token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import Engine, Table, delete, func, insert, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from ginrummy.storage.models import AccountRow, SessionRow
+from ginrummy.storage.repository import as_utc, utcnow
+
+ACCOUNTS: Table = AccountRow.__table__  # type: ignore[assignment]
+SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]
+
+
+class NameTaken(ValueError):
+    """An account with that name (or a look-alike of it) exists."""
+
+
+@dataclass(frozen=True)
+class StoredAccount:
+    """An account as stored (the password hash included: never send it anywhere)."""
+
+    id: int
+    name: str
+    name_key: str
+    password_hash: str
+    role: str
+    created_at: datetime
+    banned_at: datetime | None = None
+    muted_until: datetime | None = None
+    topped_up_on: str | None = None
+
+    @property
+    def admin(self) -> bool:
+        """True for an administrator."""
+        return self.role == "admin"
+
+    @property
+    def banned(self) -> bool:
+        """True once banned (its sessions are gone and no new one is made)."""
+        return self.banned_at is not None
+
+    def muted(self, now: datetime | None = None) -> bool:
+        """True while its chat is muted."""
+        return self.muted_until is not None and self.muted_until > (now or utcnow())
+
+
+def _account(row: object) -> StoredAccount:
+    r = row._mapping  # type: ignore[attr-defined]
+    return StoredAccount(
+        id=r["id"], name=r["name"], name_key=r["name_key"], password_hash=r["password_hash"],
+        role=r["role"], created_at=as_utc(r["created_at"]),
+        banned_at=None if r["banned_at"] is None else as_utc(r["banned_at"]),
+        muted_until=None if r["muted_until"] is None else as_utc(r["muted_until"]),
+        topped_up_on=r["topped_up_on"])
+
+
+class AccountStore:
+    """Reads and writes of accounts and sessions on one engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # ----------------------------------------------------------------- accounts
+    def create(self, name: str, name_key: str, password_hash: str, role: str = "player",
+               conn: Connection | None = None) -> StoredAccount:
+        """A new account; :class:`NameTaken` when ``name_key`` is in use. With ``conn``, in
+        the caller's transaction (e.g. with the sign-up grant of chips)."""
+        values = {"name": name, "name_key": name_key, "password_hash": password_hash,
+                  "role": role, "created_at": utcnow()}
+        if conn is not None:
+            return self._create(conn, values)
+        try:
+            with self.engine.begin() as own:
+                return self._create(own, values)
+        except IntegrityError:
+            raise NameTaken(name) from None
+
+    def _create(self, conn: Connection, values: dict[str, object]) -> StoredAccount:
+        taken = conn.execute(select(ACCOUNTS.c.id)
+                             .where(ACCOUNTS.c.name_key == values["name_key"])).first()
+        if taken is not None:
+            raise NameTaken(str(values["name"]))
+        key = conn.execute(insert(ACCOUNTS).values(values)).inserted_primary_key
+        assert key is not None
+        new_id = key[0]
+        found = conn.execute(select(ACCOUNTS).where(ACCOUNTS.c.id == new_id)).one()
+        return _account(found)
+
+    def by_id(self, account_id: int) -> StoredAccount | None:
+        """The account with this id, or ``None``."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(ACCOUNTS).where(ACCOUNTS.c.id == account_id)).first()
+        return None if row is None else _account(row)
+
+    def by_key(self, name_key: str) -> StoredAccount | None:
+        """The account whose folded name is ``name_key``, or ``None``."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(ACCOUNTS).where(ACCOUNTS.c.name_key == name_key)).first()
+        return None if row is None else _account(row)
+
+    def set(self, account_id: int, **values: object) -> None:
+        """Set columns of an account (``role``, ``banned_at``, ``muted_until``,
+        ``password_hash``, ``topped_up_on``)."""
+        with self.engine.begin() as conn:
+            conn.execute(update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(values))
+
+    def count(self) -> int:
+        """How many accounts there are."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(ACCOUNTS)).scalar_one())
+
+    # ----------------------------------------------------------------- sessions
+    def add_session(self, token_hash: str, account_id: int, lifetime: timedelta) -> None:
+        """Store a new session (its token's hash)."""
+        now = utcnow()
+        with self.engine.begin() as conn:
+            conn.execute(insert(SESSIONS).values(token_hash=token_hash, account_id=account_id,
+                                                 created_at=now, expires_at=now + lifetime))
+
+    def session_account(self, token_hash: str) -> StoredAccount | None:
+        """The account of a live session (not expired, not banned), or ``None``."""
+        now = utcnow()
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(ACCOUNTS, SESSIONS.c.expires_at)
+                .join(SESSIONS, SESSIONS.c.account_id == ACCOUNTS.c.id)
+                .where(SESSIONS.c.token_hash == token_hash)).first()
+        if row is None or as_utc(row._mapping["expires_at"]) <= now:
+            return None
+        account = _account(row)
+        return None if account.banned else account
+
+    def end_session(self, token_hash: str) -> None:
+        """Delete one session (log out)."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash == token_hash))
+
+    def end_sessions(self, account_id: int) -> int:
+        """Delete every session of an account (a ban, a password change); how many."""
+        with self.engine.begin() as conn:
+            return int(conn.execute(delete(SESSIONS)
+                                    .where(SESSIONS.c.account_id == account_id)).rowcount)
+
+    def purge_expired(self) -> int:
+        """Delete expired sessions; how many."""
+        with self.engine.begin() as conn:
+            return int(conn.execute(delete(SESSIONS)
+                                    .where(SESSIONS.c.expires_at <= utcnow())).rowcount)
