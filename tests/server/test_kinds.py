@@ -15,7 +15,7 @@ from ginrummy.storage import InsertEvent, InsertTable, Repository, migrate, open
 def test_members_are_the_stored_and_sent_strings() -> None:
     assert [k.value for k in SeatKind] == ["empty", "human", "bot"]
     assert [s.value for s in TableStatus] == ["waiting", "playing", "over", "stuck",
-                                              "abandoned"]
+                                              "abandoned", "closed"]
     assert [e.value for e in EventKind] == ["match", "deal", "action"]
     assert [s.value for s in Source] == ["human", "bot", "clock", "away", "chance"]
     assert SeatKind.BOT == "bot" and f"{Source.CLOCK}" == "clock"

@@ -26,6 +26,7 @@ class TableStatus(StrEnum):
     OVER = "over"        # the match is over (a rematch may follow)
     STUCK = "stuck"      # stopped: a hand passed the decision cap (docs/server.md)
     ABANDONED = "abandoned"  # closed: no person connected for a while (docs/server.md)
+    CLOSED = "closed"    # closed for good by an administrator (docs/moderation.md)
 
 
 OPEN_STATUSES = (TableStatus.WAITING, TableStatus.PLAYING)

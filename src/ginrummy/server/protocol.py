@@ -34,6 +34,7 @@ class Code(StrEnum):
     RATE_LIMITED = "rate_limited"
     STORAGE = "storage"
     ENDLESS_HAND = "endless_hand"
+    MUTED = "muted"
 
 
 class Close:

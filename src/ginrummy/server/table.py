@@ -31,7 +31,8 @@ CLIENT_IDS_KEPT = 256
 """Action ids remembered per seat, to acknowledge a resent action once more."""
 
 STOP_REASONS = {TableStatus.STUCK: "stopped: a hand passed the decision cap",
-                TableStatus.ABANDONED: "abandoned: nobody was connected"}
+                TableStatus.ABANDONED: "abandoned: nobody was connected",
+                TableStatus.CLOSED: "closed by an administrator"}
 """Why a table nobody plays on was stopped, by its stored status."""
 
 
