@@ -1,0 +1,273 @@
+"""The players' records in the database: ratings, finished matches and their players.
+
+Writes take the caller's connection (they run inside a table's commit, as an
+:class:`ginrummy.storage.Apply`); reads open their own (the server runs them in a thread).
+Leaderboards leave banned accounts out; ranks count the accounts rated higher
+(``ix_ratings_board``: category, rating).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, Table, and_, case, func, insert, or_, select, update
+from sqlalchemy.engine import Connection
+
+from ginrummy.storage.models import (
+    AccountRow,
+    EventRow,
+    MatchPlayerRow,
+    MatchRow,
+    RatingRow,
+    TableRow,
+)
+from ginrummy.storage.repository import StoredEvent, as_utc
+
+ACCOUNTS: Table = AccountRow.__table__  # type: ignore[assignment]
+RATINGS: Table = RatingRow.__table__  # type: ignore[assignment]
+MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
+MATCH_PLAYERS: Table = MatchPlayerRow.__table__  # type: ignore[assignment]
+EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
+TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+
+STAT_COLUMNS = ("hands", "gins", "knocks", "undercuts", "voids", "caught", "caught_deadwood",
+                "points")
+"""The per-seat statistics of ``match_players``."""
+
+
+@dataclass(frozen=True)
+class StoredRating:
+    """An account's rating in one category."""
+
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+
+
+@dataclass(frozen=True)
+class BoardEntry:
+    """A leaderboard line."""
+
+    rank: int
+    name: str
+    rating: float
+    deviation: float
+    games: int
+    account_id: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The API's form (no account id)."""
+        return {"rank": self.rank, "name": self.name, "rating": round(self.rating),
+                "deviation": round(self.deviation), "games": self.games}
+
+
+@dataclass(frozen=True)
+class MatchSeat:
+    """One seat of a stored match, as history shows it."""
+
+    seat: int
+    name: str
+    account_id: int | None
+    level: str | None
+    score: int
+    place: int
+    abandoned: bool
+    rating_before: float | None
+    rating_after: float | None
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """A finished match with its seats (and its table's rules, for replays)."""
+
+    id: int
+    table_id: str
+    first_version: int
+    last_version: int
+    preset: str
+    category: str | None
+    players: int
+    ending: str
+    finished_at: datetime
+    seats: list[MatchSeat] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- writes
+def read_ratings(conn: Connection, category: str,
+                 account_ids: Iterable[int]) -> dict[int, StoredRating]:
+    """The current ratings of some accounts in a category (missing: never rated)."""
+    ids = sorted(set(account_ids))
+    if not ids:
+        return {}
+    rows = conn.execute(select(RATINGS).where(RATINGS.c.category == category,
+                                              RATINGS.c.account_id.in_(ids)))
+    return {r.account_id: StoredRating(r.rating, r.deviation, r.volatility, r.games)
+            for r in rows}
+
+
+def save_rating(conn: Connection, account_id: int, category: str, rating: StoredRating,
+                now: datetime) -> None:
+    """Store an account's new rating in a category (update, or insert the first one)."""
+    values = {"rating": rating.rating, "deviation": rating.deviation,
+              "volatility": rating.volatility, "games": rating.games, "updated_at": now}
+    done = conn.execute(update(RATINGS).where(RATINGS.c.account_id == account_id,
+                                              RATINGS.c.category == category).values(values))
+    if done.rowcount == 0:
+        conn.execute(insert(RATINGS).values(account_id=account_id, category=category,
+                                            **values))
+
+
+def insert_match(conn: Connection, match: dict[str, Any],
+                 seats: Sequence[dict[str, Any]]) -> int:
+    """Insert a ``matches`` row and its ``match_players`` rows; the new match id."""
+    key = conn.execute(insert(MATCHES).values(match)).inserted_primary_key
+    assert key is not None
+    match_id = int(key[0])
+    conn.execute(insert(MATCH_PLAYERS), [{**seat, "match_id": match_id} for seat in seats])
+    return match_id
+
+
+# ----------------------------------------------------------------------------- leaderboards
+def _board_query(category: str) -> Any:
+    return (select(RATINGS.c.account_id, ACCOUNTS.c.name, RATINGS.c.rating,
+                   RATINGS.c.deviation, RATINGS.c.games)
+            .join(ACCOUNTS, ACCOUNTS.c.id == RATINGS.c.account_id)
+            .where(RATINGS.c.category == category, ACCOUNTS.c.banned_at.is_(None)))
+
+
+def leaderboard(engine: Engine, category: str, limit: int = 100) -> list[BoardEntry]:
+    """The best ``limit`` accounts of a category, best first (ties: the older account)."""
+    query = (_board_query(category)
+             .order_by(RATINGS.c.rating.desc(), RATINGS.c.account_id).limit(limit))
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [BoardEntry(i + 1, r.name, r.rating, r.deviation, r.games, r.account_id)
+            for i, r in enumerate(rows)]
+
+
+def board_entry(engine: Engine, category: str, account_id: int) -> BoardEntry | None:
+    """An account's own leaderboard line (its rank among everyone), or ``None``."""
+    with engine.connect() as conn:
+        return _board_entry(conn, category, account_id)
+
+
+def _board_entry(conn: Connection, category: str, account_id: int) -> BoardEntry | None:
+    mine = conn.execute(_board_query(category)
+                        .where(RATINGS.c.account_id == account_id)).first()
+    if mine is None:
+        return None
+    ahead = conn.execute(
+        select(func.count()).select_from(
+            RATINGS.join(ACCOUNTS, ACCOUNTS.c.id == RATINGS.c.account_id))
+        .where(RATINGS.c.category == category, ACCOUNTS.c.banned_at.is_(None),
+               or_(RATINGS.c.rating > mine.rating,
+                   and_(RATINGS.c.rating == mine.rating,
+                        RATINGS.c.account_id < account_id)))).scalar_one()
+    return BoardEntry(int(ahead) + 1, mine.name, mine.rating, mine.deviation, mine.games,
+                      account_id)
+
+
+def account_ratings(engine: Engine, account_id: int) -> dict[str, BoardEntry]:
+    """An account's leaderboard line in every category it is rated in."""
+    with engine.connect() as conn:
+        categories = conn.execute(select(RATINGS.c.category)
+                                  .where(RATINGS.c.account_id == account_id)).scalars().all()
+        found = {c: _board_entry(conn, c, account_id) for c in categories}
+    return {c: e for c, e in found.items() if e is not None}
+
+
+# ----------------------------------------------------------------------------- profiles
+def rating_history(engine: Engine, account_id: int,
+                   per_category: int = 200) -> dict[str, list[tuple[datetime, float]]]:
+    """(time, rating after) of an account's rated matches per category, oldest first (the
+    last ``per_category`` of each)."""
+    query = (select(MATCHES.c.category, MATCHES.c.finished_at, MATCH_PLAYERS.c.rating_after)
+             .join(MATCHES, MATCHES.c.id == MATCH_PLAYERS.c.match_id)
+             .where(MATCH_PLAYERS.c.account_id == account_id,
+                    MATCHES.c.category.is_not(None),
+                    MATCH_PLAYERS.c.rating_after.is_not(None))
+             .order_by(MATCH_PLAYERS.c.match_id.desc()))
+    history: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
+    with engine.connect() as conn:
+        for row in conn.execute(query):
+            points = history[row.category]
+            if len(points) < per_category:
+                points.append((as_utc(row.finished_at), float(row.rating_after)))
+    return {c: points[::-1] for c, points in history.items()}
+
+
+def account_totals(engine: Engine, account_id: int) -> dict[str, int]:
+    """Sums over every stored match of an account: ``matches``, ``won`` (placed first, not
+    abandoned) and each statistic of :data:`STAT_COLUMNS`."""
+    mp = MATCH_PLAYERS.c
+    won = func.sum(case((and_(mp.place == 1, mp.abandoned.is_(False)), 1), else_=0))
+    query = select(func.count().label("matches"), won.label("won"),
+                   *(func.sum(mp[name]).label(name) for name in STAT_COLUMNS)
+                   ).where(mp.account_id == account_id)
+    with engine.connect() as conn:
+        row = conn.execute(query).one()._mapping
+    return {key: int(value or 0) for key, value in row.items()}
+
+
+# ----------------------------------------------------------------------------- history
+def account_matches(engine: Engine, account_id: int, before: int | None = None,
+                    limit: int = 50) -> list[StoredMatch]:
+    """An account's stored matches, newest first (ids below ``before`` when given)."""
+    query = (select(MATCH_PLAYERS.c.match_id)
+             .where(MATCH_PLAYERS.c.account_id == account_id)
+             .order_by(MATCH_PLAYERS.c.match_id.desc()).limit(limit))
+    if before is not None:
+        query = query.where(MATCH_PLAYERS.c.match_id < before)
+    with engine.connect() as conn:
+        ids = list(conn.execute(query).scalars())
+        return _matches(conn, ids)
+
+
+def match_by_id(engine: Engine, match_id: int) -> StoredMatch | None:
+    """One stored match, or ``None``."""
+    with engine.connect() as conn:
+        found = _matches(conn, [match_id])
+    return found[0] if found else None
+
+
+def _matches(conn: Connection, ids: list[int]) -> list[StoredMatch]:
+    if not ids:
+        return []
+    seats: dict[int, list[MatchSeat]] = defaultdict(list)
+    for r in conn.execute(select(MATCH_PLAYERS).where(MATCH_PLAYERS.c.match_id.in_(ids))
+                          .order_by(MATCH_PLAYERS.c.match_id, MATCH_PLAYERS.c.seat)):
+        m = r._mapping
+        seats[r.match_id].append(MatchSeat(
+            r.seat, r.name, r.account_id, r.level, r.score, r.place, bool(r.abandoned),
+            r.rating_before, r.rating_after, {name: int(m[name]) for name in STAT_COLUMNS}))
+    rows = conn.execute(select(MATCHES).where(MATCHES.c.id.in_(ids))
+                        .order_by(MATCHES.c.id.desc())).all()
+    return [StoredMatch(r.id, r.table_id, r.first_version, r.last_version, r.preset,
+                        r.category, r.players, r.ending, as_utc(r.finished_at),
+                        seats.get(r.id, [])) for r in rows]
+
+
+def match_source(engine: Engine, match: StoredMatch
+                 ) -> tuple[dict[str, Any], int | None, list[StoredEvent]] | None:
+    """What a replay needs: the table's rules (JSON text), its prize pool and the match's
+    events (``first_version..last_version``); ``None`` when the table is gone."""
+    with engine.connect() as conn:
+        table = conn.execute(select(TABLES.c.rules, TABLES.c.pool_chips)
+                             .where(TABLES.c.id == match.table_id)).first()
+        if table is None:
+            return None
+        events = conn.execute(
+            select(EVENTS).where(EVENTS.c.table_id == match.table_id,
+                                 EVENTS.c.version.between(match.first_version,
+                                                          match.last_version))
+            .order_by(EVENTS.c.version)).all()
+    return (json.loads(table.rules), table.pool_chips,
+            [StoredEvent(e.version, e.kind, e.payload, e.seat, e.source, e.client_id)
+             for e in events])
