@@ -1,17 +1,410 @@
-"""Accounts: sign up, log in and out, the session, a guest turned into an account
-(docs/accounts.md)."""
+"""Accounts: sign up, log in and out, the session, a password change, a guest turned into an
+account (docs/accounts.md).
+
+Every route is a POST checked by the edge (``Origin``: :class:`~ginrummy.server.edge.
+RequestGuard`) with a JSON body (:func:`~ginrummy.server.api.read_body`: 415 otherwise),
+except ``GET /api/account/me``. Passwords are hashed and verified in the hashing threads
+(:mod:`~ginrummy.server.sessions`), never on the event loop. Log-ins and sign-ups are
+rate-limited per account name and per client address (:class:`AttemptLimits`). No password
+or session token goes into a log line or a response body; the token goes out once, in the
+``Set-Cookie`` of the answer that makes it.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from starlette.routing import BaseRoute
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ginrummy.server.api import error_response, read_body
+from ginrummy.server.auth import seat_for_token, secret_hash
+from ginrummy.server.committer import CommitFailed
+from ginrummy.server.limits import KeyedLimits, RateLimit, address_key
+from ginrummy.server.names import BadName, check_name, name_key
+from ginrummy.server.sessions import (
+    SESSION_LIFETIME,
+    Account,
+    account_store,
+    clear_session_cookie,
+    current_account,
+    hash_password_async,
+    new_session_token,
+    password_ok_async,
+    password_problem,
+    session_token,
+    set_session_cookie,
+)
+from ginrummy.server.settings import Settings
+from ginrummy.storage.accounts import NameTaken, StoredAccount
 
 if TYPE_CHECKING:
     from ginrummy.server.app import Server
 
-ROUTES: list[BaseRoute] = []
+log = logging.getLogger("ginrummy.server.accounts")
+
+BAD_CREDENTIALS = "wrong name or password"
+"""The one answer to an unknown name and to a wrong password."""
+
+
+# ---------------------------------------------------------------------- bodies
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Credentials(_Body):
+    """``POST /api/account/signup`` and ``/login``."""
+
+    name: str = Field(max_length=200)
+    password: str = Field(max_length=1024)
+    """Checked for its length by :func:`~ginrummy.server.sessions.password_problem`."""
+
+
+class PasswordChange(_Body):
+    """``POST /api/account/password``."""
+
+    old: str = Field(max_length=1024)
+    new: str = Field(max_length=1024)
+
+
+class Upgrade(_Body):
+    """``POST /api/account/upgrade``: a guest's seat (its table and token) becomes an
+    account's."""
+
+    name: str = Field(max_length=200)
+    password: str = Field(max_length=1024)
+    table_id: str = Field(max_length=64)
+    token: str = Field(max_length=128)
+
+
+class Nothing(_Body):
+    """``POST /api/account/logout``: an empty JSON object."""
+
+
+# ---------------------------------------------------------------------- rate limits
+class TooManyAttempts(Exception):
+    """A log-in or sign-up over one of its limits; ``retry_after`` in whole seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+    def response(self) -> JSONResponse:
+        """The 429 answer, with ``Retry-After``."""
+        answer = error_response(429, "too_many_attempts", str(self))
+        answer.headers["Retry-After"] = str(self.retry_after)
+        return answer
+
+
+def _wait(limit: RateLimit) -> int:
+    return max(1, math.ceil(limit.retry_after()))
+
+
+@dataclass
+class AttemptLimits:
+    """The sliding windows of log-ins and sign-ups (settings ``login_*``, ``signup*``)."""
+
+    failures_by_name: KeyedLimits
+    """Failed log-ins (and wrong old passwords) per account name key."""
+    attempts_by_address: KeyedLimits
+    """Log-in, sign-up and upgrade attempts per client address."""
+    signups_by_address: KeyedLimits
+    """Accounts made per client address."""
+
+    @classmethod
+    def of(cls, settings: Settings) -> AttemptLimits:
+        """The limits the settings ask for."""
+        return cls(KeyedLimits(settings.login_failures_per_name, settings.login_window_seconds),
+                   KeyedLimits(settings.login_attempts_per_address,
+                               settings.login_window_seconds),
+                   KeyedLimits(settings.signups_per_address, settings.signup_window_seconds))
+
+    def attempt(self, address: str) -> None:
+        """Count an attempt from ``address``; :class:`TooManyAttempts` past its limit."""
+        limit = self.attempts_by_address.get(address)
+        if not limit.allow():
+            raise TooManyAttempts(f"too many log-in and sign-up attempts from this address "
+                                  f"(at most {limit.limit} in {limit.window:g} s); try again "
+                                  f"in {_wait(limit)} s", _wait(limit))
+
+    def name_open(self, key: str) -> None:
+        """:class:`TooManyAttempts` while the name has had its failed log-ins."""
+        limit = self.failures_by_name.get(key)
+        if limit.retry_after() > 0:
+            raise TooManyAttempts(f"too many failed log-ins for this name (at most "
+                                  f"{limit.limit} in {limit.window:g} s); try again in "
+                                  f"{_wait(limit)} s", _wait(limit))
+
+    def failed(self, key: str) -> None:
+        """Count a failed log-in against a name."""
+        self.failures_by_name.get(key).allow()
+
+    def signup_open(self, address: str) -> None:
+        """:class:`TooManyAttempts` while the address has made its accounts."""
+        limit = self.signups_by_address.get(address)
+        if limit.retry_after() > 0:
+            raise TooManyAttempts(f"too many new accounts from this address (at most "
+                                  f"{limit.limit} in {limit.window:g} s); try again in "
+                                  f"{_wait(limit)} s", _wait(limit))
+
+    def signed_up(self, address: str) -> None:
+        """Count an account made from ``address``."""
+        self.signups_by_address.get(address).allow()
+
+
+LIMITS_KEY = "account_limits"
+"""Where :func:`install` keeps the server's :class:`AttemptLimits` (``Server.extra``)."""
+
+
+def limits(request: Request) -> AttemptLimits:
+    """The server's log-in and sign-up limits."""
+    found: AttemptLimits = request.app.state.server.extra[LIMITS_KEY]
+    return found
+
+
+def _address(request: Request) -> str:
+    return address_key(request.client.host if request.client else "unknown")
+
+
+# ---------------------------------------------------------------------- helpers
+class _Refused(Exception):
+    """An answer other than the happy one (an error response)."""
+
+    def __init__(self, response: JSONResponse) -> None:
+        super().__init__()
+        self.response = response
+
+
+T = TypeVar("T")
+
+
+async def _in_thread(call: Callable[..., T], *args: Any) -> T:
+    """A database call in the default thread pool (off the event loop)."""
+    return await asyncio.get_running_loop().run_in_executor(None, call, *args)
+
+
+def _checked_name(name: str) -> str:
+    try:
+        return check_name(name)
+    except BadName as exc:
+        raise _Refused(error_response(400, "bad_request", f"name: {exc}", "name")) from None
+
+
+def _checked_password(password: str, field: str = "password") -> None:
+    problem = password_problem(password)
+    if problem is not None:
+        raise _Refused(error_response(400, "bad_request", f"{field}: {problem}", field))
+
+
+async def _logged_in(request: Request, account: Account, status: int,
+                     **more: object) -> JSONResponse:
+    """The answer that starts a new session for ``account`` (``{"account", **more}``): a
+    fresh token in the cookie; the session the request came with (if any) is deleted."""
+    token = new_session_token()
+    old = session_token(request)
+    store = account_store(request)
+    await _in_thread(store.replace_session, None if old is None else secret_hash(old),
+                     secret_hash(token), account.id, SESSION_LIFETIME)
+    response = JSONResponse({"account": account.public(), **more}, status_code=status)
+    set_session_cookie(response, request, token)
+    return response
+
+
+async def _new_account(request: Request, name: str, password: str) -> StoredAccount:
+    """Check and create an account (not yet logged in); counts against the sign-up limits."""
+    shown = _checked_name(name)
+    _checked_password(password)
+    address = _address(request)
+    attempts = limits(request)
+    attempts.attempt(address)
+    attempts.signup_open(address)
+    store = account_store(request)
+    key = name_key(shown)
+    if await _in_thread(store.by_key, key) is None:
+        password_hash = await hash_password_async(password)
+        try:
+            created: StoredAccount = await _in_thread(store.create, shown, key, password_hash)
+        except NameTaken:
+            pass  # taken meanwhile
+        else:
+            attempts.signed_up(address)
+            return created
+    raise _Refused(error_response(409, "name_taken", "that name (or one that looks like it) "
+                                  "is taken", "name"))
+
+
+async def _answer(work: Awaitable[Response]) -> Response:
+    """Run a route's work, turning refusals into their answers."""
+    try:
+        response = await work
+    except _Refused as refused:
+        return refused.response
+    except TooManyAttempts as exc:
+        return exc.response()
+    return response
+
+
+# ---------------------------------------------------------------------- routes
+async def signup(request: Request) -> Response:
+    """``POST /api/account/signup {name, password}`` → 201 ``{"account"}`` and the cookie."""
+    body = await read_body(request, Credentials)
+    if isinstance(body, JSONResponse):
+        return body
+    assert isinstance(body, Credentials)
+
+    async def work() -> Response:
+        stored = await _new_account(request, body.name, body.password)
+        log.info("account %d: signed up", stored.id,
+                 extra={"event": "signup", "account": stored.id})
+        return await _logged_in(request, Account.of(stored), 201)
+
+    return await _answer(work())
+
+
+async def login(request: Request) -> Response:
+    """``POST /api/account/login {name, password}`` → 200 ``{"account"}`` and a new cookie.
+    An unknown name and a wrong password get the same answer after the same work."""
+    body = await read_body(request, Credentials)
+    if isinstance(body, JSONResponse):
+        return body
+    assert isinstance(body, Credentials)
+
+    async def work() -> Response:
+        attempts = limits(request)
+        attempts.attempt(_address(request))
+        key = name_key(body.name)
+        attempts.name_open(key)
+        store = account_store(request)
+        stored: StoredAccount | None = await _in_thread(store.by_key, key)
+        ok = await password_ok_async(None if stored is None else stored.password_hash,
+                                     body.password)
+        if stored is None or not ok:
+            attempts.failed(key)
+            log.info("a failed log-in", extra={"event": "login_failed"})
+            return error_response(401, "bad_credentials", BAD_CREDENTIALS)
+        if stored.banned:
+            return error_response(403, "banned", "this account is banned")
+        log.info("account %d: logged in", stored.id,
+                 extra={"event": "login", "account": stored.id})
+        return await _logged_in(request, Account.of(stored), 200)
+
+    return await _answer(work())
+
+
+async def logout(request: Request) -> Response:
+    """``POST /api/account/logout {}`` → 204; the session is deleted, the cookie cleared."""
+    body = await read_body(request, Nothing)
+    if isinstance(body, JSONResponse):
+        return body
+    token = session_token(request)
+    if token is not None:
+        await _in_thread(account_store(request).end_session, secret_hash(token))
+    response = Response(status_code=204)
+    clear_session_cookie(response, request)
+    return response
+
+
+async def me(request: Request) -> Response:
+    """``GET /api/account/me`` → ``{"account"}``, or 401 ``not_logged_in``."""
+    account = await current_account(request)
+    if account is None:
+        return _not_logged_in()
+    return JSONResponse({"account": account.public()})
+
+
+def _not_logged_in() -> JSONResponse:
+    return error_response(401, "not_logged_in", "log in first")
+
+
+async def change_password(request: Request) -> Response:
+    """``POST /api/account/password {old, new}`` → 200 ``{"account", "sessions_ended"}``:
+    every other session of the account ends."""
+    body = await read_body(request, PasswordChange)
+    if isinstance(body, JSONResponse):
+        return body
+    assert isinstance(body, PasswordChange)
+
+    async def work() -> Response:
+        account = await current_account(request)
+        if account is None:
+            return _not_logged_in()
+        _checked_password(body.new, "new")
+        attempts = limits(request)
+        key = name_key(account.name)
+        attempts.name_open(key)
+        store = account_store(request)
+        stored: StoredAccount | None = await _in_thread(store.by_id, account.id)
+        if stored is None or not await password_ok_async(stored.password_hash, body.old):
+            attempts.failed(key)
+            return error_response(403, "bad_credentials", "old: wrong password", "old")
+        new_hash = await hash_password_async(body.new)
+        token = session_token(request)
+        ended: int = await _in_thread(store.change_password, account.id, new_hash,
+                                      None if token is None else secret_hash(token))
+        log.info("account %d: password changed, %d other session(s) ended", account.id, ended,
+                 extra={"event": "password_changed", "account": account.id})
+        return JSONResponse({"account": account.public(), "sessions_ended": ended})
+
+    return await _answer(work())
+
+
+async def upgrade(request: Request) -> Response:
+    """``POST /api/account/upgrade {name, password, table_id, token}`` → 201 ``{"account",
+    "table_id", "seat"}``: a new account, logged in, sitting in the guest's seat; the seat's
+    earlier finished matches at that table become the account's."""
+    body = await read_body(request, Upgrade)
+    if isinstance(body, JSONResponse):
+        return body
+    assert isinstance(body, Upgrade)
+    server: Server = request.app.state.server
+
+    async def work() -> Response:
+        writer = await server.lobby.load(body.table_id)
+        if writer is None:
+            return error_response(404, "not_found", f"no table {body.table_id!r}",
+                                  "table_id")
+        seat = seat_for_token(writer.table.seats, body.token)
+        if seat is None:
+            return error_response(403, "forbidden", "token: not a seat of this table",
+                                  "token")
+        if seat.account_id is not None:
+            return error_response(409, "already_bound", "this seat is an account's already",
+                                  "token")
+        stored = await _new_account(request, body.name, body.password)
+        try:
+            await writer.bind_account(seat.seat, stored.id, stored.name)
+        except (CommitFailed, LookupError) as exc:
+            await _in_thread(server.accounts.delete, stored.id)
+            if isinstance(exc, CommitFailed):
+                return error_response(503, "storage", str(exc))
+            return error_response(409, "already_bound", "this seat is an account's already",
+                                  "token")
+        log.info("table %s: seat %d became account %d's", writer.table.id, seat.seat,
+                 stored.id, extra={"event": "upgrade", "account": stored.id,
+                                   "table": writer.table.id, "seat": seat.seat})
+        return await _logged_in(request, Account.of(stored), 201, table_id=writer.table.id,
+                                seat=seat.seat)
+
+    return await _answer(work())
+
+
+ROUTES: list[BaseRoute] = [
+    Route("/api/account/signup", signup, methods=["POST"]),
+    Route("/api/account/login", login, methods=["POST"]),
+    Route("/api/account/logout", logout, methods=["POST"]),
+    Route("/api/account/me", me, methods=["GET"]),
+    Route("/api/account/password", change_password, methods=["POST"]),
+    Route("/api/account/upgrade", upgrade, methods=["POST"]),
+]
 
 
 def install(server: Server) -> None:
-    """Register this module's hooks on the server at start-up."""
+    """Give the server its log-in and sign-up limits."""
+    server.extra[LIMITS_KEY] = AttemptLimits.of(server.settings)

@@ -15,6 +15,7 @@ from ginrummy.server import jsontext
 from ginrummy.server.computer import default_bot_level
 from ginrummy.server.lobby import Lobby, LobbyError, known_levels
 from ginrummy.server.protocol import CreateTable, JoinTable
+from ginrummy.server.sessions import current_account
 
 log = logging.getLogger("ginrummy.server.api")
 
@@ -74,18 +75,24 @@ async def get_table(request: Request) -> JSONResponse:
                                          request.headers.get("x-invite"))
     except LobbyError as exc:
         return error_response(exc.status, exc.code, str(exc), exc.field)
-    return JSONResponse(writer.table.entry())
+    account = await current_account(request)
+    # a logged-in account learns its seat here, so another device or tab can take it
+    your_seat = None if account is None else next(
+        (s.seat for s in writer.table.seats if s.account_id == account.id), None)
+    return JSONResponse({**writer.table.entry(), "your_seat": your_seat})
 
 
 async def create_table(request: Request) -> JSONResponse:
     """``POST /api/tables``."""
-    body = await _body(request, CreateTable)
+    body = await read_body(request, CreateTable)
     if isinstance(body, JSONResponse):
         return body
     assert isinstance(body, CreateTable)
+    account = await current_account(request)  # an account's seat follows it everywhere
     try:
         created = await _lobby(request).create(
-            body, request.client.host if request.client else "unknown")
+            body, request.client.host if request.client else "unknown",
+            None if account is None else (account.id, account.name))
     except LobbyError as exc:
         response = error_response(exc.status, exc.code, str(exc), exc.field)
         response.headers.update(exc.headers)  # Retry-After of a 429
@@ -99,12 +106,15 @@ async def create_table(request: Request) -> JSONResponse:
 
 async def join_table(request: Request) -> JSONResponse:
     """``POST /api/tables/{id}/join``."""
-    body = await _body(request, JoinTable)
+    body = await read_body(request, JoinTable)
     if isinstance(body, JSONResponse):
         return body
     assert isinstance(body, JoinTable)
+    account = await current_account(request)
     try:
-        joined = await _lobby(request).join(request.path_params["table_id"], body)
+        joined = await _lobby(request).join(
+            request.path_params["table_id"], body,
+            None if account is None else (account.id, account.name))
     except LobbyError as exc:
         return error_response(exc.status, exc.code, str(exc), exc.field)
     log.info("table %s: seat %s joined", request.path_params["table_id"], joined.get("seat"),
@@ -120,7 +130,8 @@ def is_json(content_type: str | None) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
-async def _body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
+async def read_body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
+    """The request's JSON body as ``model``, or the error answer (415, 400, 422)."""
     # A body of another type (text/plain, a form) is what a cross-site page can send without
     # a preflight: it is refused before it is read.
     if not is_json(request.headers.get("content-type")):

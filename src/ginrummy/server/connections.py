@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
@@ -84,6 +84,11 @@ class Connection:
         self.websocket = websocket
         self.seat: int | None = None
         self.name = "spectator"
+        self.account_id: int | None = None
+        """The account behind this connection (its seat's, or the handshake's session
+        cookie's), ``None`` for a guest."""
+        self.on_error: Callable[[str], None] | None = None
+        """Called with the code of every ``error`` message sent (the error counter)."""
         self.protocol = PROTOCOL
         """The protocol asked for in ``hello`` (1: acknowledgements in a frame of their own)."""
         self.muted: set[int | None] = set()
@@ -133,6 +138,9 @@ class Connection:
             log.warning("closing a connection too slow to read its messages")
             self.close(1008, "too slow: messages not read")
             return
+        if self.on_error is not None and not isinstance(message, str) \
+                and message.get("type") == "error":
+            self.on_error(str(message.get("code")))
         self._queue.append(message if isinstance(message, str) else dumps(message))
         self._wake_sender()
 

@@ -6,13 +6,14 @@ import asyncio
 import logging
 import math
 import re
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from ginrummy.bots import BOTS, parse_spec
 from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset, RulesetError
 from ginrummy.server.auth import invite_ok, new_secret, new_table_id, secret_hash
-from ginrummy.server.chat import clean_name
+from ginrummy.server.chat import ChatMutes, clean_name
 from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.connections import ConnectionCounts, SharedLimits
 from ginrummy.server.kinds import OPEN_STATUSES, SeatKind, TableStatus
@@ -22,7 +23,7 @@ from ginrummy.server.protocol import CreateTable, JoinTable
 from ginrummy.server.settings import Settings
 from ginrummy.server.settlement import Hooks
 from ginrummy.server.table import GameTable, Seat, table_rules
-from ginrummy.server.tablewriter import TableWriter
+from ginrummy.server.tablewriter import ActionObserver, TableWriter
 from ginrummy.storage import InsertTable, Repository, utcnow
 
 log = logging.getLogger("ginrummy.server.lobby")
@@ -71,6 +72,12 @@ class Lobby:
         (:mod:`ginrummy.server.settlement`)."""
         self._refusals_logged = KeyedLimits(1, 60.0)
         """One log line a minute per refused address, not one per refused request."""
+        self.mutes = ChatMutes()
+        """Accounts an administrator muted in chat (docs/moderation.md)."""
+        self.on_action: ActionObserver | None = None
+        """Told of every committed action (the /metrics counters), if set."""
+        self.on_error: Callable[[str], None] | None = None
+        """Told the code of every ``error`` message sent to a connection, if set."""
 
     # ----------------------------------------------------------------- start and stop
     async def restore(self) -> int:
@@ -98,7 +105,7 @@ class Lobby:
 
     def _writer(self, table: GameTable) -> TableWriter:
         return TableWriter(table, self.settings, self.committer, self.repository,
-                           self._unloaded, self.hooks)
+                           self._unloaded, self.hooks, self.mutes, self.on_action)
 
     def _unloaded(self, writer: TableWriter) -> None:
         if self.writers.get(writer.table.id) is writer:
@@ -162,10 +169,12 @@ class Lobby:
         return writer
 
     # ----------------------------------------------------------------- create and join
-    async def create(self, body: CreateTable, address: str | None = None) -> dict[str, Any]:
+    async def create(self, body: CreateTable, address: str | None = None,
+                     account: tuple[int, str] | None = None) -> dict[str, Any]:
         """Create a table with the creator in seat 0; ``address`` (the client's) counts
-        against its quota (:class:`LobbyError` 429 ``too_many_tables`` when spent)."""
-        nickname = _name(body.nickname, 24, "nickname")
+        against its quota (:class:`LobbyError` 429 ``too_many_tables`` when spent). A
+        logged-in creator's ``account`` (id, name) takes seat 0 under the account's name."""
+        nickname = account[1] if account is not None else _name(body.nickname, 24, "nickname")
         name = _name(body.name, 40, "name") if body.name else f"{nickname}'s table"
         rules = _rules(body)
         players = rules.players
@@ -173,6 +182,7 @@ class Lobby:
         token = new_secret()
         seats[0].kind, seats[0].name = SeatKind.HUMAN, nickname
         seats[0].token_hash = secret_hash(token)
+        seats[0].account_id = None if account is None else account[0]
         for seat_no, spec in body.bots.items():
             if not 1 <= seat_no < players:
                 raise LobbyError(400, "bad_request", f"bots: seat {seat_no} is not one of "
@@ -222,22 +232,27 @@ class Lobby:
         return {"table_id": table_id, "seat": 0, "token": token, "invite": invite,
                 "table": writer.table.entry()}
 
-    async def join(self, table_id: str, body: JoinTable) -> dict[str, Any]:
-        """Seat a guest at a table."""
+    async def join(self, table_id: str, body: JoinTable,
+                   account: tuple[int, str] | None = None) -> dict[str, Any]:
+        """Seat a guest, or a logged-in ``account`` (id, name) under its name, at a table."""
         await self.load(table_id)
         writer = self.visible(table_id, body.invite)
-        nickname = _name(body.nickname, 24, "nickname")
+        nickname = account[1] if account is not None else _name(body.nickname, 24, "nickname")
         try:
-            seat, token = await writer.join(nickname, body.seat)
+            seat, token = await writer.join(nickname, body.seat,
+                                            None if account is None else account[0])
         except LookupError as exc:
             code = str(exc.args[0])
-            message = "that seat is taken" if code == "seat_taken" else "the table is full"
-            raise LobbyError(409, code, message, "seat") from None
+            raise LobbyError(409, code, _JOIN_REFUSALS.get(code, code), "seat") from None
         except CommitFailed as exc:
             raise LobbyError(503, "storage", str(exc)) from None
         except ValueError as exc:
             raise LobbyError(400, "bad_request", str(exc), "seat") from None
         return {"seat": seat, "token": token, "table": writer.table.entry()}
+
+
+_JOIN_REFUSALS = {"seat_taken": "that seat is taken", "table_full": "the table is full",
+                  "already_seated": "your account already has a seat at this table"}
 
 
 def _name(text: str, limit: int, field: str) -> str:

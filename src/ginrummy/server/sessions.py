@@ -1,35 +1,55 @@
 """Who is asking: the account behind a request's or a WebSocket's session cookie.
 
-A session is an opaque random token (``secrets.token_urlsafe(32)``) in the
-:data:`SESSION_COOKIE` cookie; the database keeps only its SHA-256
-(:class:`ginrummy.storage.accounts.AccountStore`). Passwords are hashed with Argon2id
-(argon2-cffi's default profile, RFC 9106's low-memory one: 64 MiB, 3 iterations, 4 lanes,
-above OWASP's minimum of 19 MiB and 2 iterations).
+A session is an opaque random token (``secrets.token_urlsafe(32)``) in the session cookie;
+the database keeps only its SHA-256 (:class:`ginrummy.storage.accounts.AccountStore`).
+Over HTTPS the cookie is :data:`SESSION_COOKIE` (``__Host-``, ``Secure``); over plain HTTP,
+where browsers refuse a ``Secure`` cookie from most hosts and so any ``__Host-`` cookie, it is
+:data:`PLAIN_SESSION_COOKIE` (docs/accounts.md, *The session cookie*). Each scheme reads
+only its own name, so a cookie planted over plain HTTP never counts on HTTPS.
+
+Passwords are hashed with Argon2id (argon2-cffi's default profile, RFC 9106's low-memory
+one: 64 MiB, 3 iterations, 4 lanes, above OWASP's minimum of 19 MiB and 2 iterations), in a
+pool of :data:`HASH_THREADS` threads: never on the event loop, and never more than that many
+64 MiB hashes at once however many logins arrive together.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from starlette.requests import HTTPConnection
+from starlette.responses import Response
 
 from ginrummy.server.auth import secret_hash
 from ginrummy.storage.accounts import AccountStore, StoredAccount
 
 SESSION_COOKIE = "__Host-ginrummy-session"
-"""``__Host-``: the browser sends it only to this host, path ``/``, never to a subdomain."""
+"""The cookie over HTTPS. ``__Host-``: the browser keeps it only when it is ``Secure``, has
+``Path=/`` and no ``Domain``, so it goes to this host alone, never to a subdomain."""
+PLAIN_SESSION_COOKIE = "ginrummy-session"
+"""The cookie over plain HTTP (local play): browsers refuse ``__Host-`` cookies there."""
 SESSION_LIFETIME = timedelta(days=30)
+
+MIN_PASSWORD = 8
+MAX_PASSWORD = 128
 
 PASSWORDS = PasswordHasher()
 """Argon2id with argon2-cffi's defaults (time_cost 3, memory_cost 65,536 KiB, 4 lanes)."""
 _DUMMY_HASH = PASSWORDS.hash("no account has this password")
 """Verified against when the name is unknown, so that an unknown user costs what a wrong
 password costs (no timing difference tells which names exist)."""
+
+HASH_THREADS = max(1, min(4, os.cpu_count() or 1))
+"""Argon2 hashes running at once (each takes 64 MiB and one core for ~0.15 s)."""
+_HASH_POOL = ThreadPoolExecutor(max_workers=HASH_THREADS, thread_name_prefix="argon2")
 
 
 @dataclass(frozen=True)
@@ -51,9 +71,13 @@ class Account:
         """The request-side view of a stored account."""
         return cls(stored.id, stored.name, stored.role, stored.muted_until)
 
+    def public(self) -> dict[str, Any]:
+        """The account as the API shows it to its owner (``{"id", "name", "role"}``)."""
+        return {"id": self.id, "name": self.name, "role": self.role}
+
 
 def hash_password(password: str) -> str:
-    """The Argon2id hash to store (slow on purpose: run it in a thread)."""
+    """The Argon2id hash to store (slow on purpose: use :func:`hash_password_async`)."""
     return PASSWORDS.hash(password)
 
 
@@ -67,15 +91,63 @@ def password_ok(stored_hash: str | None, password: str) -> bool:
     return stored_hash is not None
 
 
+async def hash_password_async(password: str) -> str:
+    """:func:`hash_password` in the hashing threads (the event loop goes on meanwhile)."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_HASH_POOL, hash_password, password)
+
+
+async def password_ok_async(stored_hash: str | None, password: str) -> bool:
+    """:func:`password_ok` in the hashing threads."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_HASH_POOL, password_ok, stored_hash, password)
+
+
+def password_problem(password: str) -> str | None:
+    """Why ``password`` cannot be a password (its length), or ``None``."""
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        return f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters"
+    return None
+
+
 def new_session_token() -> str:
     """A fresh session token (256 random bits)."""
     return secrets.token_urlsafe(32)
 
 
+def secure_transport(conn: HTTPConnection) -> bool:
+    """True when the request (or WebSocket handshake) came over TLS, directly or through a
+    proxy trusted for ``X-Forwarded-Proto``, or the ``https`` setting says the server is only
+    reached over HTTPS."""
+    if conn.url.scheme in ("https", "wss"):
+        return True
+    server = getattr(conn.app.state, "server", None)
+    return bool(server is not None and server.settings.https)
+
+
+def cookie_name(conn: HTTPConnection) -> str:
+    """The session cookie's name for this request's scheme."""
+    return SESSION_COOKIE if secure_transport(conn) else PLAIN_SESSION_COOKIE
+
+
 def session_token(conn: HTTPConnection) -> str | None:
     """The session token a request or WebSocket handshake carries, if any."""
-    token = conn.cookies.get(SESSION_COOKIE)
+    token = conn.cookies.get(cookie_name(conn))
     return token if token and len(token) <= 128 else None
+
+
+def set_session_cookie(response: Response, conn: HTTPConnection, token: str) -> None:
+    """Give the browser its session: HttpOnly, SameSite=Lax, Path=/, no Domain; ``Secure``
+    (and the ``__Host-`` name) over HTTPS."""
+    response.set_cookie(cookie_name(conn), token,
+                        max_age=int(SESSION_LIFETIME.total_seconds()), path="/",
+                        secure=secure_transport(conn), httponly=True, samesite="lax")
+
+
+def clear_session_cookie(response: Response, conn: HTTPConnection) -> None:
+    """Tell the browser to forget its session cookie."""
+    response.delete_cookie(cookie_name(conn), path="/", secure=secure_transport(conn),
+                           httponly=True, samesite="lax")
 
 
 def account_store(conn: HTTPConnection) -> AccountStore:

@@ -71,6 +71,14 @@ class Settings:
     """WebSocket connections per process (more: close 1013)."""
     connections_per_address: int = 50
     """WebSocket connections per client address (more: close 1013)."""
+    login_failures_per_name: int = 5
+    """Failed log-ins per account name per ``login_window_seconds`` (more: HTTP 429)."""
+    login_attempts_per_address: int = 30
+    """Log-in and sign-up attempts per client address per ``login_window_seconds``."""
+    login_window_seconds: float = 900.0
+    signups_per_address: int = 5
+    """Accounts one address may create per ``signup_window_seconds``."""
+    signup_window_seconds: float = 3600.0
 
     # ----- the HTTP edge and operations (docs/server.md *The edge*, docs/deploy.md)
     public_origins: tuple[str, ...] = ()

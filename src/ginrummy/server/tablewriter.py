@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from ginrummy.gameloop import EndlessHand
 from ginrummy.server.auth import new_secret, secret_hash
-from ginrummy.server.chat import send_chat
+from ginrummy.server.chat import ChatMutes, RecentChat, send_chat
 from ginrummy.server.clock import restart_clock
 from ginrummy.server.commits import CommitPath, EventMaker
 from ginrummy.server.committer import CommitFailed, GroupCommitter
@@ -35,12 +35,22 @@ from ginrummy.server.settings import Settings
 from ginrummy.server.settlement import Ending, Hooks, MatchEnd
 from ginrummy.server.table import STOP_REASONS, GameTable, Seat, Step
 from ginrummy.server.timers import TableTimers, TimerAction
-from ginrummy.storage import Repository, UpdateSeat, WriteOp
+from ginrummy.storage import Apply, Repository, UpdateSeat, WriteOp
+from ginrummy.storage.accounts import give_matches
 
 log = logging.getLogger("ginrummy.server.table")
 
 AUTOMATIC_STEPS = 10
 """Steps that need nobody (a match start, deals, reshuffles) played in a row at most."""
+
+REVOKED_TOKEN = "revoked"
+"""The stored ``token_hash`` of a seat an administrator took from its player (never a
+SHA-256 digest, so no token matches it): the computer plays the seat, and its account may
+not take it back either (docs/moderation.md)."""
+
+ActionObserver = Callable[[Source, "float | None"], None]
+"""Told of every committed action: who chose it and, for a person's, the seconds from its
+arrival to its acknowledgement being queued (the /metrics counters)."""
 
 
 class TableWriter:
@@ -49,7 +59,8 @@ class TableWriter:
     def __init__(self, table: GameTable, settings: Settings, committer: GroupCommitter,
                  repository: Repository,
                  on_unload: Callable[[TableWriter], None] | None = None,
-                 hooks: Hooks | None = None) -> None:
+                 hooks: Hooks | None = None, mutes: ChatMutes | None = None,
+                 on_action: ActionObserver | None = None) -> None:
         self.table = table
         self.on_unload = on_unload
         """Called (under the lock) when the table leaves memory (the lobby forgets it)."""
@@ -61,6 +72,11 @@ class TableWriter:
         self.hooks = hooks or Hooks()
         self.commits = CommitPath(settings, committer, repository, self.hooks)
         self.computer = ComputerSeats(settings)
+        self.mutes = mutes
+        """Accounts muted in chat (shared by every table)."""
+        self.recent_chat = RecentChat()
+        """The table's last chat lines, for reports."""
+        self.on_action = on_action
 
     @property
     def closed(self) -> bool:
@@ -71,6 +87,8 @@ class TableWriter:
     async def start(self) -> None:
         """After creation or restore: hold the humans' seats, then go on with the game."""
         async with self.lock:
+            for seat in self.table.seats:  # taken by an administrator: the computer plays it
+                seat.away = seat.away or seat.token_hash == REVOKED_TOKEN
             self.presence.hold_absent(self.table)
             await self._advance()
 
@@ -203,11 +221,12 @@ class TableWriter:
 
     async def chat(self, conn: Connection, text: str) -> None:
         """Send a chat line to every connection that has not muted its author."""
-        send_chat(conn, text, self.connections, self.settings)
+        send_chat(conn, text, self.connections, self.settings, self.mutes, self.recent_chat)
 
     # ----------------------------------------------------------------- players' requests
     async def handle_action(self, conn: Connection, msg: ActionMessage) -> None:
         """A client's action: duplicate, stale, illegal, or committed then acknowledged."""
+        arrived = time.perf_counter()
         async with self.lock:
             table = self.table
             if conn.seat is None:
@@ -235,6 +254,8 @@ class TableWriter:
             except CommitFailed as exc:
                 conn.send(error(Code.STORAGE, str(exc), msg.id))
                 return
+            if self.on_action is not None:
+                self.on_action(Source.HUMAN, time.perf_counter() - arrived)
             await self._advance()
 
     async def rematch(self, conn: Connection) -> None:
@@ -331,6 +352,103 @@ class TableWriter:
             for conn in list(self.connections):
                 if conn.seat == seat_no:
                     conn.close(Close.FORBIDDEN, "you left this seat")
+            self.broadcast()
+            self._watch_idle()
+
+    async def bind_account(self, seat_no: int, account_id: int, name: str) -> None:
+        """A guest's seat becomes an account's (the guest signed up): the seat takes the
+        account and its name, and the seat's finished matches at this table become the
+        account's, in one commit; the match being played ends as the account's.
+        ``LookupError`` when the seat is not a guest's, or the account sits here already."""
+        async with self.lock:
+            table = self.table
+            seat = table.seats[seat_no]
+            if seat.kind != SeatKind.HUMAN or seat.account_id is not None:
+                raise LookupError("already_bound" if seat.account_id is not None
+                                  else "not_seated")
+            if any(s.account_id == account_id for s in table.seats):
+                raise LookupError("already_seated")
+            table_id = table.id
+            seat.account_id, seat.name = account_id, name
+            await self._commit([], [
+                UpdateSeat(table_id, seat_no, {"account_id": account_id, "name": name}),
+                Apply(lambda conn: give_matches(conn, table_id, seat_no, account_id))],
+                bump=True)
+            for conn in self.connections:
+                if conn.seat == seat_no:
+                    conn.account_id, conn.name = account_id, name
+
+    # ----------------------------------------------------------------- moderation
+    async def kick(self, seat_no: int, reason: str, extra: Sequence[WriteOp] = ()) -> bool:
+        """An administrator takes ``seat_no`` from its player: the seat's connections close
+        with ``reason`` and ``extra`` (the moderation log) commits with the change. Before the
+        first deal the seat is emptied as a leave is (its buy-in refunded); after it the seat
+        token is revoked, the account keeps its place in the record (it abandoned the match)
+        and the computer plays the seat to the end. True when the seat was emptied.
+        ``LookupError`` when nobody sits there or the table was stopped, ``ValueError`` for a
+        seat the table does not have, :class:`CommitFailed` when nothing could be stored."""
+        async with self.lock:
+            table = self.table
+            if not 0 <= seat_no < len(table.seats):
+                raise ValueError(f"seat must be 0..{len(table.seats) - 1}")
+            seat = table.seats[seat_no]
+            if table.stuck is not None:
+                raise LookupError("table_stopped")
+            if seat.kind != SeatKind.HUMAN or seat.token_hash == REVOKED_TOKEN:
+                raise LookupError("not_seated")
+            emptied = table.match is None
+            if emptied:
+                values: dict[str, object] = {"kind": SeatKind.EMPTY, "name": None,
+                                             "token_hash": None, "account_id": None,
+                                             "rematch": False}
+                await self._commit([], [UpdateSeat(table.id, seat_no, values),
+                                        *self.hooks.leave(table, seat), *extra], bump=True)
+                seat.kind, seat.name, seat.token_hash, seat.account_id = (SeatKind.EMPTY, None,
+                                                                          None, None)
+            else:
+                await self.commits.committer.commit(
+                    [UpdateSeat(table.id, seat_no, {"token_hash": REVOKED_TOKEN,
+                                                    "rematch": False}), *extra])
+                seat.token_hash, seat.rematch, seat.away = REVOKED_TOKEN, False, True
+            self.timers.release(seat_no)
+            for conn in list(self.connections):
+                if conn.seat == seat_no:
+                    conn.close(Close.FORBIDDEN, reason)
+            log.info("table %s: seat %d taken from its player by an administrator",
+                     table.id, seat_no)
+            self.broadcast()
+            await self._advance()
+            return emptied
+
+    async def close_for_good(self, extra: Sequence[WriteOp] = ()) -> None:
+        """An administrator closes the table (status ``closed``): nobody plays on; the match
+        end hooks' writes (the pool refunded) and ``extra`` commit with the status.
+        ``LookupError`` when the table was already stopped; :class:`CommitFailed` (the table
+        then goes on as it was) when nothing could be stored."""
+        async with self.lock:
+            table = self.table
+            if table.stuck is not None:
+                raise LookupError("table_stopped")
+            table.stop(STOP_REASONS[TableStatus.CLOSED], TableStatus.CLOSED)
+            self.timers.cancel()
+            table.clock_seat = table.clock_deadline = None
+            try:
+                await self.commits.write_table(
+                    table, status=TableStatus.CLOSED, clock_seat=None, clock_deadline=None,
+                    extra=[*self.hooks.end(MatchEnd(table, Ending.CLOSED,
+                                                    self.absent_seats())), *extra])
+            except Exception as exc:  # a hook's or the database's: the table goes on
+                log.error("table %s: could not store its closed status (%s)", table.id,
+                          type(exc).__name__)
+                self.table = await self.commits.reload(table)
+                await self._advance()
+                if isinstance(exc, CommitFailed):
+                    raise
+                raise CommitFailed(f"could not close the table: {type(exc).__name__}") from exc
+            for seat in table.seats:
+                self.timers.release(seat.seat)
+            log.info("table %s: closed by an administrator at version %d", table.id,
+                     table.version)
             self.broadcast()
             self._watch_idle()
 
@@ -462,6 +580,8 @@ class TableWriter:
         except CommitFailed:
             self._arm(1.0, self._retry_advance)
             return
+        if self.on_action is not None:
+            self.on_action(source, None)
         await self._advance()
 
     async def _stop(self, reason: str) -> None:

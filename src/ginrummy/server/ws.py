@@ -30,8 +30,9 @@ from ginrummy.server.protocol import (
     SimpleMessage,
     parse_client_message,
 )
+from ginrummy.server.sessions import Account, current_account
 from ginrummy.server.settings import Settings
-from ginrummy.server.tablewriter import TableWriter
+from ginrummy.server.tablewriter import REVOKED_TOKEN, TableWriter
 
 log = logging.getLogger("ginrummy.server.ws")
 
@@ -63,11 +64,17 @@ async def table_socket(websocket: WebSocket) -> None:
         await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
         return
     conn = Connection(websocket, settings)
+    conn.on_error = lobby.on_error
     conn.start()
     attached = False
     try:
         hello = await _receive_hello(conn, settings)
-        _seat_connection(conn, writer, hello)
+        # the handshake's session cookie: an account's seat follows it to any device or tab
+        account = await current_account(websocket)
+        _seat_connection(conn, writer, hello, account)
+        if conn.seat is not None and writer.table.seats[conn.seat].token_hash == REVOKED_TOKEN:
+            conn.close(Close.FORBIDDEN, "an administrator removed you from this seat")
+            raise _Closed
         # flood and chat budgets per seat (all its connections), spectators' per address
         conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
                           if conn.seat is not None else ("watch", address_key(address)))
@@ -144,16 +151,27 @@ async def _receive_hello(conn: Connection, settings: Settings) -> Hello:
     return msg
 
 
-def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello) -> None:
+def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
+                     account: Account | None) -> None:
+    """Seat the connection by its seat token; without one, at the seat of the handshake's
+    account (a banned account has no session, so it sits nowhere); else it watches."""
     table = writer.table
     token = hello.token  # only in hello: a URL (query string) reaches logs and histories
+    conn.account_id = None if account is None else account.id
     if token:
         seat = seat_for_token(table.seats, token)
         if seat is None:
             conn.close(Close.BAD_TOKEN, "bad token")
             raise _Closed
         conn.seat, conn.name = seat.seat, seat.name or f"seat {seat.seat}"
+        if seat.account_id is not None:
+            conn.account_id = seat.account_id
         return
+    if account is not None:
+        mine = next((s for s in table.seats if s.account_id == account.id), None)
+        if mine is not None:
+            conn.seat, conn.name = mine.seat, mine.name or account.name
+            return
     if not invite_ok(table.public, table.invite_hash, hello.invite):
         conn.close(Close.FORBIDDEN, "private table: invite missing or wrong")
         raise _Closed

@@ -13,11 +13,20 @@ from sqlalchemy import Engine, Table, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from ginrummy.storage.models import AccountRow, SessionRow
+from ginrummy.storage.models import (
+    AccountRow,
+    MatchPlayerRow,
+    MatchRow,
+    ModerationRow,
+    SessionRow,
+)
 from ginrummy.storage.repository import as_utc, utcnow
 
 ACCOUNTS: Table = AccountRow.__table__  # type: ignore[assignment]
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]
+MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
+MATCH_PLAYERS: Table = MatchPlayerRow.__table__  # type: ignore[assignment]
+MODERATION: Table = ModerationRow.__table__  # type: ignore[assignment]
 
 
 class NameTaken(ValueError):
@@ -113,6 +122,46 @@ class AccountStore:
         with self.engine.begin() as conn:
             conn.execute(update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(values))
 
+    def delete(self, account_id: int) -> None:
+        """Delete an account that has nothing yet (a sign-up undone: its seat could not be
+        bound); its sessions go with it."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(SESSIONS).where(SESSIONS.c.account_id == account_id))
+            conn.execute(delete(ACCOUNTS).where(ACCOUNTS.c.id == account_id))
+
+    def change_password(self, account_id: int, password_hash: str,
+                        keep_token_hash: str | None) -> int:
+        """Store a new password hash and end every session of the account but the one of
+        ``keep_token_hash``, in one transaction; how many sessions ended."""
+        with self.engine.begin() as conn:
+            conn.execute(update(ACCOUNTS).where(ACCOUNTS.c.id == account_id)
+                         .values(password_hash=password_hash))
+            others = delete(SESSIONS).where(SESSIONS.c.account_id == account_id)
+            if keep_token_hash is not None:
+                others = others.where(SESSIONS.c.token_hash != keep_token_hash)
+            return int(conn.execute(others).rowcount)
+
+    def create_admin(self, name: str, name_key: str, password_hash: str,
+                     detail: str) -> StoredAccount:
+        """A new administrator account and its moderation log row (``admin``), together;
+        :class:`NameTaken` when the name is in use."""
+        try:
+            with self.engine.begin() as conn:
+                account = self._create(conn, {"name": name, "name_key": name_key,
+                                              "password_hash": password_hash, "role": "admin",
+                                              "created_at": utcnow()})
+                log_moderation(conn, None, "admin", account.id, detail)
+                return account
+        except IntegrityError:
+            raise NameTaken(name) from None
+
+    def promote(self, account_id: int, detail: str) -> None:
+        """Make an account an administrator, with its moderation log row (``admin``)."""
+        with self.engine.begin() as conn:
+            conn.execute(update(ACCOUNTS).where(ACCOUNTS.c.id == account_id)
+                         .values(role="admin"))
+            log_moderation(conn, None, "admin", account_id, detail)
+
     def count(self) -> int:
         """How many accounts there are."""
         with self.engine.connect() as conn:
@@ -139,6 +188,23 @@ class AccountStore:
         account = _account(row)
         return None if account.banned else account
 
+    def replace_session(self, old_token_hash: str | None, token_hash: str, account_id: int,
+                        lifetime: timedelta) -> None:
+        """Log in: store a new session and delete the one the request came with (if any), in
+        one transaction: a token planted before the login is never the logged-in one."""
+        now = utcnow()
+        with self.engine.begin() as conn:
+            if old_token_hash is not None:
+                conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash == old_token_hash))
+            conn.execute(insert(SESSIONS).values(token_hash=token_hash, account_id=account_id,
+                                                 created_at=now, expires_at=now + lifetime))
+
+    def session_count(self, account_id: int) -> int:
+        """How many sessions an account has (live or expired)."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(SESSIONS)
+                                    .where(SESSIONS.c.account_id == account_id)).scalar_one())
+
     def end_session(self, token_hash: str) -> None:
         """Delete one session (log out)."""
         with self.engine.begin() as conn:
@@ -155,3 +221,24 @@ class AccountStore:
         with self.engine.begin() as conn:
             return int(conn.execute(delete(SESSIONS)
                                     .where(SESSIONS.c.expires_at <= utcnow())).rowcount)
+
+
+def give_matches(conn: Connection, table_id: str, seat: int, account_id: int) -> None:
+    """Give an account the finished matches a guest played at ``seat`` of a table (the
+    guest's ``match_players`` rows there, with no account yet). Runs in the caller's
+    transaction (the seat's binding to the account)."""
+    matches = select(MATCHES.c.id).where(MATCHES.c.table_id == table_id)
+    conn.execute(
+        update(MATCH_PLAYERS)
+        .where(MATCH_PLAYERS.c.match_id.in_(matches), MATCH_PLAYERS.c.seat == seat,
+               MATCH_PLAYERS.c.account_id.is_(None), MATCH_PLAYERS.c.level.is_(None))
+        .values(account_id=account_id))
+
+
+def log_moderation(conn: Connection, actor_id: int | None, action: str,
+                   target_account_id: int | None, detail: str = "",
+                   table_id: str | None = None) -> None:
+    """A row of the moderation log (``actor_id`` ``None``: the command line)."""
+    conn.execute(insert(MODERATION).values(at=utcnow(), actor_id=actor_id, action=action,
+                                           target_account_id=target_account_id,
+                                           table_id=table_id, detail=detail))
