@@ -1,16 +1,20 @@
 // The lobby's HTTP API (docs/protocol.md, "HTTP: the lobby").
 
 export class ApiError extends Error {
-  constructor(status, code, message, field) {
+  constructor(status, code, message, field, retryAfter = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.field = field || null;
+    this.retryAfter = retryAfter; // seconds to wait (429 with Retry-After), else null
   }
 }
 
+const enc = encodeURIComponent;
+
 async function request(method, path, body, headers = {}) {
-  const options = { method, headers: { Accept: "application/json", ...headers } };
+  // the session is an HttpOnly cookie: the browser sends it, this code never sees it
+  const options = { method, credentials: "same-origin", headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
@@ -29,8 +33,10 @@ async function request(method, path, body, headers = {}) {
   }
   if (!response.ok) {
     const error = (data && data.error) || {};
+    const wait = Number(response.headers.get("Retry-After"));
     throw new ApiError(response.status, error.code || "http_" + response.status,
-      error.message || response.statusText, error.field);
+      error.message || response.statusText, error.field,
+      Number.isFinite(wait) && wait > 0 ? wait : null);
   }
   return data;
 }
@@ -42,8 +48,37 @@ export const api = {
   tables: () => request("GET", "/api/tables"),
   // the invite code goes in a header, never in a URL (logs and proxies keep URLs)
   table: (id, invite) =>
-    request("GET", `/api/tables/${encodeURIComponent(id)}`, undefined,
-      invite ? { "X-Invite": invite } : {}),
+    request("GET", `/api/tables/${enc(id)}`, undefined, invite ? { "X-Invite": invite } : {}),
   create: (body) => request("POST", "/api/tables", body),
-  join: (id, body) => request("POST", `/api/tables/${encodeURIComponent(id)}/join`, body),
+  join: (id, body) => request("POST", `/api/tables/${enc(id)}/join`, body),
+  leave: (id) => request("POST", `/api/tables/${enc(id)}/leave`, {}),
+
+  // accounts (the session cookie is set and cleared by the server)
+  signup: (name, password) => request("POST", "/api/account/signup", { name, password }),
+  login: (name, password) => request("POST", "/api/account/login", { name, password }),
+  logout: () => request("POST", "/api/account/logout", {}),
+  me: () => request("GET", "/api/account/me"),
+  upgrade: (body) => request("POST", "/api/account/upgrade", body),
+
+  // players, ratings, history and replays
+  leaderboard: (category) => request("GET", `/api/leaderboard/${enc(category)}`),
+  player: (name) => request("GET", `/api/players/${enc(name)}`),
+  matches: (name, before) =>
+    request("GET", `/api/players/${enc(name)}/matches${before ? `?before=${enc(before)}` : ""}`),
+  replay: (id) => request("GET", `/api/matches/${enc(id)}/replay`),
+  recordUrl: (id) => `/api/matches/${enc(id)}/record`,
+
+  // chips
+  wallet: () => request("GET", "/api/wallet"),
+  topup: () => request("POST", "/api/wallet/topup", {}),
+
+  // moderation
+  report: (body) => request("POST", "/api/reports", body),
+  admin: {
+    tables: () => request("GET", "/api/admin/tables"),
+    log: () => request("GET", "/api/admin/log"),
+    reports: () => request("GET", "/api/admin/reports"),
+    /** POST /api/admin/<action> (kick, mute, unmute, ban, unban, close, notice). */
+    act: (action, body) => request("POST", `/api/admin/${enc(action)}`, body),
+  },
 };

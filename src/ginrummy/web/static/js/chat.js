@@ -1,12 +1,19 @@
-// Table chat: messages rendered with textContent only, a per-player mute.
+// Table chat: messages rendered with textContent only, a per-player mute, and a report of a
+// message to the moderators (POST /api/reports).
+import { api } from "./api.js";
+import { accountErrorText } from "./account.js";
 import { el, replaceChildren } from "./dom.js";
 import { t } from "./i18n.js";
+import { toast } from "./toast.js";
 
 const KEEP = 100;
 
 export class Chat {
-  constructor(connection) {
+  constructor(connection, tableId) {
     this.connection = connection;
+    this.tableId = tableId;
+    this.mySeat = null;
+    this.reported = new Set(); // messages already reported (by seat, name and text)
     this.messages = [];
     this.muted = new Set(); // seat numbers, or "spectators"
     this.list = el("ol", { class: "chat-log", id: "chat-log", "aria-live": "polite" });
@@ -42,13 +49,38 @@ export class Chat {
     replaceChildren(this.list, this.messages.map((m) => el("li", {},
       el("strong", { class: "chat-name", text: m.seat === null ? t("chat.spectator") : (m.name || "") }),
       ": ",
-      el("span", { class: "chat-text", text: m.text }))));
+      el("span", { class: "chat-text", text: m.text }),
+      this.mine(m) ? null : this.reportButton(m))));
     this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  mine(message) {
+    return this.mySeat !== null && message.seat === this.mySeat;
+  }
+
+  reportButton(message) {
+    const key = JSON.stringify([message.seat, message.name, message.text]);
+    const done = this.reported.has(key);
+    return el("button", { type: "button", class: "small report", disabled: done, title: t("chat.report_help"),
+      onclick: async () => {
+        try {
+          await api.report({ table_id: this.tableId, author: message.name || null, text: message.text });
+          this.reported.add(key);
+          toast(t("chat.reported"));
+          this.renderMessages();
+        } catch (error) {
+          toast(accountErrorText(error), "error");
+        }
+      } }, done ? t("chat.reported_badge") : t("chat.report"));
   }
 
   /** Mute buttons for every other seat and for the spectators. */
   renderMutes(seats, mySeat) {
     this.lastSeats = [seats, mySeat];
+    if (this.mySeat !== mySeat) {
+      this.mySeat = mySeat ?? null;
+      this.renderMessages();
+    }
     const buttons = [];
     for (const seat of seats) {
       if (seat.seat === mySeat || seat.kind !== "human") continue;

@@ -9,7 +9,7 @@ export class TableConnection {
   /**
    * @param {string} tableId
    * @param {{token?: string|null, invite?: string|null}} credentials
-   * @param {object} handlers onState(msg), onChat(msg), onError(msg), onStatus(status, detail), onAck(msg)
+   * @param {object} handlers onState(msg), onChat(msg), onNotice(msg), onError(msg), onStatus(status, detail), onAck(msg)
    */
   constructor(tableId, credentials, handlers) {
     this.tableId = tableId;
@@ -87,6 +87,9 @@ export class TableConnection {
         break;
       case "chat":
         this.handlers.onChat?.(msg);
+        break;
+      case "notice": // a moderator's notice to every connected player
+        this.handlers.onNotice?.(msg);
         break;
       default:
         break; // pong and anything newer: ignored

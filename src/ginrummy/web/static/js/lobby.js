@@ -6,6 +6,7 @@ import { prefs, saveSeat, seatFor } from "./prefs.js";
 import {
   loadSchema, optionLabel, optionSchema, optionValue, presetLabel, rulesDialog, rulesSummary,
 } from "./rules.js";
+import { currentAccount, refreshBalance } from "./session.js";
 import { toast } from "./toast.js";
 
 const REFRESH_MS = 5000;
@@ -59,15 +60,21 @@ export class Lobby {
   }
 
   renderFrame() {
-    const nickname = el("input", {
-      id: "nickname", type: "text", maxlength: "24", required: true, autocomplete: "nickname",
-      value: prefs.nickname, oninput: (e) => { prefs.nickname = e.target.value.trim(); },
-    });
+    const account = currentAccount();
+    // an account plays under its name; a guest picks a nickname
+    const who = account
+      ? el("p", { class: "nickname-row", id: "playing-as" }, t("lobby.playing_as"), " ",
+        el("strong", { class: "player-name", text: account.name }))
+      : el("p", { class: "nickname-row" },
+        el("label", { for: "nickname" }, t("lobby.nickname")), " ",
+        el("input", {
+          id: "nickname", type: "text", maxlength: "24", required: true, autocomplete: "nickname",
+          value: prefs.nickname, oninput: (e) => { prefs.nickname = e.target.value.trim(); },
+        }));
     replaceChildren(this.root,
       el("section", { class: "lobby" },
         el("h1", {}, t("lobby.title")),
-        el("p", { class: "nickname-row" },
-          el("label", { for: "nickname" }, t("lobby.nickname")), " ", nickname),
+        who,
         el("div", { class: "lobby-columns" },
           el("section", { class: "panel", "aria-labelledby": "tables-heading" },
             el("div", { class: "panel-head" },
@@ -81,6 +88,8 @@ export class Lobby {
   }
 
   nickname() {
+    const account = currentAccount();
+    if (account) return account.name;
     const value = (document.getElementById("nickname")?.value || "").trim();
     if (!value) {
       toast(t("lobby.nickname_needed"), "error");
@@ -115,7 +124,7 @@ export class Lobby {
   }
 
   tableEntry(table) {
-    const mine = seatFor(table.id);
+    const mine = seatFor(table.id) || (table.your_seat !== null && table.your_seat !== undefined);
     const empty = table.seats.filter((s) => s.kind === "empty");
     const seats = el("ul", { class: "seat-list" }, table.seats.map((s) => el("li", { dataset: { seat: s.seat } },
       t("seat.label", { n: s.seat + 1 }), ": ",
@@ -126,6 +135,7 @@ export class Lobby {
       el("span", {}, t(`status.${table.status}`)),
       table.clock_seconds ? el("span", {}, t("lobby.clock", { seconds: table.clock_seconds })) : el("span", {}, t("lobby.no_clock")),
       table.pool_chips ? el("span", {}, t("lobby.pool", { chips: number(table.pool_chips) })) : null,
+      table.buy_in ? el("span", { class: "buy-in" }, t("lobby.buy_in", { chips: number(table.buy_in) })) : null,
     ];
     const actions = [];
     if (mine) {
@@ -161,7 +171,8 @@ export class Lobby {
     if (!nickname) return;
     try {
       const answer = await api.join(tableId, { nickname, seat, invite: null });
-      saveSeat(tableId, { seat: answer.seat, token: answer.token, invite: null, name: nickname });
+      if (answer.token) saveSeat(tableId, { seat: answer.seat, token: answer.token, invite: null, name: nickname });
+      if (currentAccount()) refreshBalance(); // a buy-in left the wallet
       this.navigate(tableId);
     } catch (error) {
       toast(errorText(error), "error");
@@ -200,6 +211,8 @@ export class Lobby {
       el("label", { class: "check" }, el("input", { id: "create-public", type: "checkbox", checked: true }), t("create.public")),
       el("label", {}, t("create.clock"), el("input", { id: "create-clock", type: "number", min: "0", max: "600", value: "0" })),
       el("label", { id: "create-pool-label" }, t("create.pool"), el("input", { id: "create-pool", type: "number", min: "0", value: "" })),
+      el("label", { id: "create-buy-in-label" }, t("create.buy_in"), el("input", { id: "create-buy-in", type: "number", min: "0", value: "" }),
+        el("span", { class: "muted" }, t("create.buy_in_help"))),
       el("details", { class: "options" }, el("summary", {}, t("create.options")), el("div", { class: "option-grid" }, optionFields)),
       el("button", { type: "submit", class: "primary", id: "create-submit" }, t("create.submit")));
     replaceChildren(slot, form);
@@ -211,8 +224,12 @@ export class Lobby {
   /** The prize pool is a setting of the formats the `payout` option applies to (R6.4). */
   showPool() {
     const format = document.getElementById("opt-format")?.value || this.presets.presets[this.form.preset].format;
+    const pooled = optionSchema("payout").formats.includes(format);
     const label = document.getElementById("create-pool-label");
-    if (label) label.hidden = !optionSchema("payout").formats.includes(format);
+    if (label) label.hidden = !pooled;
+    // a buy-in is paid in chips from an account's wallet (arena tables)
+    const buyIn = document.getElementById("create-buy-in-label");
+    if (buyIn) buyIn.hidden = !pooled || !currentAccount();
   }
 
   /** A value some player counts may not choose (`value_players` in the schema: the match
@@ -299,9 +316,13 @@ export class Lobby {
       clock_seconds: Number(document.getElementById("create-clock").value || 0),
       pool_chips: pool === "" ? null : Number(pool),
     };
+    const buyIn = document.getElementById("create-buy-in-label");
+    const chips = buyIn && !buyIn.hidden ? document.getElementById("create-buy-in").value : "";
+    if (chips !== "" && Number(chips) > 0) body.buy_in = Number(chips);
     try {
       const answer = await api.create(body);
-      saveSeat(answer.table_id, { seat: answer.seat, token: answer.token, invite: answer.invite || null, name: nickname });
+      saveSeat(answer.table_id, { seat: answer.seat, token: answer.token || null, invite: answer.invite || null, name: nickname });
+      if (currentAccount()) refreshBalance();
       this.navigate(answer.table_id, answer.invite || null);
     } catch (error) {
       toast(errorText(error), "error");

@@ -1,6 +1,7 @@
 // The table page: seats, piles, the viewer's hand and the actions the server says are legal.
 // Everything shown comes from the server's `state` (the seat's own view, legal actions and
 // hints); nothing secret is computed here.
+import { upgradeForm } from "./account.js";
 import { api } from "./api.js";
 import { knockPanel, layoffPanel } from "./arrange.js";
 import { cardBack, cardElement, cardText } from "./cards.js";
@@ -13,6 +14,7 @@ import { botLabel, errorText } from "./lobby.js";
 import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
 import { revealPanel, scoreSheet } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
+import { currentAccount, link, onSessionChange, refreshBalance } from "./session.js";
 import { toast } from "./toast.js";
 
 const LOG_LINES = 4;
@@ -48,10 +50,12 @@ export class TablePage {
         onState: (msg) => this.receiveState(msg),
         onError: (msg) => this.receiveError(msg),
         onChat: (msg) => this.chat.receive(msg),
+        onNotice: (msg) => toast(t("notice.from_moderators", { text: msg.text || "" }), "notice", 20000),
         onStatus: (status, detail) => this.connectionStatus(status, detail),
       });
-    this.chat = new Chat(this.connection);
+    this.chat = new Chat(this.connection, this.tableId);
     this.buildSkeleton();
+    this.unsubscribe = onSessionChange(() => this.render());
     this.connection.connect();
     document.addEventListener("keydown", this.onKey);
     this.clockTimer = setInterval(() => this.tickClock(), 250);
@@ -64,6 +68,7 @@ export class TablePage {
   }
 
   stop() {
+    this.unsubscribe?.();
     this.connection?.close();
     clearInterval(this.clockTimer);
     document.removeEventListener("keydown", this.onKey);
@@ -72,8 +77,9 @@ export class TablePage {
   rerender() {
     this.panelCache.clear();
     const old = this.chat;
-    this.chat = new Chat(this.connection);
+    this.chat = new Chat(this.connection, this.tableId);
     this.chat.messages = old.messages;
+    this.chat.reported = old.reported;
     this.chat.muted = old.muted;
     this.chat.renderMessages();
     this.buildSkeleton();
@@ -103,6 +109,8 @@ export class TablePage {
   }
 
   receiveState(msg) {
+    // a match just ended: the ratings and a prize pool's payout changed the wallet
+    if (msg.result && !(this.state && this.state.result) && currentAccount()) refreshBalance();
     this.state = msg;
     this.seat = msg.seat ?? null;
     this.busy = false;
@@ -164,6 +172,7 @@ export class TablePage {
     this.regions = {
       head: el("div", { class: "table-head" }),
       join: el("div", { class: "join-slot" }),
+      account: el("div", { class: "account-slot" }),
       status: el("p", { class: "status-line", id: "status-line", role: "status" }),
       opponents: el("div", { class: "opponents", id: "opponents" }),
       center: el("div", { class: "center", id: "center" }),
@@ -173,7 +182,7 @@ export class TablePage {
     };
     this.page = el("section", { class: "table-page", id: "table-page" });
     append(this.page, [
-      this.regions.head, this.regions.join,
+      this.regions.head, this.regions.join, this.regions.account,
       el("div", { class: "table-layout" },
         el("div", { class: "play-area" }, this.regions.status, this.regions.opponents, this.regions.center,
           this.regions.reveal, this.regions.me),
@@ -201,6 +210,7 @@ export class TablePage {
     const names = this.names();
     this.renderHead(table);
     this.renderJoin(table);
+    this.renderAccountBox(table);
     const view = this.view;
     if (table) this.chat.renderMutes(table.seats, this.seat);
     this.regions.status.textContent = this.statusText(view, names);
@@ -224,7 +234,10 @@ export class TablePage {
         el("button", { type: "button", id: "rules-button", onclick: () => this.openRules() }, t("rules.button")),
         el("button", { type: "button", id: "lobby-button", onclick: () => this.navigate(null) }, t("table.back")),
         el("span", { class: "conn", id: "conn-status", dataset: { status: this.connStatus } }, t(`conn.${this.connStatus}`)),
-        this.seat === null && this.state ? el("span", { class: "badge" }, t("table.spectating")) : null),
+        this.seat === null && this.state ? el("span", { class: "badge" }, t("table.spectating")) : null,
+        table && table.buy_in ? el("span", { class: "badge pool", id: "table-pool", dataset: { buyIn: String(table.buy_in), pool: String(table.pool ?? "") } },
+          t("lobby.buy_in", { chips: number(table.buy_in) }),
+          table.pool !== null && table.pool !== undefined ? [" · ", t("table.pool", { chips: number(table.pool) })] : null) : null),
       invite ? el("p", { class: "invite" }, el("label", { for: "invite-link" }, t("table.invite")), " ",
         el("input", { id: "invite-link", type: "text", readonly: true, value: invite }),
         el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(invite).then(() => toast(t("table.copied"))) },
@@ -233,8 +246,28 @@ export class TablePage {
 
   renderJoin(table) {
     const empty = table ? table.seats.filter((s) => s.kind === "empty") : [];
-    if (this.seat !== null || this.stored || empty.length === 0) {
+    const yours = this.entry && this.entry.your_seat !== null && this.entry.your_seat !== undefined;
+    if (this.seat !== null || this.stored || yours || empty.length === 0) {
       replaceChildren(this.regions.join);
+      return;
+    }
+    const account = currentAccount();
+    if (account) {
+      if (this.regions.join.querySelector("#join-submit")) return; // keep the chosen seat
+      const seatChoice = el("select", { id: "join-seat", "aria-label": t("lobby.seat_choice") },
+        empty.map((s) => el("option", { value: s.seat }, t("seat.label", { n: s.seat + 1 }))));
+      replaceChildren(this.regions.join, el("form", { class: "panel join-form", onsubmit: async (e) => {
+        e.preventDefault();
+        try {
+          const answer = await api.join(this.tableId, { nickname: account.name, seat: Number(seatChoice.value), invite: this.invite });
+          saveSeat(this.tableId, { seat: answer.seat, token: answer.token || null, invite: this.invite, name: account.name });
+          refreshBalance();
+          this.navigate(this.tableId, this.invite);
+        } catch (error) {
+          toast(errorText(error), "error");
+        }
+      } }, el("span", {}, t("lobby.playing_as"), " ", el("strong", { class: "player-name", text: account.name })), seatChoice,
+      el("button", { type: "submit", class: "primary", id: "join-submit" }, t("lobby.join"))));
       return;
     }
     if (this.regions.join.querySelector("#join-nickname")) return; // keep what is being typed
@@ -255,6 +288,38 @@ export class TablePage {
       }
     } }, el("label", { for: "join-nickname" }, t("lobby.nickname")), nickname, seatSelect,
     el("button", { type: "submit", class: "primary", id: "join-submit" }, t("lobby.join"))));
+  }
+
+  /** For a guest seated in a running match: "Create an account and keep this game". For a
+   * seated player before the first deal: leave the table (a buy-in is refunded). */
+  renderAccountBox(table) {
+    const slot = this.regions.account;
+    const token = this.stored && this.stored.token;
+    const guestPlaying = !currentAccount() && token && this.seat !== null && this.view && !(this.state && this.state.result);
+    if (guestPlaying) {
+      if (!slot.querySelector("#upgrade-box")) {
+        replaceChildren(slot, upgradeForm(this.tableId, token, (account) => {
+          toast(t("account.upgraded", { name: account.name }));
+          this.render();
+        }));
+      }
+      return;
+    }
+    const waiting = table && table.status === "waiting" && this.seat !== null && !this.view;
+    replaceChildren(slot, waiting ? el("div", { class: "actions" },
+      table.buy_in ? el("span", { class: "muted" }, t("table.leave_refund", { chips: number(table.buy_in) })) : null,
+      el("button", { type: "button", id: "leave-table", onclick: () => this.leave() }, t("table.leave"))) : null);
+  }
+
+  async leave() {
+    try {
+      await api.leave(this.tableId);
+      forgetSeat(this.tableId);
+      if (currentAccount()) refreshBalance();
+      this.navigate(null);
+    } catch (error) {
+      toast(errorText(error), "error");
+    }
   }
 
   statusText(view, names) {
@@ -460,7 +525,8 @@ export class TablePage {
       el("p", {}, t("table.match_over")),
       this.seat !== null ? el("button", { type: "button", class: "primary", id: "rematch", disabled: mine,
         onclick: () => { this.connection.rematch(); } }, mine ? t("table.rematch_asked") : t("table.rematch")) : null,
-      asked.length ? el("p", { class: "muted" }, t("table.rematch_waiting", { names: asked.join(", ") })) : null);
+      asked.length ? el("p", { class: "muted" }, t("table.rematch_waiting", { names: asked.join(", ") })) : null,
+      currentAccount() ? el("p", {}, link("/history", t("table.see_history"), { id: "history-link" })) : null);
   }
 
   tickClock() {

@@ -1,0 +1,137 @@
+// A finished match step by step (/replay/ID): forward and back with the buttons or the arrow
+// keys (Home and End for the first and last step), every hand face up, the action of each
+// step and the scores; the record's download link. GET /api/matches/{id}/replay.
+import { api } from "./api.js";
+import { cardElement, cardText, sortCards } from "./cards.js";
+import { el, replaceChildren } from "./dom.js";
+import { has, number, t } from "./i18n.js";
+import { accountErrorText } from "./account.js";
+import { categoryLabel } from "./format.js";
+import { prefs } from "./prefs.js";
+import { link, profilePath } from "./session.js";
+
+/** Each seat's name from the replay's `players` (names, or objects with `name` and `seat`). */
+export function seatNames(players, seats) {
+  const names = Array.from({ length: seats }, (_, s) => t("seat.label", { n: s + 1 }));
+  (players || []).forEach((player, index) => {
+    if (typeof player === "string") names[index] = player;
+    else if (player && typeof player === "object") {
+      const seat = Number.isInteger(player.seat) ? player.seat : index;
+      if (player.name) names[seat] = player.name;
+      else if (player.bot || player.level) names[seat] = t("seat.computer", { level: player.bot || player.level });
+    }
+  });
+  return names;
+}
+
+/** The action of a step in words ("Ann discards 7♥."), or the notation when no phrase fits. */
+export function actionText(action, name) {
+  if (!action) return t("replay.deal");
+  const words = action.trim().split(/\s+/);
+  const kind = words[0];
+  const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : "";
+  return has(`log.${kind}`) ? t(`log.${kind}`, { name: name || "", card }) : `${name || ""}: ${action}`;
+}
+
+export class ReplayPage {
+  constructor(root, matchId, go) {
+    this.root = root;
+    this.matchId = matchId;
+    this.go = go;
+    this.replay = null;
+    this.error = null;
+    this.index = 0;
+    this.onKey = (event) => this.keydown(event);
+  }
+
+  async start() {
+    document.addEventListener("keydown", this.onKey);
+    this.render();
+    try {
+      this.replay = await api.replay(this.matchId);
+    } catch (error) {
+      this.error = accountErrorText(error);
+    }
+    this.render();
+  }
+
+  stop() {
+    document.removeEventListener("keydown", this.onKey);
+  }
+
+  rerender() {
+    this.render();
+  }
+
+  get steps() {
+    return (this.replay && this.replay.steps) || [];
+  }
+
+  show(index) {
+    const last = this.steps.length - 1;
+    const next = Math.max(0, Math.min(last, index));
+    if (next === this.index) return;
+    this.index = next;
+    this.render();
+  }
+
+  keydown(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target && event.target.closest?.("input, textarea, select")) return;
+    if (document.querySelector("dialog[open]")) return;
+    const moves = { ArrowLeft: this.index - 1, ArrowRight: this.index + 1, Home: 0, End: this.steps.length - 1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    this.show(moves[event.key]);
+  }
+
+  render() {
+    const title = el("h1", {}, t("replay.title", { id: this.matchId }));
+    if (!this.replay) {
+      replaceChildren(this.root, el("section", { class: "replay-page", id: "replay-page" }, title,
+        this.error ? el("p", { class: "panel form-error", id: "replay-error", role: "alert" }, this.error)
+          : el("p", { class: "muted" }, t("common.loading"))));
+      return;
+    }
+    const steps = this.steps;
+    const step = steps[this.index] || { hands: [], discard: [], scores: [] };
+    const seats = Math.max((step.hands || []).length, (this.replay.players || []).length);
+    const names = seatNames(this.replay.players, seats);
+    const download = el("a", { class: "button-link", id: "replay-download", href: api.recordUrl(this.matchId),
+      download: `match-${this.matchId}.json` }, t("history.download"));
+    const controls = el("div", { class: "actions replay-controls" },
+      el("button", { type: "button", id: "replay-first", disabled: this.index === 0, onclick: () => this.show(0) }, t("replay.first")),
+      el("button", { type: "button", id: "replay-prev", disabled: this.index === 0, onclick: () => this.show(this.index - 1) }, t("replay.prev")),
+      el("span", { id: "replay-position", class: "position" }, t("replay.position", { step: number(this.index + 1), steps: number(steps.length) })),
+      el("button", { type: "button", id: "replay-next", class: "primary", disabled: this.index >= steps.length - 1,
+        onclick: () => this.show(this.index + 1) }, t("replay.next")),
+      el("button", { type: "button", id: "replay-last", disabled: this.index >= steps.length - 1,
+        onclick: () => this.show(steps.length - 1) }, t("replay.last")),
+      download);
+    const discard = step.discard || [];
+    const top = discard.length ? discard[discard.length - 1] : null;
+    const scores = step.scores || [];
+    const hands = (step.hands || []).map((cards, seat) => el("div", { class: `seat-box${step.seat === seat ? " to-move" : ""}`, dataset: { seat } },
+      el("div", { class: "seat-title" },
+        link(profilePath(names[seat]), names[seat], { class: "player-name" }),
+        scores[seat] !== undefined && scores[seat] !== null ? el("span", { class: "score" }, t("seat.score", { points: number(scores[seat]) })) : null,
+        el("span", { class: "count" }, t("seat.count", { count: cards.length }))),
+      el("div", { class: "card-row replay-hand" }, sortCards(cards, prefs.sort).map((code) => cardElement(code, { class: "mini" })))));
+    replaceChildren(this.root, el("section", { class: "replay-page", id: "replay-page",
+      dataset: { step: String(this.index), steps: String(steps.length) } },
+    title,
+    el("p", { class: "subtitle" }, categoryLabel(this.replay.preset), " · ", names.join(" · ")),
+    el("div", { class: "panel" },
+      controls,
+      el("p", { class: "replay-action", id: "replay-action", role: "status" },
+        step.hand !== undefined && step.hand !== null ? el("span", { class: "badge" }, t("replay.hand", { n: number(step.hand) })) : null, " ",
+        actionText(step.action, step.seat === null || step.seat === undefined ? "" : names[step.seat])),
+      el("div", { class: "replay-piles" },
+        el("span", {}, t("pile.stock"), ": ", number(step.stock ?? 0)),
+        el("span", { class: "replay-discard" }, t("pile.discard"), ": ",
+          top ? cardElement(top, { class: "mini" }) : el("em", {}, t("replay.empty")),
+          discard.length > 1 ? el("span", { class: "muted" }, " ", t("seat.count", { count: discard.length })) : null)),
+      el("div", { class: "replay-hands", id: "replay-hands" }, hands),
+      el("p", { class: "muted" }, t("replay.keys")))));
+  }
+}
