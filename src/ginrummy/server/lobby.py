@@ -14,6 +14,7 @@ from ginrummy.bots import BOTS, parse_spec
 from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset, RulesetError
 from ginrummy.server.auth import invite_ok, new_secret, new_table_id, secret_hash
 from ginrummy.server.chat import ChatMutes, clean_name
+from ginrummy.server.chips import SeatRefused
 from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.connections import ConnectionCounts, SharedLimits
 from ginrummy.server.kinds import OPEN_STATUSES, SeatKind, TableStatus
@@ -202,6 +203,7 @@ class Lobby:
         if body.pool_chips is not None and rules.format is not Format.SINGLE_HAND:
             raise LobbyError(400, "bad_request", "pool_chips: a prize pool is for single_hand "
                              "tables only (R6.4)", "pool_chips")
+        pool = body.pool_chips if body.buy_in is None else _buy_in_pool(body, rules, account)
         if address is not None:
             address = address_key(address)
             quota = self.table_quota.get(address)
@@ -221,9 +223,15 @@ class Lobby:
             table_id = new_table_id()
         table = GameTable(table_id, name, rules.name, table_rules(rules), body.public,
                           None if invite is None else secret_hash(invite),
-                          round(clock * 1000), body.pool_chips, seats)
+                          round(clock * 1000), pool, seats, buy_in=body.buy_in)
+        try:  # the creator's seat hooks (a buy-in) commit with the table
+            seated = self.hooks.sit(table, seats[0])
+        except SeatRefused as exc:
+            raise LobbyError(exc.status, exc.code, str(exc), "buy_in") from None
+        except ValueError as exc:
+            raise LobbyError(400, "bad_request", str(exc)) from None
         try:
-            await self.committer.commit([InsertTable(table.to_stored())])
+            await self.committer.commit([InsertTable(table.to_stored()), *seated])
         except CommitFailed as exc:
             raise LobbyError(503, "storage", str(exc)) from None
         writer = self._writer(table)
@@ -246,6 +254,8 @@ class Lobby:
             raise LobbyError(409, code, _JOIN_REFUSALS.get(code, code), "seat") from None
         except CommitFailed as exc:
             raise LobbyError(503, "storage", str(exc)) from None
+        except SeatRefused as exc:  # a buy-in table: a guest, or too few chips
+            raise LobbyError(exc.status, exc.code, str(exc), "seat") from None
         except ValueError as exc:
             raise LobbyError(400, "bad_request", str(exc), "seat") from None
         return {"seat": seat, "token": token, "table": writer.table.entry()}
@@ -253,6 +263,24 @@ class Lobby:
 
 _JOIN_REFUSALS = {"seat_taken": "that seat is taken", "table_full": "the table is full",
                   "already_seated": "your account already has a seat at this table"}
+
+
+def _buy_in_pool(body: CreateTable, rules: Ruleset, account: tuple[int, str] | None) -> int:
+    """The pool of a table with a buy-in (the buy-in times the players, docs/chips.md); a
+    :class:`LobbyError` when the table cannot have one."""
+    if rules.format is not Format.SINGLE_HAND:
+        raise LobbyError(400, "bad_request", "buy_in: a buy-in is for single_hand (arena) "
+                         "tables only (R6.4)", "buy_in")
+    if body.pool_chips is not None:
+        raise LobbyError(400, "bad_request", "pool_chips: a table with a buy-in has the pool "
+                         "its players pay (the buy-in times the players)", "pool_chips")
+    if body.bots:
+        raise LobbyError(400, "bad_request", "bots: a table with a buy-in seats accounts only",
+                         "bots")
+    if account is None:
+        raise LobbyError(401, "login_required", "log in to create a table with a buy-in")
+    assert body.buy_in is not None
+    return body.buy_in * rules.players
 
 
 def _name(text: str, limit: int, field: str) -> str:

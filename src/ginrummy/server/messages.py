@@ -96,6 +96,7 @@ class _FixedEntry(TypedDict):
     public: bool
     clock_seconds: float
     pool_chips: int | None
+    buy_in: int | None
     created_at: str
 
 
@@ -226,6 +227,7 @@ class StateMessages:
                 "public": table.public,
                 "clock_seconds": table.clock_ms / 1000,
                 "pool_chips": table.pool_chips,
+                "buy_in": table.buy_in,
                 "created_at": table.created_at.isoformat().replace("+00:00", "Z"),
             }
         return {

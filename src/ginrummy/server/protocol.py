@@ -160,6 +160,8 @@ class CreateTable(_Body):
     public: bool = True
     clock_seconds: float = Field(default=0, ge=0)
     pool_chips: int | None = Field(default=None, ge=0, le=1_000_000_000)
+    buy_in: int | None = Field(default=None, ge=1, le=1_000_000)
+    """Chips each seat pays into the pool (single_hand tables; docs/chips.md)."""
 
 
 class JoinTable(_Body):

@@ -268,6 +268,10 @@ class TableWriter:
             if table.match is None or not table.match.over:
                 conn.send(error(Code.NO_HAND, "a rematch is possible once the match is over"))
                 return
+            if table.buy_in is not None:  # its pool was paid out: a new table, a new pool
+                conn.send(error(Code.NO_HAND, "a table with a buy-in plays one match: create "
+                                "a new table for another"))
+                return
             seat = table.seats[conn.seat]
             if not seat.rematch:
                 seat.rematch = True
