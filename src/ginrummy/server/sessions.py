@@ -2,10 +2,13 @@
 
 A session is an opaque random token (``secrets.token_urlsafe(32)``) in the session cookie;
 the database keeps only its SHA-256 (:class:`ginrummy.storage.accounts.AccountStore`).
-Over HTTPS the cookie is :data:`SESSION_COOKIE` (``__Host-``, ``Secure``); over plain HTTP,
-where browsers refuse a ``Secure`` cookie from most hosts and so any ``__Host-`` cookie, it is
-:data:`PLAIN_SESSION_COOKIE` (docs/accounts.md, *The session cookie*). Each scheme reads
-only its own name, so a cookie planted over plain HTTP never counts on HTTPS.
+Over HTTPS, and over plain HTTP on a loopback host (``127.0.0.1``, ``localhost``: browsers
+treat those as secure and keep ``Secure`` cookies from them), the cookie is
+:data:`SESSION_COOKIE` (``__Host-``, ``Secure``). Over plain HTTP from any other host (a game
+on the local network), where browsers refuse every ``Secure`` cookie and so every ``__Host-``
+one, it is :data:`PLAIN_SESSION_COOKIE` without ``Secure`` (docs/accounts.md, *The session
+cookie*). Each kind of origin reads only its own name, so a cookie planted over plain HTTP
+never counts on HTTPS.
 
 Passwords are hashed with Argon2id (argon2-cffi's default profile, RFC 9106's low-memory
 one: 64 MiB, 3 iterations, 4 lanes, above OWASP's minimum of 19 MiB and 2 iterations), in a
@@ -16,6 +19,7 @@ pool of :data:`HASH_THREADS` threads: never on the event loop, and never more th
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor
@@ -35,7 +39,8 @@ SESSION_COOKIE = "__Host-ginrummy-session"
 """The cookie over HTTPS. ``__Host-``: the browser keeps it only when it is ``Secure``, has
 ``Path=/`` and no ``Domain``, so it goes to this host alone, never to a subdomain."""
 PLAIN_SESSION_COOKIE = "ginrummy-session"
-"""The cookie over plain HTTP (local play): browsers refuse ``__Host-`` cookies there."""
+"""The cookie over plain HTTP from a host that is not a loopback one (browsers refuse
+``Secure``, hence ``__Host-``, cookies there)."""
 SESSION_LIFETIME = timedelta(days=30)
 
 MIN_PASSWORD = 8
@@ -125,9 +130,29 @@ def secure_transport(conn: HTTPConnection) -> bool:
     return bool(server is not None and server.settings.https)
 
 
+def loopback_host(host: str | None) -> bool:
+    """True for ``localhost`` (and ``*.localhost``) and loopback addresses: browsers treat
+    ``http://`` origins there as secure ones."""
+    if not host:
+        return False
+    host = host.strip("[]").lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def secure_cookie(conn: HTTPConnection) -> bool:
+    """True when the session cookie is the ``__Host-``, ``Secure`` one: over HTTPS, or on a
+    loopback host (the ``Host`` the browser addressed, whose cookie jar it is)."""
+    return secure_transport(conn) or loopback_host(conn.url.hostname)
+
+
 def cookie_name(conn: HTTPConnection) -> str:
-    """The session cookie's name for this request's scheme."""
-    return SESSION_COOKIE if secure_transport(conn) else PLAIN_SESSION_COOKIE
+    """The session cookie's name for this request's origin."""
+    return SESSION_COOKIE if secure_cookie(conn) else PLAIN_SESSION_COOKIE
 
 
 def session_token(conn: HTTPConnection) -> str | None:
@@ -138,15 +163,15 @@ def session_token(conn: HTTPConnection) -> str | None:
 
 def set_session_cookie(response: Response, conn: HTTPConnection, token: str) -> None:
     """Give the browser its session: HttpOnly, SameSite=Lax, Path=/, no Domain; ``Secure``
-    (and the ``__Host-`` name) over HTTPS."""
+    and the ``__Host-`` name over HTTPS and on loopback hosts."""
     response.set_cookie(cookie_name(conn), token,
                         max_age=int(SESSION_LIFETIME.total_seconds()), path="/",
-                        secure=secure_transport(conn), httponly=True, samesite="lax")
+                        secure=secure_cookie(conn), httponly=True, samesite="lax")
 
 
 def clear_session_cookie(response: Response, conn: HTTPConnection) -> None:
     """Tell the browser to forget its session cookie."""
-    response.delete_cookie(cookie_name(conn), path="/", secure=secure_transport(conn),
+    response.delete_cookie(cookie_name(conn), path="/", secure=secure_cookie(conn),
                            httponly=True, samesite="lax")
 
 
