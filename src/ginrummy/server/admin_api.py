@@ -1,16 +1,423 @@
-"""Moderation and operations: the admin routes, chat reports and /metrics (docs/moderation.md)."""
+"""Moderation and operations: the admin routes, chat reports and /metrics (docs/moderation.md).
+
+Every ``/api/admin/...`` route needs an administrator's session: a guest gets 401
+``not_logged_in``, another account 403 ``forbidden``, before the body is read. Every action
+writes a moderation log row, in the same transaction as what it changes where it changes a
+table. What an action does to live tables and connections is :mod:`ginrummy.server.moderation`.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from starlette.routing import BaseRoute
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ginrummy.server import metrics, moderation
+from ginrummy.server.api import error_response, read_body
+from ginrummy.server.auth import seat_for_token
+from ginrummy.server.chat import clean_text
+from ginrummy.server.committer import CommitFailed
+from ginrummy.server.limits import KeyedLimits, address_key
+from ginrummy.server.messages import notice_message
+from ginrummy.server.names import name_key
+from ginrummy.server.protocol import MessageError
+from ginrummy.server.sessions import Account, current_account
+from ginrummy.storage import WriteOp
+from ginrummy.storage.accounts import StoredAccount
+from ginrummy.storage.repository import utcnow
 
 if TYPE_CHECKING:
     from ginrummy.server.app import Server
+    from ginrummy.server.tablewriter import TableWriter
 
-ROUTES: list[BaseRoute] = []
+log = logging.getLogger("ginrummy.server.admin")
+
+MAX_MUTE_MINUTES = 525_600
+"""A year: the longest mute."""
+NOTICE_MAX_CHARS = 500
+REPORTS_PER_WINDOW, REPORT_WINDOW_SECONDS = 10, 600.0
+"""Reports one reporter (an account, a seat or an address) may send in the window."""
+PAGE = 100
+"""Rows of the log and of the reports in one answer."""
+
+B = TypeVar("B", bound=BaseModel)
+
+
+# ---------------------------------------------------------------------- bodies
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class KickBody(_Body):
+    """``POST /api/admin/kick``."""
+
+    table_id: str = Field(min_length=1, max_length=32)
+    seat: int = Field(ge=0, le=3)
+
+
+class MuteBody(_Body):
+    """``POST /api/admin/mute``."""
+
+    name: str = Field(min_length=1, max_length=40)
+    minutes: int = Field(ge=1, le=MAX_MUTE_MINUTES)
+
+
+class NameBody(_Body):
+    """``POST /api/admin/unmute``, ``/ban``, ``/unban``."""
+
+    name: str = Field(min_length=1, max_length=40)
+
+
+class TableBody(_Body):
+    """``POST /api/admin/close``."""
+
+    table_id: str = Field(min_length=1, max_length=32)
+
+
+class NoticeBody(_Body):
+    """``POST /api/admin/notice``."""
+
+    text: str = Field(max_length=4 * NOTICE_MAX_CHARS)
+
+
+class ReportBody(_Body):
+    """``POST /api/reports``: a chat line (its author's name and text as chat showed them);
+    a guest names its seat by its token."""
+
+    table_id: str = Field(min_length=1, max_length=32)
+    author: str = Field(min_length=1, max_length=40)
+    text: str = Field(min_length=1, max_length=1000)
+    token: str | None = Field(default=None, max_length=128)
+
+
+# ---------------------------------------------------------------------- helpers
+def _server(request: Request) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+AdminHandler = Callable[[Request, Account], Awaitable[Response]]
+
+
+def admin_only(handler: AdminHandler) -> Callable[[Request], Awaitable[Response]]:
+    """The route: 401 for a guest, 403 for an account that is not an administrator, else
+    ``handler`` with the administrator's account."""
+    async def route(request: Request) -> Response:
+        account = await current_account(request)
+        if account is None:
+            return error_response(401, "not_logged_in", "log in as an administrator first")
+        if not account.admin:
+            return error_response(403, "forbidden", "only administrators may do this")
+        return await handler(request, account)
+    route.__name__ = handler.__name__
+    route.__doc__ = handler.__doc__
+    return route
+
+
+async def _body(request: Request, model: type[B]) -> B | JSONResponse:
+    body = await read_body(request, model)
+    if isinstance(body, JSONResponse):
+        return body
+    assert isinstance(body, model)
+    return body
+
+
+async def _in_thread(call: Callable[[], Any]) -> Any:
+    return await asyncio.get_running_loop().run_in_executor(None, call)
+
+
+async def _account_named(request: Request, name: str) -> StoredAccount | JSONResponse:
+    server = _server(request)
+    key = name_key(name)
+    found: StoredAccount | None = await _in_thread(lambda: server.accounts.by_key(key))
+    if found is None:
+        return error_response(404, "not_found", f"no account is called {name!r}", "name")
+    return found
+
+
+async def _table(request: Request, table_id: str) -> TableWriter | JSONResponse:
+    writer = await _server(request).lobby.load(table_id)
+    if writer is None:
+        return error_response(404, "not_found", f"no table {table_id!r}", "table_id")
+    return writer
+
+
+async def _commit(request: Request, ops: list[WriteOp]) -> JSONResponse | None:
+    try:
+        await _server(request).committer.commit(ops)
+    except CommitFailed as exc:
+        return error_response(503, "storage", str(exc))
+    return None
+
+
+def _limit(request: Request) -> tuple[int, int | None] | JSONResponse:
+    try:
+        limit = int(request.query_params.get("limit", PAGE))
+        before_text = request.query_params.get("before")
+        before = None if before_text is None else int(before_text)
+    except ValueError:
+        return error_response(400, "bad_request", "limit and before are whole numbers")
+    if not 1 <= limit <= PAGE:
+        return error_response(400, "bad_request", f"limit: 1 to {PAGE}", "limit")
+    return limit, before
+
+
+# ---------------------------------------------------------------------- admin routes
+async def tables(request: Request, _admin: Account) -> Response:
+    """``GET /api/admin/tables``: every table in memory, seats with their accounts."""
+    server = _server(request)
+    ids = moderation.seated_accounts(server.lobby)
+    names = await _in_thread(lambda: moderation.account_names(server.accounts.engine, ids))
+    return JSONResponse({"tables": moderation.live_tables(server.lobby, names)})
+
+
+async def kick(request: Request, admin: Account) -> Response:
+    """``POST /api/admin/kick {table_id, seat}``: take a seat from its player."""
+    body = await _body(request, KickBody)
+    if isinstance(body, JSONResponse):
+        return body
+    writer = await _table(request, body.table_id)
+    if isinstance(writer, JSONResponse):
+        return writer
+    seats = writer.table.seats
+    if body.seat >= len(seats):
+        return error_response(400, "bad_request", f"seat: this table has seats 0 to "
+                              f"{len(seats) - 1}", "seat")
+    seat = seats[body.seat]
+    entry = moderation.log_row(admin.id, "kick", seat.account_id, body.table_id,
+                               f"seat {body.seat} ({seat.name})")
+    try:
+        emptied = await writer.kick(body.seat, moderation.KICK_REASON, [entry])
+    except LookupError as exc:
+        if exc.args[0] == "table_stopped":
+            return error_response(409, "table_stopped", "the table was stopped already",
+                                  "table_id")
+        return error_response(409, "not_seated", f"no player sits in seat {body.seat}",
+                              "seat")
+    except CommitFailed as exc:
+        return error_response(503, "storage", str(exc))
+    log.info("admin %d kicked seat %d of table %s", admin.id, body.seat, body.table_id,
+             extra={"event": "admin_kick", "table": body.table_id, "seat": body.seat})
+    return JSONResponse({"table_id": body.table_id, "seat": body.seat, "emptied": emptied})
+
+
+async def mute(request: Request, admin: Account) -> Response:
+    """``POST /api/admin/mute {name, minutes}``: the account's chat lines are refused."""
+    body = await _body(request, MuteBody)
+    if isinstance(body, JSONResponse):
+        return body
+    target = await _account_named(request, body.name)
+    if isinstance(target, JSONResponse):
+        return target
+    until = utcnow() + timedelta(minutes=body.minutes)
+    failed = await _commit(request, [*moderation.mute_ops(admin.id, target.id, until,
+                                                          f"{body.minutes} min")])
+    if failed is not None:
+        return failed
+    _server(request).lobby.mutes.set(target.id, until)
+    return JSONResponse({"name": target.name, "muted_until": _iso(until)})
+
+
+async def unmute(request: Request, admin: Account) -> Response:
+    """``POST /api/admin/unmute {name}``."""
+    body = await _body(request, NameBody)
+    if isinstance(body, JSONResponse):
+        return body
+    target = await _account_named(request, body.name)
+    if isinstance(target, JSONResponse):
+        return target
+    failed = await _commit(request, [*moderation.mute_ops(admin.id, target.id, None, "")])
+    if failed is not None:
+        return failed
+    _server(request).lobby.mutes.set(target.id, None)
+    return JSONResponse({"name": target.name, "muted_until": None})
+
+
+async def ban(request: Request, admin: Account) -> Response:
+    """``POST /api/admin/ban {name}``: sessions ended, sockets closed, seats played by the
+    computer, at once."""
+    body = await _body(request, NameBody)
+    if isinstance(body, JSONResponse):
+        return body
+    target = await _account_named(request, body.name)
+    if isinstance(target, JSONResponse):
+        return target
+    if target.id == admin.id:
+        return error_response(400, "bad_request", "you cannot ban yourself", "name")
+    if target.banned:
+        return error_response(409, "already_banned", f"{target.name} is banned already",
+                              "name")
+    failed = await _commit(request, [*moderation.ban_ops(admin.id, target.id, True)])
+    if failed is not None:
+        return failed
+    closed = await moderation.remove_account(_server(request).lobby, target.id,
+                                             moderation.BAN_REASON)
+    log.info("admin %d banned account %d", admin.id, target.id,
+             extra={"event": "admin_ban", "account": target.id})
+    return JSONResponse({"name": target.name, "banned": True, "connections_closed": closed})
+
+
+async def unban(request: Request, admin: Account) -> Response:
+    """``POST /api/admin/unban {name}``."""
+    body = await _body(request, NameBody)
+    if isinstance(body, JSONResponse):
+        return body
+    target = await _account_named(request, body.name)
+    if isinstance(target, JSONResponse):
+        return target
+    if not target.banned:
+        return error_response(409, "not_banned", f"{target.name} is not banned", "name")
+    failed = await _commit(request, [*moderation.ban_ops(admin.id, target.id, False)])
+    if failed is not None:
+        return failed
+    return JSONResponse({"name": target.name, "banned": False})
+
+
+async def close(request: Request, admin: Account) -> Response:
+    """``POST /api/admin/close {table_id}``: the table stops for good (pool refunded)."""
+    body = await _body(request, TableBody)
+    if isinstance(body, JSONResponse):
+        return body
+    writer = await _table(request, body.table_id)
+    if isinstance(writer, JSONResponse):
+        return writer
+    try:
+        await writer.close_for_good([moderation.log_row(admin.id, "close", None,
+                                                        body.table_id)])
+    except LookupError:
+        return error_response(409, "table_stopped", "the table was stopped already",
+                              "table_id")
+    except CommitFailed as exc:
+        return error_response(503, "storage", str(exc))
+    message = notice_message("an administrator closed this table")
+    for conn in list(writer.connections):
+        conn.send(message)
+    log.info("admin %d closed table %s", admin.id, body.table_id,
+             extra={"event": "admin_close", "table": body.table_id})
+    return JSONResponse({"table_id": body.table_id, "status": writer.table.status})
+
+
+async def notice(request: Request, admin: Account) -> Response:
+    """``POST /api/admin/notice {text}``: a notice to every connection of every table."""
+    body = await _body(request, NoticeBody)
+    if isinstance(body, JSONResponse):
+        return body
+    try:
+        text = clean_text(body.text, NOTICE_MAX_CHARS)
+    except MessageError as exc:
+        return error_response(400, "bad_request",
+                              "text: " + str(exc).replace("chat message", "notice"), "text")
+    failed = await _commit(request, [moderation.log_row(admin.id, "notice", detail=text)])
+    if failed is not None:
+        return failed
+    sent = moderation.send_notice(_server(request).lobby, text)
+    return JSONResponse({"sent": sent})
+
+
+async def moderation_log(request: Request, _admin: Account) -> Response:
+    """``GET /api/admin/log[?limit=N&before=ID]``: newest first."""
+    page = _limit(request)
+    if isinstance(page, JSONResponse):
+        return page
+    engine = _server(request).accounts.engine
+    rows = await _in_thread(lambda: moderation.read_log(engine, *page))
+    return JSONResponse({"log": rows})
+
+
+async def reports(request: Request, _admin: Account) -> Response:
+    """``GET /api/admin/reports[?limit=N&before=ID]``: newest first."""
+    page = _limit(request)
+    if isinstance(page, JSONResponse):
+        return page
+    engine = _server(request).accounts.engine
+    rows = await _in_thread(lambda: moderation.read_reports(engine, *page))
+    return JSONResponse({"reports": rows})
+
+
+# ---------------------------------------------------------------------- players' reports
+async def report(request: Request) -> Response:
+    """``POST /api/reports {table_id, author, text[, token]}``: report a chat line said at
+    that table recently, as a logged-in account or as the seat of ``token``."""
+    body = await _body(request, ReportBody)
+    if isinstance(body, JSONResponse):
+        return body
+    server = _server(request)
+    writer = server.lobby.get(body.table_id)
+    if writer is None:
+        return error_response(404, "not_found", f"no table {body.table_id!r}", "table_id")
+    account = await current_account(request)
+    seat = None if body.token is None else seat_for_token(writer.table.seats, body.token)
+    reporter_id: int | None
+    if account is not None:
+        reporter_id, reporter_name, key = account.id, account.name, f"a{account.id}"
+    elif seat is not None:
+        reporter_id, reporter_name = seat.account_id, seat.name or f"seat {seat.seat}"
+        key = f"s{body.table_id}/{seat.seat}"
+    else:
+        return error_response(401, "not_logged_in", "log in, or report from your seat "
+                              "(its token), to report a chat message")
+    quota = _report_quota(server)
+    for limit in (quota.get(key), quota.get(address_key(
+            request.client.host if request.client else "unknown"))):
+        if not limit.allow():
+            response = error_response(429, "rate_limited", f"at most {REPORTS_PER_WINDOW} "
+                                      f"reports in {REPORT_WINDOW_SECONDS / 60:g} minutes")
+            response.headers["Retry-After"] = str(max(1, math.ceil(limit.retry_after())))
+            return response
+    line = writer.recent_chat.find(body.author, body.text)
+    if line is None:
+        return error_response(404, "not_found", f"{body.author!r} said no such line at this "
+                              "table recently", "text")
+    failed = await _commit(request, [*moderation.report_ops(moderation.Report(
+        reporter_id, reporter_name, body.table_id, line.name, line.account_id, line.text))])
+    if failed is not None:
+        return failed
+    return JSONResponse({"reported": True}, status_code=201)
+
+
+def _report_quota(server: Server) -> KeyedLimits:
+    quota = server.extra.get("report_quota")
+    if not isinstance(quota, KeyedLimits):
+        quota = server.extra["report_quota"] = KeyedLimits(REPORTS_PER_WINDOW,
+                                                           REPORT_WINDOW_SECONDS)
+    return quota
+
+
+def _iso(moment: Any) -> str:
+    return str(moment.isoformat(timespec="seconds").replace("+00:00", "Z"))
+
+
+ADMIN_ROUTES: list[BaseRoute] = [
+    Route("/api/admin/tables", admin_only(tables), methods=["GET"]),
+    Route("/api/admin/kick", admin_only(kick), methods=["POST"]),
+    Route("/api/admin/mute", admin_only(mute), methods=["POST"]),
+    Route("/api/admin/unmute", admin_only(unmute), methods=["POST"]),
+    Route("/api/admin/ban", admin_only(ban), methods=["POST"]),
+    Route("/api/admin/unban", admin_only(unban), methods=["POST"]),
+    Route("/api/admin/close", admin_only(close), methods=["POST"]),
+    Route("/api/admin/notice", admin_only(notice), methods=["POST"]),
+    Route("/api/admin/log", admin_only(moderation_log), methods=["GET"]),
+    Route("/api/admin/reports", admin_only(reports), methods=["GET"]),
+]
+"""Every route under ``/api/admin/``: an administrator's only."""
+
+ROUTES: list[BaseRoute] = [
+    *ADMIN_ROUTES,
+    Route("/api/reports", report, methods=["POST"]),
+    *metrics.ROUTES,
+]
 
 
 def install(server: Server) -> None:
-    """Register this module's hooks on the server at start-up."""
+    """Start the metrics and load the accounts muted now into the chat's mutes."""
+    metrics.install(server)
+    for account_id, until in moderation.muted_accounts(server.accounts.engine).items():
+        server.lobby.mutes.set(account_id, until)

@@ -22,6 +22,7 @@ from ginrummy.server.committer import GroupCommitter
 from ginrummy.server.edge import RequestGuard, SecurityHeaders
 from ginrummy.server.lobby import Lobby
 from ginrummy.server.logs import AccessLog, quiet_chatty_loggers
+from ginrummy.server.metrics import ErrorCounter
 from ginrummy.server.settings import Settings
 from ginrummy.server.ws import table_socket
 from ginrummy.storage import Checkpointer, Repository, migrate, open_engine
@@ -98,7 +99,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
                             name="web"))
     else:
         routes.append(Route("/", no_client, methods=["GET"]))
-    middleware = [Middleware(AccessLog), Middleware(SecurityHeaders, settings=settings),
+    middleware = [Middleware(AccessLog), Middleware(ErrorCounter),  # /metrics: HTTP errors
+                  Middleware(SecurityHeaders, settings=settings),
                   Middleware(RequestGuard, settings=settings)]
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ginrummy.storage import Repository, WriteOp
@@ -44,6 +45,9 @@ class GroupCommitter:
         self.interval = interval_ms / 1000
         self.max_batch = max_batch
         self.stats = CommitStats()
+        self.on_batch: Callable[[int, float], None] | None = None
+        """Called after each committed transaction with its writes and its duration in
+        seconds (the commit latency histogram of /metrics)."""
         self._pending: list[tuple[Sequence[WriteOp], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -91,12 +95,15 @@ class GroupCommitter:
     async def _commit_batch(self, loop: asyncio.AbstractEventLoop,
                             batch: list[tuple[Sequence[WriteOp], asyncio.Future[None]]]) -> None:
         ops = [op for item, _ in batch for op in item]
+        started = time.perf_counter()
         try:
             await loop.run_in_executor(self._executor, self.repository.write, ops)
         except Exception:
             log.exception("group commit of %d writes failed; retrying one by one", len(batch))
             await self._commit_one_by_one(loop, batch)
             return
+        if self.on_batch is not None:
+            self.on_batch(len(batch), time.perf_counter() - started)
         self._count(len(batch), len(ops))
         for _, future in batch:
             if not future.done():

@@ -73,6 +73,14 @@ class Pong(TypedDict):
     type: Literal["pong"]
 
 
+class Notice(TypedDict):
+    """A notice from the server's administrators to every connection (plain text)."""
+
+    type: Literal["notice"]
+    text: str
+    at: str
+
+
 class SeatEntry(TypedDict):
     """A seat in a table entry."""
 
@@ -192,6 +200,12 @@ def chat_message(seat: int | None, name: str, text: str) -> Chat:
     """The ``chat`` message sent to the table."""
     at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     return {"type": "chat", "seat": seat, "name": name, "text": text, "at": at}
+
+
+def notice_message(text: str) -> Notice:
+    """The ``notice`` message sent to every connection of every table."""
+    at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return {"type": "notice", "text": text, "at": at}
 
 
 _STATE_HEAD = '{"type":"state",'

@@ -106,6 +106,9 @@ class Settings:
     ws_ping_seconds: float = 15.0
     """WebSocket ping interval; a peer that does not answer within 10 s more is closed, so a
     vanished client's socket is gone within 25 s."""
+    metrics_token: str = ""
+    """Who may read ``/metrics``: empty, only a direct loopback client (no proxy between);
+    else whoever sends ``Authorization: Bearer <metrics_token>`` (docs/moderation.md)."""
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed."""
