@@ -24,7 +24,7 @@ export function nextPath(search = location.search) {
 function credentialFields(prefix, newPassword) {
   return [
     el("label", { for: `${prefix}-name` }, t("account.name")),
-    el("input", { id: `${prefix}-name`, name: "name", type: "text", required: true, maxlength: "24",
+    el("input", { id: `${prefix}-name`, name: "name", type: "text", required: true, maxlength: "20",
       autocomplete: "username", autocapitalize: "none", spellcheck: "false" }),
     el("label", { for: `${prefix}-password` }, t("account.password")),
     el("input", { id: `${prefix}-password`, name: "password", type: "password", required: true,

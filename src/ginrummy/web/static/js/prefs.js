@@ -29,6 +29,10 @@ export const prefs = {
   set largeCards(value) { write("largeCards", Boolean(value)); },
   get sort() { return read("sort", "rank"); },
   set sort(value) { write("sort", value === "suit" ? "suit" : "rank"); },
+  /** True after a log-in in this browser, until a log-out or an expired session: a guest's
+   * pages then never ask GET /api/account/me (whose 401 a browser logs as an error). */
+  get loggedIn() { return read("loggedIn", false); },
+  set loggedIn(value) { write("loggedIn", value ? true : null); },
   get nickname() { return read("nickname", ""); },
   set nickname(value) { write("nickname", value); },
 };

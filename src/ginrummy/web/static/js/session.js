@@ -3,6 +3,7 @@
 import { api, ApiError } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
 import { number, t } from "./i18n.js";
+import { prefs } from "./prefs.js";
 
 let account = null; // {id, name, role} or null
 let balance = null; // chips, or null when unknown
@@ -28,14 +29,25 @@ function changed() {
   for (const listener of listeners) listener(account);
 }
 
-/** Ask the server who this browser is; a 401 (or no server) means a guest. */
+/** Ask the server who this browser is (only when it logged in here: a guest asks nothing);
+ * a 401 means the session ended. */
 export async function refreshSession() {
+  if (!prefs.loggedIn) {
+    account = null;
+    balance = null;
+    changed();
+    return null;
+  }
   try {
     const answer = await api.me();
     account = answer && answer.account ? answer.account : null;
+    prefs.loggedIn = Boolean(account);
   } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 401) console.warn("session", error.message);
     account = null;
+    // 401: the session ended (expired, logged out elsewhere, banned); otherwise the server
+    // could not be asked, and the next page load asks again
+    if (error instanceof ApiError && error.status === 401) prefs.loggedIn = false;
+    else console.warn("session", error.message);
   }
   balance = null;
   if (account) await refreshBalance(false);
@@ -58,6 +70,7 @@ export async function refreshBalance(notify = true) {
 /** The server answered a login, a sign-up or an upgrade with this account. */
 export async function setAccount(next) {
   account = next || null;
+  prefs.loggedIn = Boolean(account);
   balance = null;
   if (account) await refreshBalance(false);
   changed();
@@ -69,6 +82,7 @@ export async function logout() {
   } finally {
     account = null;
     balance = null;
+    prefs.loggedIn = false;
     changed();
   }
 }
