@@ -269,3 +269,41 @@ def test_seat_payers_follow_the_latest_sitting_of_each_seat(engine: Engine) -> N
                         {account_wallet(bob): -100, pool_wallet("t1"): 100}, "t1")
         assert ledger.seat_payers(conn, "t1") == {1: bob}
         assert ledger.pool_shares(conn, "t1") == {bob: 100}
+
+
+def test_the_check_command_reports_and_sets_its_exit_status(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ginrummy.cli.main import main
+
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    made = open_engine(url)
+    migrate(made)
+    ann, = accounts(made, "Ann")
+    table(made)
+    with made.begin() as conn:
+        ledger.open_account(conn, ann)
+        ledger.transfer(conn, "buy_in:t1:0:0", Kind.BUY_IN,
+                        {account_wallet(ann): -100, pool_wallet("t1"): 100}, "t1")
+    assert main(["ledger", "check", "--db", url]) == 0
+    out = capsys.readouterr().out
+    assert "ledger check: OK" in out
+    assert "issued by the house: 1000; in accounts: 900; in 1 open pool(s): 100" in out
+    with made.begin() as conn:
+        conn.execute(text("UPDATE wallets SET balance = 901 WHERE id = :w"),
+                     {"w": account_wallet(ann)})
+        conn.execute(text("UPDATE game_tables SET status = 'abandoned'"))
+    made.dispose()
+    assert main(["ledger", "check", "--db", url]) == 1
+    out = capsys.readouterr().out
+    assert "ledger check: 3 discrepancy(ies)" in out
+    assert f"wallet {account_wallet(ann)}: balance 901 but its entries sum to 900" in out
+    assert "pool:t1 holds 100 chips but table t1 is abandoned" in out
+    assert main(["ledger", "check", "--db", url, "--json"]) == 1
+    assert '"ok": false' in capsys.readouterr().out
+    assert main(["ledger", "check", "--db", str(tmp_path / "missing.db")]) == 2
+    assert "no database file" in capsys.readouterr().err
+    assert not (tmp_path / "missing.db").exists()
+    empty = f"sqlite:///{tmp_path / 'empty.db'}"
+    open_engine(empty).dispose()
+    assert main(["ledger", "check", "--db", empty]) == 2
+    assert "no ledger yet" in capsys.readouterr().err

@@ -31,6 +31,7 @@ examples:
   ginrummy replay ginrummy-20250101-120000.ginrec.json --verbose
   ginrummy rules playok
   ginrummy serve --port 8000 --db sqlite:///ginrummy.db
+  ginrummy ledger check --db sqlite:///ginrummy.db   (exit status 1 on any discrepancy)
 """
 
 
@@ -136,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
     from ginrummy.cli.serve import add_serve_arguments
 
     add_serve_arguments(serve)
+
+    ledger_parser = sub.add_parser(
+        "ledger", help="the chip ledger of the online server (ginrummy ledger check)",
+        description="Check the chip ledger of the online server's database.")
+    from ginrummy.cli.ledger import add_ledger_arguments
+
+    add_ledger_arguments(ledger_parser)
     return parser
 
 
@@ -169,6 +177,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ginrummy.cli.serve import run_serve
 
         return run_serve(args)
+    if command == "ledger":
+        from ginrummy.cli.ledger import run_ledger
+
+        return run_ledger(args)
     raise AssertionError(command)
 
 
