@@ -28,6 +28,7 @@ from ginrummy.server.api import error_response, read_body
 from ginrummy.server.auth import seat_for_token, secret_hash
 from ginrummy.server.committer import CommitFailed
 from ginrummy.server.limits import KeyedLimits, RateLimit, address_key
+from ginrummy.server.metrics import count_login
 from ginrummy.server.names import BadName, check_name, name_key
 from ginrummy.server.sessions import (
     SESSION_LIFETIME,
@@ -285,6 +286,7 @@ async def login(request: Request) -> Response:
         stored: StoredAccount | None = await _in_thread(store.by_key, key)
         ok = await password_ok_async(None if stored is None else stored.password_hash,
                                      body.password)
+        count_login(request.app.state.server, ok and stored is not None and not stored.banned)
         if stored is None or not ok:
             attempts.failed(key)
             log.info("a failed log-in", extra={"event": "login_failed"})

@@ -1,0 +1,128 @@
+"""``/metrics`` (docs/moderation.md, *Metrics*): the Prometheus text parses, counts what
+happened, has a registry per app, and is served only to this machine or with the token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
+from server_helpers import Client, LiveServer
+
+from ginrummy.server.metrics import metrics_of
+
+
+def scrape(server: LiveServer, **headers: str) -> dict[tuple[str, tuple[tuple[str, str], ...]],
+                                                     float]:
+    """Every sample of ``/metrics`` by (name, labels)."""
+    with server.http() as client:
+        answer = client.get("/metrics", headers=headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/plain")
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(answer.text)
+            for s in family.samples}
+
+
+def play(client: Client, actions: int) -> None:
+    """Play ``actions`` of this seat's legal actions (the first one offered each time)."""
+    for n in range(actions):
+        state = client.playable()
+        client.send({"type": "action", "id": f"m{n}", "version": state["version"],
+                     "action": state["legal"][0]})
+        answer = client.answer()
+        assert answer["type"] == "state", answer
+
+
+def test_metrics_parse_and_count_actions_and_latencies(server: LiveServer) -> None:
+    before = scrape(server)
+    assert before[("ginrummy_actions_total", (("source", "human"),))] == 0
+    assert before[("ginrummy_connections", ())] == 0
+    created = server.create(nickname="Ann", bots={"1": "simple"})
+    ann = Client.open(server, created["table_id"], created["token"])
+    watcher = Client.open(server, created["table_id"])
+    play(ann, 6)
+    after = scrape(server)
+    assert after[("ginrummy_actions_total", (("source", "human"),))] == 6
+    assert after[("ginrummy_actions_total", (("source", "bot"),))] >= 5  # it answers each turn
+    assert after[("ginrummy_ack_seconds_count", ())] == 6
+    assert 0 < after[("ginrummy_ack_seconds_sum", ())] < 6 * 2.5
+    assert after[("ginrummy_ack_seconds_bucket", (("le", "+Inf"),))] == 6
+    commits = after[("ginrummy_commit_seconds_count", ())]
+    assert commits >= 12  # the table, its deal, 6 + 5 actions: one transaction each at least
+    assert after[("ginrummy_connections", ())] == 2
+    assert after[("ginrummy_tables", (("status", "playing"),))] == 1
+    assert after[("ginrummy_tables", (("status", "waiting"),))] == 0
+    ann.close()
+    watcher.close()
+
+
+def test_errors_are_counted_by_channel_and_code(server: LiveServer) -> None:
+    with server.http() as client:
+        assert client.get("/api/tables/nope").status_code == 404
+        assert client.post("/api/tables", json={"nickname": ""}).status_code == 422
+        assert client.post("/api/tables", json={}, headers={"Origin": "http://evil.example"}
+                           ).status_code == 403
+    created = server.create(nickname="Ann")
+    ann = Client.open(server, created["table_id"], created["token"])
+    ann.send("not json")
+    assert ann.wait(lambda m: m["type"] == "error")["code"] == "bad_message"
+    ann.send({"type": "action", "id": "x", "version": 0, "action": "stock"})
+    assert ann.wait(lambda m: m["type"] == "error")["code"] == "no_hand"
+    samples = scrape(server)
+    errors = {labels: value for (name, labels), value in samples.items()
+              if name == "ginrummy_errors_total"}
+    assert errors == {(("channel", "http"), ("code", "not_found")): 1,
+                      (("channel", "http"), ("code", "bad_request")): 1,
+                      (("channel", "http"), ("code", "bad_origin")): 1,
+                      (("channel", "ws"), ("code", "bad_message")): 1,
+                      (("channel", "ws"), ("code", "no_hand")): 1}
+    ann.close()
+
+
+def test_logins_are_counted_by_result(server: LiveServer) -> None:
+    with server.http() as client:
+        signed = client.post("/api/account/signup",
+                             json={"name": "Metric", "password": "a long password"})
+        assert signed.status_code == 201, signed.text
+        client.cookies.clear()
+        good = client.post("/api/account/login",
+                           json={"name": "Metric", "password": "a long password"})
+        assert good.status_code == 200, good.text
+        client.cookies.clear()
+        for _ in range(2):
+            bad = client.post("/api/account/login", json={"name": "Metric", "password": "no"})
+            assert bad.status_code == 401
+        client.cookies.clear()
+    samples = scrape(server)
+    assert samples[("ginrummy_logins_total", (("result", "ok"),))] == 1
+    assert samples[("ginrummy_logins_total", (("result", "failed"),))] == 2
+
+
+def test_each_app_has_its_own_registry(make_server: Any) -> None:
+    one, two = make_server(), make_server()
+    metrics_one = metrics_of(one.app.state.server)
+    metrics_two = metrics_of(two.app.state.server)
+    assert metrics_one is not None and metrics_two is not None
+    assert metrics_one.registry is not metrics_two.registry
+    assert metrics_one.registry is not REGISTRY
+    created = one.create(nickname="Ann", bots={"1": "simple"})
+    ann = Client.open(one, created["table_id"], created["token"])
+    play(ann, 1)
+    assert scrape(one)[("ginrummy_actions_total", (("source", "human"),))] == 1
+    assert scrape(two)[("ginrummy_actions_total", (("source", "human"),))] == 0
+    ann.close()
+
+
+def test_who_may_read_the_metrics(make_server: Any) -> None:
+    local = make_server()
+    with local.http() as client:
+        proxied = client.get("/metrics", headers={"X-Forwarded-For": "203.0.113.9"})
+    assert proxied.status_code == 403 and proxied.json()["error"]["code"] == "forbidden"
+    guarded = make_server(metrics_token="s3cret-metrics")
+    with guarded.http() as client:
+        assert client.get("/metrics").status_code == 403
+        assert client.get("/metrics", headers={"Authorization": "Bearer wrong"}
+                          ).status_code == 403
+    assert ("ginrummy_connections", ()) in scrape(guarded,
+                                                 Authorization="Bearer s3cret-metrics")

@@ -1,0 +1,130 @@
+"""Chat reports (docs/moderation.md): a player reports a line said at the table recently;
+it is stored with a log row and listed for the administrators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from moderation_helpers import add_user, get, log_rows, open_as, post
+from server_helpers import Client, LiveServer
+from sqlalchemy import select
+
+from ginrummy.storage.models import ReportRow
+
+
+def chat_between(server: LiveServer) -> tuple[dict[str, object], Client, Client, int]:
+    """Ann (a guest) and Bob (an account) at one table; Bob says something rude."""
+    bob = add_user(server, "Bobby")
+    created = server.create(nickname="Ann")
+    with server.http() as client:
+        joined = client.post(f"/api/tables/{created['table_id']}/join",
+                             json={"nickname": "x"}, headers=bob.headers)
+    assert joined.status_code == 200, joined.text
+    ann = Client.open(server, created["table_id"], str(created["token"]))
+    bob_ws = open_as(server, str(created["table_id"]), bob, joined.json()["token"])
+    bob_ws.send({"type": "chat", "text": "you   play like a potato"})
+    line = ann.wait(lambda m: m["type"] == "chat")
+    assert line["name"] == "Bobby" and line["text"] == "you play like a potato"
+    return created, ann, bob_ws, bob.id
+
+
+def stored_reports(server: LiveServer) -> list[object]:
+    engine = server.app.state.server.accounts.engine
+    with engine.connect() as conn:
+        return list(conn.execute(select(ReportRow.__table__)).all())
+
+
+def test_a_seated_guest_reports_a_line_that_was_said(server: LiveServer) -> None:
+    created, ann, bob_ws, bob_id = chat_between(server)
+    reported = post(server, "/api/reports", {
+        "table_id": created["table_id"], "author": "Bobby", "text": "you play like a potato",
+        "token": created["token"]})
+    assert reported.status_code == 201, reported.text
+    [row] = stored_reports(server)
+    assert (row.reporter_id, row.reporter_name, row.table_id, row.author_name,
+            row.author_account_id, row.text, row.handled) == (
+        None, "Ann", created["table_id"], "Bobby", bob_id, "you play like a potato", False)
+    [entry] = log_rows(server)
+    assert (entry.action, entry.target_account_id, entry.table_id) == (
+        "report", bob_id, created["table_id"])
+
+    admin = add_user(server, "Boss", "admin")
+    listed = get(server, "/api/admin/reports", admin)
+    assert listed.status_code == 200
+    [shown] = listed.json()["reports"]
+    assert (shown["reporter"], shown["author"], shown["text"]) == (
+        "Ann", "Bobby", "you play like a potato")
+    assert str(created["token"]) not in listed.text
+    ann.close()
+    bob_ws.close()
+
+
+def test_a_logged_in_player_reports_without_a_seat(server: LiveServer) -> None:
+    created, ann, bob_ws, _bob_id = chat_between(server)
+    carol = add_user(server, "Carol")
+    reported = post(server, "/api/reports", {
+        "table_id": created["table_id"], "author": "Bobby",
+        "text": "you play like a potato"}, carol)
+    assert reported.status_code == 201, reported.text
+    [row] = stored_reports(server)
+    assert (row.reporter_id, row.reporter_name) == (carol.id, "Carol")
+    ann.close()
+    bob_ws.close()
+
+
+def test_a_line_never_said_is_not_reported(server: LiveServer) -> None:
+    created, ann, bob_ws, _bob_id = chat_between(server)
+    cases = [
+        ({"author": "Bobby", "text": "something he never said"}, 404, "text"),
+        ({"author": "Ann", "text": "you play like a potato"}, 404, "text"),  # not hers
+        ({"author": "Bobby", "text": "you play like a potato", "table_id": "nope"}, 404,
+         "table_id"),
+    ]
+    for body, status, field in cases:
+        answer = post(server, "/api/reports", {"table_id": created["table_id"],
+                                               "token": created["token"], **body})
+        assert answer.status_code == status, (body, answer.text)
+        assert answer.json()["error"]["field"] == field
+    anonymous = post(server, "/api/reports", {"table_id": created["table_id"],
+                                              "author": "Bobby",
+                                              "text": "you play like a potato"})
+    assert anonymous.status_code == 401
+    assert anonymous.json()["error"]["code"] == "not_logged_in"
+    wrong_token = post(server, "/api/reports", {"table_id": created["table_id"],
+                                                "author": "Bobby",
+                                                "text": "you play like a potato",
+                                                "token": "not-a-seat-token"})
+    assert wrong_token.status_code == 401
+    assert stored_reports(server) == [] and log_rows(server) == []
+    ann.close()
+    bob_ws.close()
+
+
+def test_only_the_last_hundred_lines_can_be_reported(make_server: Any) -> None:
+    server = make_server(chats_per_window=1000, messages_per_window=1000)
+    created, ann, bob_ws, _bob_id = chat_between(server)
+    for n in range(100):  # as many lines as the table keeps: Bobby's is forgotten
+        ann.send({"type": "chat", "text": f"line {n}"})
+    ann.wait(lambda m: m["type"] == "chat" and m["text"] == "line 99")
+    gone = post(server, "/api/reports", {"table_id": created["table_id"], "author": "Bobby",
+                                         "text": "you play like a potato",
+                                         "token": created["token"]})
+    assert gone.status_code == 404
+    kept = post(server, "/api/reports", {"table_id": created["table_id"], "author": "Ann",
+                                         "text": "line 99", "token": created["token"]})
+    assert kept.status_code == 201
+    ann.close()
+    bob_ws.close()
+
+
+def test_reports_are_rate_limited(server: LiveServer) -> None:
+    created, ann, bob_ws, _bob_id = chat_between(server)
+    body = {"table_id": created["table_id"], "author": "Bobby",
+            "text": "you play like a potato", "token": created["token"]}
+    answers = [post(server, "/api/reports", body).status_code for _ in range(11)]
+    assert answers == [201] * 10 + [429]
+    limited = post(server, "/api/reports", body)
+    assert int(limited.headers["retry-after"]) >= 1
+    assert len(stored_reports(server)) == 10
+    ann.close()
+    bob_ws.close()
