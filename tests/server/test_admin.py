@@ -8,12 +8,16 @@ from typing import Any
 
 from moderation_helpers import User, add_user, closed_with, get, log_rows, open_as, post, until
 from server_helpers import Client, LiveServer, cards_in
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from starlette.routing import Route
 
 from ginrummy.server.kinds import Source, TableStatus
+from ginrummy.server.settlement import Ending, MatchEnd
 from ginrummy.server.tablewriter import REVOKED_TOKEN
+from ginrummy.storage import Apply
 from ginrummy.storage.accounts import ACCOUNTS, SESSIONS
+from ginrummy.storage.models import ModerationRow
+from ginrummy.storage.repository import utcnow
 
 
 def admin_routes(server: LiveServer) -> list[tuple[str, str]]:
@@ -312,3 +316,70 @@ def test_admin_tables_and_the_log_newest_first(server: LiveServer) -> None:
         bob_ws.close()
     assert until(lambda: table["id"] in [t["id"] for t in get(
         server, "/api/admin/tables", admin).json()["tables"]])
+
+
+def test_close_commits_the_match_end_writes_with_the_status(server: LiveServer) -> None:
+    admin = add_user(server, "Boss", "admin")
+    ends: list[tuple[str, str, frozenset[int]]] = []
+
+    def refund(end: MatchEnd) -> list[Apply]:
+        """A stand-in for the chips hook: a row that must commit with the status."""
+        ends.append((end.table.id, end.ending, end.absent))
+        table_id = end.table.id
+        return [Apply(lambda conn: conn.execute(
+            insert(ModerationRow.__table__).values(
+                at=utcnow(), action="refund", table_id=table_id, detail="hook")))]
+
+    server.lobby.hooks.on_end.append(refund)
+    created = server.create(nickname="Ann", bots={"1": "simple"})
+    ann = Client.open(server, created["table_id"], created["token"])
+    ann.playable()
+    assert post(server, "/api/admin/close", {"table_id": created["table_id"]},
+                admin).status_code == 200
+    assert ends == [(created["table_id"], Ending.CLOSED, frozenset())]
+    assert [(r.action, r.table_id) for r in log_rows(server)] == [
+        ("refund", created["table_id"]), ("close", created["table_id"])]
+    ann.close()
+
+
+def test_a_close_that_cannot_be_stored_leaves_the_table_playing(server: LiveServer) -> None:
+    admin = add_user(server, "Boss", "admin")
+
+    def broken(_end: MatchEnd) -> list[Apply]:
+        def fail(_conn: Any) -> None:
+            raise RuntimeError("the ledger refused")
+        return [Apply(fail)]
+
+    server.lobby.hooks.on_end.append(broken)
+    created = server.create(nickname="Ann", bots={"1": "simple"})
+    ann = Client.open(server, created["table_id"], created["token"])
+    state = ann.playable()
+    refused = post(server, "/api/admin/close", {"table_id": created["table_id"]}, admin)
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "storage"
+    assert server.stored_table(created["table_id"]).status == TableStatus.PLAYING
+    assert server.lobby.get(created["table_id"]).table.status == TableStatus.PLAYING
+    assert log_rows(server) == []
+    ann.send({"type": "action", "id": "after", "version": state["version"],
+              "action": state["legal"][0]})
+    assert ann.answer()["type"] == "state"  # the game goes on
+    ann.close()
+
+
+def test_a_kick_survives_a_restart(make_server: Any) -> None:
+    first = make_server()
+    admin = add_user(first, "Boss", "admin")
+    bob = add_user(first, "Bobby")
+    created, ann, bob_ws, joined = seated_pair(first, bob)
+    assert post(first, "/api/admin/kick", {"table_id": created["table_id"],
+                                           "seat": joined["seat"]}, admin).status_code == 200
+    closed_with(bob_ws)
+    ann.close()
+    first.server.should_exit = True
+    first.thread.join(10)
+    second = make_server(db=first.settings.db)
+    seat = second.lobby.get(created["table_id"]).table.seats[joined["seat"]]
+    assert seat.token_hash == REVOKED_TOKEN and seat.away and seat.account_id == bob.id
+    back = Client.open(second, created["table_id"], None, hello=False,
+                       additional_headers=bob.headers)
+    back.send({"type": "hello", "protocol": 2, "token": None, "invite": None})
+    assert closed_with(back) == (4403, "an administrator removed you from this seat")
