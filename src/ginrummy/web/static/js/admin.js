@@ -73,7 +73,7 @@ export class AdminPage {
       el("td", {}, link(`/?table=${encodeURIComponent(table.id)}`, table.name || table.id, { class: "table-name" })),
       el("td", {}, has(`status.${table.status}`) ? t(`status.${table.status}`) : table.status),
       el("td", {}, (table.seats || []).map((s) => s.kind === "human" ? s.name : s.kind === "bot" ? t("seat.computer", { level: s.level }) : "–").join(", ")),
-      el("td", {}, table.pool === undefined || table.pool === null ? "" : t("sheet.chips", { chips: number(table.pool) })),
+      el("td", {}, table.pool_chips ? t("sheet.chips", { chips: number(table.pool_chips) }) : ""),
       el("td", { class: "actions" },
         seats.length ? [seatSelect, el("button", { type: "button", class: "small kick-button",
           onclick: () => this.act("kick", { table_id: table.id, seat: Number(seatSelect.value) }) }, t("admin.kick"))] : null,

@@ -9,9 +9,11 @@ import { toast } from "./toast.js";
 const KEEP = 100;
 
 export class Chat {
-  constructor(connection, tableId) {
+  /** `token`: the seat's token when a guest holds one (a guest reports as its seat). */
+  constructor(connection, tableId, token = null) {
     this.connection = connection;
     this.tableId = tableId;
+    this.token = token;
     this.mySeat = null;
     this.reported = new Set(); // messages already reported (by seat, name and text)
     this.messages = [];
@@ -61,10 +63,13 @@ export class Chat {
   reportButton(message) {
     const key = JSON.stringify([message.seat, message.name, message.text]);
     const done = this.reported.has(key);
+    if (!message.name) return null; // a spectator's line names no author to report
     return el("button", { type: "button", class: "small report", disabled: done, title: t("chat.report_help"),
       onclick: async () => {
         try {
-          await api.report({ table_id: this.tableId, author: message.name || null, text: message.text });
+          const body = { table_id: this.tableId, author: message.name || "", text: message.text };
+          if (this.token) body.token = this.token;
+          await api.report(body);
           this.reported.add(key);
           toast(t("chat.reported"));
           this.renderMessages();

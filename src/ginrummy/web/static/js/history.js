@@ -17,8 +17,9 @@ function playerLine(player, mine) {
     : null;
   return el("li", { class: `match-player${mine ? " mine" : ""}`, dataset: { place: player.place ?? "" } },
     player.place === 1 ? el("span", { class: "badge winner" }, t("history.winner")) : null, " ",
-    player.name ? link(profilePath(player.name), player.name, { class: "player-name" })
-      : el("span", { class: "player-name" }, player.bot ? t("history.computer", { level: player.bot }) : t("history.guest")),
+    player.name && player.account ? link(profilePath(player.name), player.name, { class: "player-name" })
+      : player.name && !player.level ? el("span", { class: "player-name", text: player.name })
+      : el("span", { class: "player-name" }, player.level ? t("history.computer", { level: player.level }) : t("history.guest")),
     " ", el("span", { class: "score" }, t("history.score", { points: number(player.score ?? 0) })),
     rating);
 }
@@ -29,7 +30,7 @@ export function matchList(matches, viewer) {
   if (!matches.length) return el("p", { class: "muted", id: "no-matches" }, t("history.none"));
   return el("ol", { class: "match-list" }, matches.map((match) => el("li", { class: "match-entry", dataset: { match: match.id } },
     el("div", { class: "match-head" },
-      el("strong", {}, categoryLabel(match.preset)), " · ",
+      el("strong", {}, categoryLabel(match.category || match.preset)), " · ",
       el("span", {}, dateText(match.finished_at)),
       match.ending && match.ending !== "over" ? el("span", { class: "badge" }, endingLabel(match.ending)) : null),
     el("ul", { class: "match-players" }, (match.players || []).map((p) => playerLine(p, viewer && p.name === viewer))),

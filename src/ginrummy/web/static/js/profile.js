@@ -58,8 +58,19 @@ const STATS = [
   ["knock_rate", "profile.knock_rate", percentText],
   ["undercut_rate", "profile.undercut_rate", percentText],
   ["void_rate", "profile.void_rate", percentText],
-  ["avg_deadwood_caught", "profile.avg_deadwood_caught", decimalText],
+  ["average_deadwood_caught", "profile.avg_deadwood_caught", decimalText],
 ];
+
+/** The rating history per category as [[iso time, rating]] (the profile's `history` of
+ * {time, rating} objects, or pairs). */
+export function ratingHistory(profile) {
+  const source = profile.history || profile.rating_history || {};
+  const result = {};
+  for (const [category, points] of Object.entries(source)) {
+    result[category] = (points || []).map((p) => Array.isArray(p) ? p : [p.time, p.rating]);
+  }
+  return result;
+}
 
 export class ProfilePage {
   constructor(root, name, go) {
@@ -102,7 +113,7 @@ export class ProfilePage {
       return;
     }
     const ratings = profile.ratings || {};
-    const history = profile.rating_history || {};
+    const history = ratingHistory(profile);
     const rated = CATEGORIES.filter((c) => ratings[c] || (history[c] && history[c].length));
     const extra = Object.keys(ratings).filter((c) => !CATEGORIES.includes(c));
     const rows = [...rated, ...extra].map((category) => {

@@ -8,6 +8,7 @@ import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { categoryLabel } from "./format.js";
 import { prefs } from "./prefs.js";
+import { outcomeLabel } from "./reveal.js";
 import { link, profilePath } from "./session.js";
 
 /** Each seat's name from the replay's `players` (names, or objects with `name` and `seat`). */
@@ -26,7 +27,7 @@ export function seatNames(players, seats) {
 
 /** The action of a step in words ("Ann discards 7♥."), or the notation when no phrase fits. */
 export function actionText(action, name) {
-  if (!action) return t("replay.deal");
+  if (!action || action === "deal") return t("replay.deal");
   const words = action.trim().split(/\s+/);
   const kind = words[0];
   const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : "";
@@ -61,6 +62,12 @@ export class ReplayPage {
 
   rerender() {
     this.render();
+  }
+
+  /** True when the seat was an account's (its name links to a profile). */
+  isAccount(seat) {
+    const player = (this.replay.players || []).find((p) => p && typeof p === "object" && p.seat === seat);
+    return Boolean(player && player.account && player.name);
   }
 
   get steps() {
@@ -108,12 +115,14 @@ export class ReplayPage {
       el("button", { type: "button", id: "replay-last", disabled: this.index >= steps.length - 1,
         onclick: () => this.show(steps.length - 1) }, t("replay.last")),
       download);
+    const handNumber = steps.slice(0, this.index + 1).filter((s) => s.action === "deal").length;
     const discard = step.discard || [];
     const top = discard.length ? discard[discard.length - 1] : null;
     const scores = step.scores || [];
     const hands = (step.hands || []).map((cards, seat) => el("div", { class: `seat-box${step.seat === seat ? " to-move" : ""}`, dataset: { seat } },
       el("div", { class: "seat-title" },
-        link(profilePath(names[seat]), names[seat], { class: "player-name" }),
+        this.isAccount(seat) ? link(profilePath(names[seat]), names[seat], { class: "player-name" })
+          : el("span", { class: "player-name", text: names[seat] }),
         scores[seat] !== undefined && scores[seat] !== null ? el("span", { class: "score" }, t("seat.score", { points: number(scores[seat]) })) : null,
         el("span", { class: "count" }, t("seat.count", { count: cards.length }))),
       el("div", { class: "card-row replay-hand" }, sortCards(cards, prefs.sort).map((code) => cardElement(code, { class: "mini" })))));
@@ -124,8 +133,9 @@ export class ReplayPage {
     el("div", { class: "panel" },
       controls,
       el("p", { class: "replay-action", id: "replay-action", role: "status" },
-        step.hand !== undefined && step.hand !== null ? el("span", { class: "badge" }, t("replay.hand", { n: number(step.hand) })) : null, " ",
-        actionText(step.action, step.seat === null || step.seat === undefined ? "" : names[step.seat])),
+        handNumber ? el("span", { class: "badge" }, t("replay.hand", { n: number(handNumber) })) : null, " ",
+        actionText(step.action, step.seat === null || step.seat === undefined ? "" : names[step.seat]),
+        step.result && step.result.outcome ? [" ", el("span", { class: "badge outcome", id: "replay-outcome" }, outcomeLabel(step.result.outcome))] : null),
       el("div", { class: "replay-piles" },
         el("span", {}, t("pile.stock"), ": ", number(step.stock ?? 0)),
         el("span", { class: "replay-discard" }, t("pile.discard"), ": ",

@@ -53,7 +53,7 @@ export class TablePage {
         onNotice: (msg) => toast(t("notice.from_moderators", { text: msg.text || "" }), "notice", 20000),
         onStatus: (status, detail) => this.connectionStatus(status, detail),
       });
-    this.chat = new Chat(this.connection, this.tableId);
+    this.chat = new Chat(this.connection, this.tableId, this.stored ? this.stored.token : null);
     this.buildSkeleton();
     this.unsubscribe = onSessionChange(() => this.render());
     this.connection.connect();
@@ -77,7 +77,7 @@ export class TablePage {
   rerender() {
     this.panelCache.clear();
     const old = this.chat;
-    this.chat = new Chat(this.connection, this.tableId);
+    this.chat = new Chat(this.connection, this.tableId, this.stored ? this.stored.token : null);
     this.chat.messages = old.messages;
     this.chat.reported = old.reported;
     this.chat.muted = old.muted;
@@ -235,9 +235,9 @@ export class TablePage {
         el("button", { type: "button", id: "lobby-button", onclick: () => this.navigate(null) }, t("table.back")),
         el("span", { class: "conn", id: "conn-status", dataset: { status: this.connStatus } }, t(`conn.${this.connStatus}`)),
         this.seat === null && this.state ? el("span", { class: "badge" }, t("table.spectating")) : null,
-        table && table.buy_in ? el("span", { class: "badge pool", id: "table-pool", dataset: { buyIn: String(table.buy_in), pool: String(table.pool ?? "") } },
+        table && table.buy_in ? el("span", { class: "badge pool", id: "table-pool", dataset: { buyIn: String(table.buy_in), pool: String(table.pool_chips ?? "") } },
           t("lobby.buy_in", { chips: number(table.buy_in) }),
-          table.pool !== null && table.pool !== undefined ? [" · ", t("table.pool", { chips: number(table.pool) })] : null) : null),
+          table.pool_chips ? [" · ", t("table.pool", { chips: number(table.pool_chips) })] : null) : null),
       invite ? el("p", { class: "invite" }, el("label", { for: "invite-link" }, t("table.invite")), " ",
         el("input", { id: "invite-link", type: "text", readonly: true, value: invite }),
         el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(invite).then(() => toast(t("table.copied"))) },

@@ -1,0 +1,355 @@
+"""The players' layer in a real browser (Chromium through Playwright) against a real
+`ginrummy serve` process (issue 12): accounts, ratings, profiles, the leaderboard, history,
+replay and records, chips and prize pools, moderation, all through the web client's pages.
+
+Every person is a fresh browser context. The tests skip, saying how to install it, when
+Chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from web_support import (
+    ServerProcess,
+    browser_missing,
+    chromium,
+    create_table,
+    my_turn,
+    new_page,
+    play_turn,
+    play_until,
+    serve_command,
+    wait_for_await,
+    wait_for_first_state,
+)
+
+if browser_missing():
+    pytest.skip(browser_missing() or "", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page
+
+PASSWORD = "correct horse battery"
+_names = itertools.count(1)
+
+
+def fresh_name(stem: str) -> str:
+    """A name no other test of this module took (the server is shared)."""
+    return f"{stem}{next(_names)}"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    # every person here signs up from 127.0.0.1: raise the per-address limits for this server
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GINRUMMY_SIGNUPS_PER_ADDRESS", "200")
+        patch.setenv("GINRUMMY_LOGIN_ATTEMPTS_PER_ADDRESS", "500")
+        process = ServerProcess(tmp_path_factory.mktemp("players") / "players.db")
+        process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+# --------------------------------------------------------------------------- helpers
+def person(browser: Browser, server: ServerProcess) -> Page:
+    _, page = new_page(browser, server.base)
+    return page
+
+
+def sign_up(page: Page, name: str, password: str = PASSWORD) -> None:
+    """Sign up through the header's link and form; the header then shows the name."""
+    page.goto("/")
+    page.click("#nav-signup")
+    page.wait_for_selector("#signup-form")
+    page.fill("#signup-name", name)
+    page.fill("#signup-password", password)
+    page.click("#signup-submit")
+    page.wait_for_selector("#nav-me")
+    assert page.inner_text("#nav-me") == name
+
+
+def log_in(page: Page, name: str, password: str = PASSWORD, then: str = "/") -> None:
+    page.goto(f"/login?next={then}")
+    page.fill("#login-name", name)
+    page.fill("#login-password", password)
+    page.click("#login-submit")
+    page.wait_for_selector("#nav-me")
+
+
+def balance(page: Page) -> int:
+    """The chip balance the header shows."""
+    page.wait_for_function("() => document.getElementById('nav-balance')?.dataset.chips")
+    return int(page.get_attribute("#nav-balance", "data-chips") or -1)
+
+
+def wait_for_balance(page: Page, chips: int) -> None:
+    """Wait until the header shows ``chips``."""
+    page.wait_for_function("c => document.getElementById('nav-balance')?.dataset.chips === c",
+                           arg=str(chips))
+
+
+def create_as_account(page: Page, *, preset: str, players: int,
+                      bots: dict[int, str] | None = None, buy_in: int | None = None) -> str:
+    """Create a table through the lobby form as the logged-in account (no nickname asked)."""
+    page.goto("/")
+    page.wait_for_selector("#create-form")
+    assert page.locator("#nickname").count() == 0
+    assert page.inner_text("#playing-as .player-name") == page.inner_text("#nav-me")
+    page.select_option("#create-preset", preset)
+    page.select_option("#create-players", str(players))
+    for seat, level in (bots or {}).items():
+        page.select_option(f'#create-seats .seat-kind[data-seat="{seat}"]', level)
+    if buy_in is not None:
+        page.fill("#create-buy-in", str(buy_in))
+    page.click("#create-submit")
+    wait_for_first_state(page)
+    match = re.search(r"[?&]table=([^&]+)", page.url)
+    assert match, page.url
+    return match.group(1)
+
+
+def join_from_lobby(page: Page, table: str) -> None:
+    page.goto("/")
+    entry = page.locator(f'.table-entry[data-table="{table}"]')
+    entry.wait_for()
+    entry.locator(".join-button").click()
+    wait_for_first_state(page)
+    page.wait_for_function("() => document.getElementById('table-page').dataset.seat !== ''")
+
+
+def no_errors(*pages: Page) -> None:
+    for page in pages:
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def replay_record(path: Path) -> subprocess.CompletedProcess[str]:
+    command = serve_command()[:-1]  # the ginrummy command, without "serve"
+    return subprocess.run([*command, "replay", str(path)], capture_output=True, text=True,
+                          timeout=60, check=False)
+
+
+# --------------------------------------------------------------------------- tests
+def test_two_accounts_play_a_rated_match_then_profile_leaderboard_replay_and_record(
+        server: ServerProcess, browser: Browser, tmp_path: Path) -> None:
+    """Two players sign up, play a 2-player arena table (one hand) to the end; both see the
+    rating change on their profiles and on the leaderboard, replay the match step by step
+    (every hand face up) and download its record, which `ginrummy replay` reads."""
+    ann, bob = person(browser, server), person(browser, server)
+    ann_name, bob_name = fresh_name("Ann"), fresh_name("Bob")
+    sign_up(ann, ann_name)
+    sign_up(bob, bob_name)
+    table = create_as_account(ann, preset="arena", players=2)
+    assert ann.get_attribute("#table-page", "data-seat") == "0"
+    join_from_lobby(bob, table)
+    assert bob.get_attribute("#table-page", "data-seat") == "1"
+    moves = play_until([ann, bob], {"over"})
+    assert "discard" in moves
+
+    # profiles: a rated arena match, its rating with a chart, the match among the recent
+    for page, name in ((ann, ann_name), (bob, bob_name)):
+        page.click("#nav-me")
+        page.wait_for_selector(f'#profile-page[data-player="{name}"]')
+        row = page.locator('#profile-ratings tr[data-category="arena"]')
+        row.wait_for()
+        assert row.locator("td").nth(2).inner_text() == "1"  # games
+        assert re.fullmatch(r"#\d+", row.locator("td.rank").inner_text())
+        chart = page.locator('svg.rating-chart[data-category="arena"]')
+        assert int(chart.get_attribute("data-points") or 0) >= 1
+        assert chart.locator("polyline").count() == 1
+        assert page.inner_text('#profile-stats dd[data-stat="matches"]') == "1"
+        assert page.locator(".match-entry").count() == 1
+    # the winner's rating went up, the loser's down (a void hand shares first place)
+    changes = {
+        p.get_attribute("data-place") or "": p.inner_text()
+        for p in ann.locator(".match-entry .match-player").all()}
+    places = sorted(changes)
+    if places == ["1", "2"]:
+        assert "(+" in changes["1"], changes
+        assert "(−" in changes["2"], changes
+
+    # the leaderboard of the category: both names, and each viewer's own rank
+    for page, name in ((ann, ann_name), (bob, bob_name)):
+        page.click("#nav-leaderboard")
+        page.wait_for_selector("#leaderboard-page")
+        page.click('.tabs a[data-category="arena"]')
+        page.wait_for_selector('#leaderboard-page[data-category="arena"][data-loaded="true"]')
+        names = page.eval_on_selector_all("#leaderboard tbody tr",
+                                          "rows => rows.map(r => r.dataset.name)")
+        assert {ann_name, bob_name} <= set(names)
+        mine = page.locator("#leaderboard tr.mine")
+        assert mine.get_attribute("data-name") == name
+        assert re.search(r"#\d+", page.inner_text("#my-rank"))
+
+    # history, then the replay: step by step with the buttons and the arrow keys
+    ann.click("#nav-history")
+    ann.wait_for_selector('#history-page[data-loaded="true"]')
+    assert ann.locator(".match-entry").count() == 1
+    ann.click(".match-entry .replay-link")
+    ann.wait_for_selector("#replay-page[data-steps]")
+    steps = int(ann.get_attribute("#replay-page", "data-steps") or 0)
+    assert steps >= len(moves) + 1  # the deal and every action
+    assert ann.locator("#replay-hands .seat-box").count() == 2
+    for seat in range(2):  # every hand face up from the deal on
+        assert ann.locator(f'#replay-hands .seat-box[data-seat="{seat}"] .card.face').count() == 10
+    assert ann.get_attribute("#replay-prev", "disabled") is not None
+    ann.keyboard.press("ArrowRight")
+    ann.wait_for_selector('#replay-page[data-step="1"]')
+    ann.click("#replay-next")
+    ann.wait_for_selector('#replay-page[data-step="2"]')
+    ann.click("#replay-prev")
+    ann.wait_for_selector('#replay-page[data-step="1"]')
+    assert ann.inner_text("#replay-action")  # the action of the step in words
+    ann.keyboard.press("End")
+    ann.wait_for_selector(f'#replay-page[data-step="{steps - 1}"]')
+    assert ann.locator("#replay-outcome").count() == 1  # the hand's result at its last step
+    ann.keyboard.press("ArrowLeft")
+    ann.wait_for_selector(f'#replay-page[data-step="{steps - 2}"]')
+
+    # the record: downloaded through the page, read by `ginrummy replay`
+    with ann.expect_download() as download:
+        ann.click("#replay-download")
+    record = tmp_path / "match.json"
+    download.value.save_as(record)
+    replayed = replay_record(record)
+    assert replayed.returncode == 0, replayed.stderr
+    assert ann_name in replayed.stdout and bob_name in replayed.stdout
+    no_errors(ann, bob)
+
+
+def test_a_guest_upgrades_mid_match_and_keeps_the_game(
+        server: ServerProcess, browser: Browser) -> None:
+    """A guest playing the computer creates an account in the middle of the hand: the seat,
+    the match and its history go with the account, which another device then takes."""
+    guest = person(browser, server)
+    table = create_table(guest, "Gus", preset="arena", players=2, bots={1: "simple"})
+    my_turn(guest)
+    play_turn(guest)
+    name = fresh_name("Gus")
+    guest.click("#upgrade-box summary")
+    guest.fill("#upgrade-name", name)
+    guest.fill("#upgrade-password", PASSWORD)
+    guest.click("#upgrade-submit")
+    guest.wait_for_selector("#nav-me")
+    assert guest.inner_text("#nav-me") == name
+    guest.wait_for_selector("#upgrade-box", state="detached")
+    assert guest.get_attribute("#table-page", "data-seat") == "0"
+
+    # another device: log in, open the table, and the seat is there
+    other = person(browser, server)
+    log_in(other, name, then=f"/?table={table}")
+    wait_for_first_state(other)
+    other.wait_for_function("() => document.getElementById('table-page').dataset.seat === '0'")
+    assert other.locator("#join-submit").count() == 0
+
+    play_until([guest], {"over"})
+    guest.click("#nav-history")
+    guest.wait_for_selector('#history-page[data-loaded="true"]')
+    entry = guest.locator(".match-entry")
+    assert entry.count() == 1
+    assert name in entry.inner_text()
+    no_errors(guest, other)
+
+
+def test_arena_three_players_with_a_buy_in_pays_out_to_the_wallets(
+        server: ServerProcess, browser: Browser) -> None:
+    """Three accounts at a 3-player arena table with a buy-in: each buy-in leaves a wallet,
+    the pool is paid out at the end, and the wallets show it (not one chip made or lost)."""
+    pages = [person(browser, server) for _ in range(3)]
+    names = [fresh_name(stem) for stem in ("Ada", "Ben", "Cy")]
+    for page, name in zip(pages, names, strict=True):
+        sign_up(page, name)
+    start = [balance(page) for page in pages]
+    assert min(start) > 100
+    table = create_as_account(pages[0], preset="arena", players=3, buy_in=100)
+    pages[0].wait_for_selector('#table-pool[data-buy-in="100"]')
+    wait_for_balance(pages[0], start[0] - 100)
+    for page in pages[1:]:
+        join_from_lobby(page, table)
+    for page, chips in zip(pages[1:], start[1:], strict=True):
+        wait_for_balance(page, chips - 100)
+    assert pages[0].inner_text("#table-pool").count("300") == 1  # the pool: 3 x 100
+
+    play_until(pages, {"over"})
+    after = []
+    for page in pages:
+        page.click("#nav-balance")
+        page.wait_for_selector('#wallet-page[data-loaded="true"]')
+        chips = int(page.get_attribute("#wallet-balance", "data-chips") or -1)
+        after.append(chips)
+        buy_in = page.locator('#wallet-entries tr[data-kind="buy_in"][data-amount="-100"]')
+        assert buy_in.count() == 1
+        assert balance(page) == chips  # the header shows the same balance
+    assert sum(after) == sum(start)
+    payouts = [page.locator('#wallet-entries tr[data-kind="payout"]').count() for page in pages]
+    assert sum(payouts) >= 1
+    winner = after.index(max(after))
+    assert payouts[winner] == 1 and after[winner] > start[winner]
+    no_errors(*pages)
+
+
+def test_an_admin_bans_a_player_mid_game(server: ServerProcess, browser: Browser) -> None:
+    """An administrator (made with `ginrummy admin create`) sees the live table, reads a chat
+    report, sends a notice, and bans a player in the middle of a match: the player's page is
+    closed and logged out, the other player plays on, and the log says who did what."""
+    boss = fresh_name("Boss")
+    command = serve_command()[:-1]
+    made = subprocess.run([*command, "admin", "create", boss, "--db",
+                           f"sqlite:///{server.db_path}"], input=PASSWORD + "\n",
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert made.returncode == 0, made.stderr
+    ann, bob, admin = (person(browser, server) for _ in range(3))
+    ann_name, bob_name = fresh_name("Ann"), fresh_name("Bob")
+    sign_up(ann, ann_name)
+    sign_up(bob, bob_name)
+    table = create_as_account(ann, preset="classic", players=2)
+    join_from_lobby(bob, table)
+    bob.fill("#chat-input", "you play like a potato")
+    bob.click("#chat-send")
+    ann.wait_for_selector("#chat-log li >> text=potato")
+    ann.click("#chat-log li .report")
+    ann.wait_for_selector("#chat-log li .report[disabled]")
+    for _ in range(2):  # the match is under way
+        page, _ = wait_for_await([ann, bob], {"act"})
+        play_turn(page)
+
+    log_in(admin, boss, then="/admin")
+    admin.wait_for_selector('#admin-page[data-loaded="true"]')
+    assert admin.locator("#nav-admin").count() == 1
+    row = admin.locator(f'#admin-tables tr[data-table="{table}"]')
+    assert ann_name in row.inner_text() and bob_name in row.inner_text()
+    reports = admin.inner_text("#admin-reports")
+    assert "potato" in reports and bob_name in reports and ann_name in reports
+
+    admin.fill("#admin-notice-text", "Server restarts at noon")
+    admin.click("#admin-notice-send")
+    ann.wait_for_selector(".toast.notice >> text=Server restarts at noon")
+
+    admin.fill("#admin-name", bob_name)
+    admin.click("#admin-ban")
+    admin.wait_for_selector(f"#admin-log >> text={bob_name}")
+    bob.wait_for_selector('#conn-status[data-status="closed"]')
+    bob.reload()
+    bob.wait_for_selector("#nav-login")  # the ban ended the session
+    wait_for_first_state(bob)
+    assert bob.get_attribute("#table-page", "data-seat") == ""
+    bob.goto("/login")
+    bob.fill("#login-name", bob_name)
+    bob.fill("#login-password", PASSWORD)
+    bob.click("#login-submit")
+    bob.wait_for_selector("#account-error:not([hidden])")
+    assert "banned" in bob.inner_text("#account-error")
+    my_turn(ann)  # the computer plays on in the banned player's seat
+    play_turn(ann)
