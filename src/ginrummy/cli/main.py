@@ -32,6 +32,7 @@ examples:
   ginrummy rules playok
   ginrummy serve --port 8000 --db sqlite:///ginrummy.db
   ginrummy ledger check --db sqlite:///ginrummy.db   (exit status 1 on any discrepancy)
+  ginrummy admin create ann --db sqlite:///ginrummy.db   (password on stdin or asked)
 """
 
 
@@ -144,6 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
     from ginrummy.cli.ledger import add_ledger_arguments
 
     add_ledger_arguments(ledger_parser)
+
+    admin = sub.add_parser(
+        "admin", help="administrators of the online server (ginrummy admin create NAME)",
+        description="Manage the online server's administrators.")
+    from ginrummy.cli.admin import add_admin_arguments
+
+    add_admin_arguments(admin)
     return parser
 
 
@@ -181,6 +189,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ginrummy.cli.ledger import run_ledger
 
         return run_ledger(args)
+    if command == "admin":
+        from ginrummy.cli.admin import run_admin
+
+        return run_admin(args)
     raise AssertionError(command)
 
 
