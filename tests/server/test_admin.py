@@ -42,7 +42,7 @@ def test_every_admin_route_refuses_guests_and_players(server: LiveServer) -> Non
     assert {path for _, path in routes} >= {
         "/api/admin/tables", "/api/admin/kick", "/api/admin/mute", "/api/admin/unmute",
         "/api/admin/ban", "/api/admin/unban", "/api/admin/close", "/api/admin/notice",
-        "/api/admin/log", "/api/admin/reports"}
+        "/api/admin/log", "/api/admin/reports", "/api/admin/reports/handled"}
     for method, path in routes:
         guest = call(server, method, path, None)
         assert guest.status_code == 401, (method, path, guest.text)

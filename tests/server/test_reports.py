@@ -128,3 +128,22 @@ def test_reports_are_rate_limited(server: LiveServer) -> None:
     assert len(stored_reports(server)) == 10
     ann.close()
     bob_ws.close()
+
+
+def test_an_administrator_marks_a_report_handled(server: LiveServer) -> None:
+    created, ann, bob_ws, _bob_id = chat_between(server)
+    assert post(server, "/api/reports", {
+        "table_id": created["table_id"], "author": "Bobby", "text": "you play like a potato",
+        "token": created["token"]}).status_code == 201
+    admin = add_user(server, "Boss", "admin")
+    [shown] = get(server, "/api/admin/reports", admin).json()["reports"]
+    assert shown["handled"] is False
+    done = post(server, "/api/admin/reports/handled", {"id": shown["id"]}, admin)
+    assert done.status_code == 200 and done.json() == {"id": shown["id"], "handled": True}
+    [shown] = get(server, "/api/admin/reports", admin).json()["reports"]
+    assert shown["handled"] is True
+    missing = post(server, "/api/admin/reports/handled", {"id": shown["id"] + 1}, admin)
+    assert missing.status_code == 404 and missing.json()["error"]["field"] == "id"
+    assert [r.action for r in log_rows(server)] == ["report", "handled"]
+    ann.close()
+    bob_ws.close()

@@ -88,6 +88,12 @@ class NoticeBody(_Body):
     text: str = Field(max_length=4 * NOTICE_MAX_CHARS)
 
 
+class HandledBody(_Body):
+    """``POST /api/admin/reports/handled``."""
+
+    id: int = Field(ge=1, le=2**53)
+
+
 class ReportBody(_Body):
     """``POST /api/reports``: a chat line (its author's name and text as chat showed them);
     a guest names its seat by its token."""
@@ -342,6 +348,21 @@ async def reports(request: Request, _admin: Account) -> Response:
     return JSONResponse({"reports": rows})
 
 
+async def handled(request: Request, admin: Account) -> Response:
+    """``POST /api/admin/reports/handled {id}``: a report was dealt with."""
+    body = await _body(request, HandledBody)
+    if isinstance(body, JSONResponse):
+        return body
+    engine = _server(request).accounts.engine
+    if not await _in_thread(lambda: moderation.report_exists(engine, body.id)):
+        return error_response(404, "not_found", f"no report {body.id}", "id")
+    failed = await _commit(request, [moderation.mark_handled(body.id), moderation.log_row(
+        admin.id, "handled", detail=f"report {body.id}")])
+    if failed is not None:
+        return failed
+    return JSONResponse({"id": body.id, "handled": True})
+
+
 # ---------------------------------------------------------------------- players' reports
 async def report(request: Request) -> Response:
     """``POST /api/reports {table_id, author, text[, token]}``: report a chat line said at
@@ -406,6 +427,7 @@ ADMIN_ROUTES: list[BaseRoute] = [
     Route("/api/admin/notice", admin_only(notice), methods=["POST"]),
     Route("/api/admin/log", admin_only(moderation_log), methods=["GET"]),
     Route("/api/admin/reports", admin_only(reports), methods=["GET"]),
+    Route("/api/admin/reports/handled", admin_only(handled), methods=["POST"]),
 ]
 """Every route under ``/api/admin/``: an administrator's only."""
 

@@ -98,6 +98,23 @@ def report_ops(report: Report) -> list[Apply]:
                     f"{report.reporter_name} reported {report.author_name}")]
 
 
+def mark_handled(report_id: int) -> Apply:
+    """Mark a report handled; :class:`LookupError` (the write fails) when there is none."""
+    def run(conn: DbConnection) -> None:
+        done = conn.execute(update(REPORTS).where(REPORTS.c.id == report_id)
+                            .values(handled=True))
+        if done.rowcount != 1:
+            raise LookupError(f"no report {report_id}")
+    return Apply(run)
+
+
+def report_exists(engine: Engine, report_id: int) -> bool:
+    """True when there is a report of this id."""
+    with engine.connect() as conn:
+        return conn.execute(select(REPORTS.c.id).where(REPORTS.c.id == report_id)).first() \
+            is not None
+
+
 # ---------------------------------------------------------------------- reads
 def _time(value: datetime | None) -> str | None:
     if value is None:
