@@ -408,5 +408,8 @@ ROUTES: list[BaseRoute] = [
 
 
 def install(server: Server) -> None:
-    """Give the server its log-in and sign-up limits."""
+    """Give the server its log-in and sign-up limits; forget expired sessions."""
     server.extra[LIMITS_KEY] = AttemptLimits.of(server.settings)
+    purged = server.accounts.purge_expired()  # once, at start-up: one DELETE
+    if purged:
+        log.info("%d expired session(s) deleted", purged)
