@@ -16,10 +16,13 @@ from pathlib import Path
 
 import pytest
 from web_support import (
+    LANGUAGES,
     ServerProcess,
     browser_missing,
+    catalogue,
     chromium,
     create_table,
+    english_patterns,
     my_turn,
     new_page,
     play_turn,
@@ -33,6 +36,7 @@ if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
 from playwright.sync_api import Browser, Page
+from test_web_browser import visible_texts
 
 PASSWORD = "correct horse battery"
 _names = itertools.count(1)
@@ -332,6 +336,8 @@ def test_an_admin_bans_a_player_mid_game(server: ServerProcess, browser: Browser
     assert ann_name in row.inner_text() and bob_name in row.inner_text()
     reports = admin.inner_text("#admin-reports")
     assert "potato" in reports and bob_name in reports and ann_name in reports
+    admin.click("#admin-reports .handled-button")
+    admin.wait_for_selector("#admin-reports .handled-button", state="detached")
 
     admin.fill("#admin-notice-text", "Server restarts at noon")
     admin.click("#admin-notice-send")
@@ -341,6 +347,7 @@ def test_an_admin_bans_a_player_mid_game(server: ServerProcess, browser: Browser
     admin.click("#admin-ban")
     admin.wait_for_selector(f"#admin-log >> text={bob_name}")
     bob.wait_for_selector('#conn-status[data-status="closed"]')
+    bob.wait_for_selector(".toast >> text=This account was banned.")
     bob.reload()
     bob.wait_for_selector("#nav-login")  # the ban ended the session
     wait_for_first_state(bob)
@@ -353,3 +360,43 @@ def test_an_admin_bans_a_player_mid_game(server: ServerProcess, browser: Browser
     assert "banned" in bob.inner_text("#account-error")
     my_turn(ann)  # the computer plays on in the banned player's seat
     play_turn(ann)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_players_pages_in_each_language(server: ServerProcess, browser: Browser,
+                                            lang: str) -> None:
+    """Sign-up, profile, leaderboard, history, replay, wallet and account pages in each
+    language: no untranslated key, no English left over."""
+    locale = {"en": "en-GB", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}[lang]
+    _, page = new_page(browser, server.base, locale=locale)
+    page.goto("/signup")
+    page.wait_for_selector("#signup-form")
+    texts = visible_texts(page)
+    name = fresh_name("Lang")
+    sign_up(page, name)
+    create_as_account(page, preset="arena", players=2, bots={1: "simple"})
+    play_until([page], {"over"})
+    texts += visible_texts(page)
+    pages = {f"/players/{name}": '#profile-page[data-player] svg.rating-chart',
+             "/leaderboard/arena": '#leaderboard-page[data-loaded="true"]',
+             "/history": '#history-page[data-loaded="true"] .match-entry',
+             "/wallet": '#wallet-page[data-loaded="true"]',
+             "/account": ".account-page"}
+    for path, ready in pages.items():
+        page.goto(path)
+        page.wait_for_selector(ready)
+        texts += visible_texts(page)
+    page.goto("/history")
+    page.click(".match-entry .replay-link")
+    page.wait_for_selector("#replay-page[data-steps]")
+    page.keyboard.press("End")
+    page.wait_for_selector("#replay-outcome")
+    texts += visible_texts(page)
+    key_like = [t for t in texts if re.fullmatch(r"[a-z_]+(\.[\w]+)+", t)]
+    assert key_like == []
+    if lang != "en":
+        own = set(catalogue(lang).values())
+        leftovers = [(key, text) for text in texts if text not in own
+                     for key, pattern in english_patterns(lang) if pattern.search(text)]
+        assert leftovers == []
+    no_errors(page)

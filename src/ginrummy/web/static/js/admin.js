@@ -65,6 +65,15 @@ export class AdminPage {
     await this.load();
   }
 
+  async markHandled(id) {
+    try {
+      await api.admin.handled(id);
+    } catch (error) {
+      toast(accountErrorText(error), "error");
+    }
+    await this.load();
+  }
+
   tableRow(table) {
     const seats = (table.seats || []).filter((s) => s.kind === "human");
     const seatSelect = el("select", { class: "kick-seat", "aria-label": t("admin.seat") },
@@ -124,7 +133,10 @@ export class AdminPage {
       t("admin.report_line", { reporter: report.reporter || "?", author: report.author || "?" }), " ",
       el("q", { class: "chat-text", text: report.text || "" }), " ",
       report.author ? link(profilePath(report.author), t("account.profile")) : null,
-      report.table_id ? [" ", link(`/?table=${encodeURIComponent(report.table_id)}`, report.table_id)] : null));
+      report.table_id ? [" ", link(`/?table=${encodeURIComponent(report.table_id)}`, report.table_id)] : null, " ",
+      report.handled ? el("span", { class: "badge" }, t("admin.handled"))
+        : el("button", { type: "button", class: "small handled-button", dataset: { report: report.id },
+          onclick: () => this.markHandled(report.id) }, t("admin.mark_handled"))));
     replaceChildren(this.root, el("section", { class: "admin-page", id: "admin-page", dataset: { loaded: String(this.loaded) } },
       title,
       this.error ? el("p", { class: "panel form-error", role: "alert" }, this.error) : null,

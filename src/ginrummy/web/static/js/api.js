@@ -80,5 +80,6 @@ export const api = {
     reports: () => request("GET", "/api/admin/reports"),
     /** POST /api/admin/<action> (kick, mute, unmute, ban, unban, close, notice). */
     act: (action, body) => request("POST", `/api/admin/${enc(action)}`, body),
+    handled: (id) => request("POST", "/api/admin/reports/handled", { id }),
   },
 };

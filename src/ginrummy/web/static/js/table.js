@@ -14,7 +14,7 @@ import { botLabel, errorText } from "./lobby.js";
 import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
 import { revealPanel, scoreSheet } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
-import { currentAccount, link, onSessionChange, refreshBalance } from "./session.js";
+import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
 import { toast } from "./toast.js";
 
 const LOG_LINES = 4;
@@ -132,8 +132,13 @@ export class TablePage {
   connectionStatus(status, detail) {
     this.connStatus = status;
     if (status === "closed") {
-      const key = `close.${detail.code}`;
+      // 4403 also says an administrator removed this seat (a kick) or banned the account
+      const reason = String(detail.reason || "");
+      const moderated = detail.code === 4403 ? (/banned/i.test(reason) ? "banned" : /removed/i.test(reason) ? "kicked" : null) : null;
+      const key = moderated ? `close.${moderated}` : `close.${detail.code}`;
       toast(has(key) ? t(key) : t("conn.closed"), "error", 10000);
+      if (moderated) forgetSeat(this.tableId);
+      if (moderated === "banned") refreshSession(); // the ban ended the session
       if (detail.code === 4401 && this.stored) {
         forgetSeat(this.tableId); // the seat's key is gone (a new database?): watch instead
         setTimeout(() => this.navigate(this.tableId, this.invite), 1500);
