@@ -4,20 +4,27 @@ live tables, connections, accounts and the moderation log."""
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from moderation_helpers import User, add_user, closed_with, get, log_rows, open_as, post, until
 from server_helpers import Client, LiveServer, cards_in
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, text
+from sqlalchemy.exc import OperationalError
 from starlette.routing import Route
 
 from ginrummy.server.kinds import Source, TableStatus
 from ginrummy.server.settlement import Ending, MatchEnd
 from ginrummy.server.tablewriter import REVOKED_TOKEN
-from ginrummy.storage import Apply
+from ginrummy.storage import Apply, open_engine
 from ginrummy.storage.accounts import ACCOUNTS, SESSIONS
 from ginrummy.storage.models import ModerationRow
 from ginrummy.storage.repository import utcnow
+
+PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
 
 def admin_routes(server: LiveServer) -> list[tuple[str, str]]:
@@ -280,8 +287,8 @@ def test_notice_reaches_every_connection(server: LiveServer) -> None:
         assert message["text"] == "restart in 5 minutes"
         assert message["at"].endswith("Z")
         client.close()
-    for text in ("", "   ", "x" * 501):
-        refused = post(server, "/api/admin/notice", {"text": text}, admin)
+    for bad in ("", "   ", "x" * 501):
+        refused = post(server, "/api/admin/notice", {"text": bad}, admin)
         assert refused.status_code == 400 and refused.json()["error"]["field"] == "text"
     assert [(r.action, r.detail) for r in log_rows(server)] == [
         ("notice", "restart in 5 minutes")]
@@ -383,3 +390,44 @@ def test_a_kick_survives_a_restart(make_server: Any) -> None:
                        additional_headers=bob.headers)
     back.send({"type": "hello", "protocol": 2, "token": None, "invite": None})
     assert closed_with(back) == (4403, "an administrator removed you from this seat")
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A URL whose connections use a fresh PostgreSQL schema (dropped after the test)."""
+    try:
+        engine = open_engine(PG_URL)
+        schema = f"ginrummy_mod_{secrets.token_hex(6)}"
+        with engine.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except OperationalError as exc:
+        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
+    try:
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        engine.dispose()
+
+
+def test_moderation_on_postgresql(make_server: Any, pg_url: str) -> None:
+    server = make_server(db=pg_url)
+    admin = add_user(server, "Boss", "admin")
+    bob = add_user(server, "Bobby")
+    created, ann, bob_ws, joined = seated_pair(server, bob)
+    assert post(server, "/api/admin/mute", {"name": "Bobby", "minutes": 5},
+                admin).status_code == 200
+    bob_ws.send({"type": "chat", "text": "hi"})
+    assert bob_ws.wait(lambda m: m["type"] == "error")["code"] == "muted"
+    banned = post(server, "/api/admin/ban", {"name": "Bobby"}, admin)
+    assert banned.status_code == 200 and banned.json()["connections_closed"] == 1
+    assert closed_with(bob_ws)[0] == 4403
+    assert server.stored_table(created["table_id"]).seats[joined["seat"]].token_hash == \
+        REVOKED_TOKEN
+    assert post(server, "/api/admin/close", {"table_id": created["table_id"]},
+                admin).status_code == 200
+    assert server.stored_table(created["table_id"]).status == TableStatus.CLOSED
+    entries = get(server, "/api/admin/log", admin).json()["log"]
+    assert [(e["action"], e["actor"], e["target"]) for e in entries] == [
+        ("close", "Boss", None), ("ban", "Boss", "Bobby"), ("mute", "Boss", "Bobby")]
+    ann.close()

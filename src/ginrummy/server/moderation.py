@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, Table, and_, delete, insert, select, update
 from sqlalchemy.engine import Connection as DbConnection
-from sqlalchemy.orm import aliased
 
 from ginrummy.server.committer import CommitFailed
 from ginrummy.server.jsontext import dumps
@@ -124,7 +123,7 @@ def _time(value: datetime | None) -> str | None:
 
 def read_log(engine: Engine, limit: int, before: int | None = None) -> list[dict[str, Any]]:
     """The moderation log, newest first: who (``actor``) did what to whom (``target``)."""
-    actor, target = aliased(ACCOUNTS), aliased(ACCOUNTS)
+    actor, target = ACCOUNTS.alias("actor"), ACCOUNTS.alias("target")
     query = (select(LOG, actor.c.name.label("actor"), target.c.name.label("target"))
              .outerjoin(actor, actor.c.id == LOG.c.actor_id)
              .outerjoin(target, target.c.id == LOG.c.target_account_id)
