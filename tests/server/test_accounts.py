@@ -9,18 +9,18 @@ import secrets
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from http.cookies import SimpleCookie
 from typing import Any
 
 import httpx
 import pytest
 from server_helpers import Client, LiveServer
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 
 from ginrummy.server.sessions import PLAIN_SESSION_COOKIE, SESSION_COOKIE
 from ginrummy.storage import open_engine
-from ginrummy.storage.models import AccountRow, MatchPlayerRow, MatchRow, SeatRow
+from ginrummy.storage.models import AccountRow, MatchPlayerRow, MatchRow, SeatRow, SessionRow
 
 PASSWORD = "correct horse battery"
 
@@ -417,3 +417,19 @@ def test_a_guest_becomes_an_account_and_keeps_its_seat_and_matches(
     assert db_rows(server, select(SeatRow.__table__.c.account_id).where(
         SeatRow.__table__.c.table_id == other_table["table_id"],
         SeatRow.__table__.c.seat == 0)) == [(None,)]
+
+
+def test_an_expired_session_is_no_session(server: LiveServer, browsers: Any) -> None:
+    eve = browsers()
+    eve.signup("Eve")
+    assert eve.me().status_code == 200
+    engine = open_engine(server.settings.db)
+    try:
+        with engine.begin() as conn:
+            conn.execute(update(SessionRow.__table__).values(
+                expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+    finally:
+        engine.dispose()
+    assert eve.me().status_code == 401
+    assert server.app.state.server.accounts.purge_expired() == 1
+    assert eve.login("Eve").status_code == 200 and eve.me().status_code == 200
