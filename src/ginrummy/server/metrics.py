@@ -87,14 +87,14 @@ class Metrics:
                               registry=self.registry)
         self.errors = Counter("ginrummy_errors", "Error answers by channel and code",
                               ["channel", "code"], registry=self.registry)
-        for source in Source:
-            self.actions.labels(source.value)
+        self._by_source = {source: self.actions.labels(source.value) for source in Source}
+        """Each source's counter, looked up once (an action costs one increment)."""
         for result in ("ok", "failed"):
             self.logins.labels(result)
 
     def action(self, source: Source, ack_seconds: float | None) -> None:
         """A committed action (a person's with its acknowledgement latency)."""
-        self.actions.labels(source.value).inc()
+        self._by_source[source].inc()
         if ack_seconds is not None:
             self.ack_seconds.observe(ack_seconds)
 
