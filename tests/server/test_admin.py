@@ -431,3 +431,29 @@ def test_moderation_on_postgresql(make_server: Any, pg_url: str) -> None:
     assert [(e["action"], e["actor"], e["target"]) for e in entries] == [
         ("close", "Boss", None), ("ban", "Boss", "Bobby"), ("mute", "Boss", "Bobby")]
     ann.close()
+
+
+def test_closing_a_finished_table_settles_nothing_again(server: LiveServer) -> None:
+    admin = add_user(server, "Boss", "admin")
+    ends: list[str] = []
+    server.lobby.hooks.on_end.append(lambda end: ends.append(end.ending) or [])
+    created = server.create(nickname="Ann", bots={"1": "simple"},
+                            options={"format": "single_hand"})
+    ann = Client.open(server, created["table_id"], created["token"])
+    for n in range(300):
+        state = ann.state
+        if state["table"]["status"] == "over":
+            break
+        if not state["legal"]:
+            ann.wait(lambda m: m["type"] == "state")
+            continue
+        ann.send({"type": "action", "id": f"p{n}", "version": state["version"],
+                  "action": state["legal"][0]})
+        ann.answer()
+    assert ann.state["table"]["status"] == "over"
+    assert ends == [Ending.OVER]
+    assert post(server, "/api/admin/close", {"table_id": created["table_id"]},
+                admin).status_code == 200
+    assert ends == [Ending.OVER]  # the match was settled when it ended, not again
+    assert server.stored_table(created["table_id"]).status == TableStatus.CLOSED
+    ann.close()

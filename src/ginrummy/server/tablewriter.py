@@ -426,21 +426,24 @@ class TableWriter:
 
     async def close_for_good(self, extra: Sequence[WriteOp] = ()) -> None:
         """An administrator closes the table (status ``closed``): nobody plays on; the match
-        end hooks' writes (the pool refunded) and ``extra`` commit with the status.
+        end hooks' writes (the pool refunded; none when the match was over already, its end
+        was settled then) and ``extra`` commit with the status.
         ``LookupError`` when the table was already stopped; :class:`CommitFailed` (the table
         then goes on as it was) when nothing could be stored."""
         async with self.lock:
             table = self.table
             if table.stuck is not None:
                 raise LookupError("table_stopped")
+            settled = table.status == TableStatus.OVER
             table.stop(STOP_REASONS[TableStatus.CLOSED], TableStatus.CLOSED)
             self.timers.cancel()
             table.clock_seat = table.clock_deadline = None
             try:
+                ends = [] if settled else self.hooks.end(
+                    MatchEnd(table, Ending.CLOSED, self.absent_seats()))
                 await self.commits.write_table(
                     table, status=TableStatus.CLOSED, clock_seat=None, clock_deadline=None,
-                    extra=[*self.hooks.end(MatchEnd(table, Ending.CLOSED,
-                                                    self.absent_seats())), *extra])
+                    extra=[*ends, *extra])
             except Exception as exc:  # a hook's or the database's: the table goes on
                 log.error("table %s: could not store its closed status (%s)", table.id,
                           type(exc).__name__)
