@@ -301,6 +301,24 @@ def test_arena_three_players_with_a_buy_in_pays_out_to_the_wallets(
     assert sum(payouts) >= 1
     winner = after.index(max(after))
     assert payouts[winner] == 1 and after[winner] > start[winner]
+    for page in pages:  # no rematch at a buy-in table: each match is paid when sitting down
+        page.go_back()
+        page.wait_for_selector("#rematch-box")
+        assert page.locator("#rematch").count() == 0
+
+    # the poorest player takes the daily top-up, once
+    poorest = after.index(min(after))
+    page = pages[poorest]
+    page.click("#nav-balance")
+    page.wait_for_selector('#wallet-page[data-loaded="true"]')
+    page.click("#wallet-topup")
+    topup = page.locator('#wallet-entries tr[data-kind="topup"]')
+    topup.wait_for()
+    received = int(topup.get_attribute("data-amount") or 0)
+    assert received > 0
+    wait_for_balance(page, after[poorest] + received)
+    assert page.get_attribute("#wallet-balance", "data-chips") == str(after[poorest] + received)
+    assert page.get_attribute("#wallet-topup", "disabled") is not None
     no_errors(*pages)
 
 

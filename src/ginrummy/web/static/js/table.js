@@ -528,7 +528,8 @@ export class TablePage {
     const mine = this.seat !== null && (this.state.rematch || []).includes(this.seat);
     return el("section", { class: "panel rematch", id: "rematch-box" },
       el("p", {}, t("table.match_over")),
-      this.seat !== null ? el("button", { type: "button", class: "primary", id: "rematch", disabled: mine,
+      // a rematch is not offered at a buy-in table (each match is paid for when sitting down)
+      this.seat !== null && !this.table?.buy_in ? el("button", { type: "button", class: "primary", id: "rematch", disabled: mine,
         onclick: () => { this.connection.rematch(); } }, mine ? t("table.rematch_asked") : t("table.rematch")) : null,
       asked.length ? el("p", { class: "muted" }, t("table.rematch_waiting", { names: asked.join(", ") })) : null,
       currentAccount() ? el("p", {}, link("/history", t("table.see_history"), { id: "history-link" })) : null);

@@ -6,6 +6,7 @@ import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { dateText } from "./format.js";
 import { currentAccount, link, refreshBalance } from "./session.js";
+import { toast } from "./toast.js";
 
 function kindLabel(kind) {
   return has(`wallet.kind.${kind}`) ? t(`wallet.kind.${kind}`) : kind;
@@ -50,8 +51,9 @@ export class WalletPage {
     this.busy = true;
     this.render();
     try {
-      await api.topup();
+      const answer = await api.topup();
       this.error = null;
+      toast(t("wallet.received", { chips: number(answer.received ?? 0) }));
     } catch (error) {
       this.error = accountErrorText(error);
     }
@@ -73,8 +75,11 @@ export class WalletPage {
             el("strong", { id: "wallet-balance", dataset: { chips: String(wallet.balance) } }, t("sheet.chips", { chips: number(wallet.balance) }))),
           el("div", { class: "actions" },
             el("button", { type: "button", class: "primary", id: "wallet-topup", disabled: this.busy || !topup.available,
-              onclick: () => this.topup() }, t("wallet.topup", { chips: number(topup.amount ?? 0) })),
-            !topup.available && topup.next_at ? el("span", { class: "muted", id: "wallet-next" }, t("wallet.next_topup", { date: dateText(topup.next_at) })) : null),
+              onclick: () => this.topup() },
+            topup.available ? t("wallet.topup", { chips: number(topup.amount ?? 0) }) : t("wallet.topup_none")),
+            topup.available ? null : el("span", { class: "muted", id: "wallet-next" },
+              // taken today: the next one tomorrow; else the balance is not below the top-up level
+              topup.next_at ? t("wallet.next_topup", { date: dateText(topup.next_at) }) : t("wallet.topup_full"))),
         ] : el("p", { class: "muted" }, t("common.loading"))),
       el("div", { class: "panel" },
         el("h2", {}, t("wallet.entries")),
