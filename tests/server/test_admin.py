@@ -457,3 +457,22 @@ def test_closing_a_finished_table_settles_nothing_again(server: LiveServer) -> N
     assert ends == [Ending.OVER]  # the match was settled when it ended, not again
     assert server.stored_table(created["table_id"]).status == TableStatus.CLOSED
     ann.close()
+
+
+def test_an_account_kicked_before_the_deal_cannot_sit_down_again(server: LiveServer) -> None:
+    admin = add_user(server, "Boss", "admin")
+    bob = add_user(server, "Bobby")
+    created = server.create(nickname="Ann", players=3, preset="arena")
+    table_id = created["table_id"]
+    joined = post(server, f"/api/tables/{table_id}/join", {"nickname": "x"}, bob)
+    assert joined.status_code == 200, joined.text
+    kicked = post(server, "/api/admin/kick", {"table_id": table_id,
+                                              "seat": joined.json()["seat"]}, admin)
+    assert kicked.status_code == 200 and kicked.json()["emptied"] is True
+    again = post(server, f"/api/tables/{table_id}/join", {"nickname": "x"}, bob)
+    assert again.status_code == 409, again.text
+    assert again.json()["error"] == {"code": "barred", "field": "seat",
+                                     "message": "an administrator removed you from this table"}
+    carol = add_user(server, "Carol")
+    assert post(server, f"/api/tables/{table_id}/join", {"nickname": "x"},
+                carol).status_code == 200  # the seat itself is free for anyone else

@@ -262,7 +262,8 @@ class Lobby:
 
 
 _JOIN_REFUSALS = {"seat_taken": "that seat is taken", "table_full": "the table is full",
-                  "already_seated": "your account already has a seat at this table"}
+                  "already_seated": "your account already has a seat at this table",
+                  "barred": "an administrator removed you from this table"}
 
 
 def _buy_in_pool(body: CreateTable, rules: Ruleset, account: tuple[int, str] | None) -> int:

@@ -77,6 +77,10 @@ class TableWriter:
         self.recent_chat = RecentChat()
         """The table's last chat lines, for reports."""
         self.on_action = on_action
+        self.barred: set[int] = set()
+        """Accounts an administrator removed from the table before its deal: they may not
+        sit down again (after the deal a kicked seat stays the account's, played by the
+        computer)."""
 
     @property
     def closed(self) -> bool:
@@ -320,6 +324,8 @@ class TableWriter:
             if account_id is not None and any(s.account_id == account_id
                                               for s in table.seats):
                 raise LookupError("already_seated")
+            if account_id is not None and account_id in self.barred:
+                raise LookupError("barred")
             token = new_secret()
             seat.kind, seat.name, seat.token_hash = SeatKind.HUMAN, nickname, secret_hash(token)
             seat.account_id = account_id
@@ -407,6 +413,8 @@ class TableWriter:
                                              "rematch": False}
                 await self._commit([], [UpdateSeat(table.id, seat_no, values),
                                         *self.hooks.leave(table, seat), *extra], bump=True)
+                if seat.account_id is not None:
+                    self.barred.add(seat.account_id)
                 seat.kind, seat.name, seat.token_hash, seat.account_id = (SeatKind.EMPTY, None,
                                                                           None, None)
             else:
