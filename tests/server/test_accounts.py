@@ -5,9 +5,10 @@ account mid-match with its earlier matches at that table."""
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.cookies import SimpleCookie
@@ -16,7 +17,8 @@ from typing import Any
 import httpx
 import pytest
 from server_helpers import Client, LiveServer
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select, text, update
+from sqlalchemy.exc import OperationalError
 
 from ginrummy.server.sessions import PLAIN_SESSION_COOKIE, SESSION_COOKIE
 from ginrummy.storage import open_engine
@@ -200,6 +202,7 @@ def test_sign_up_refuses_bad_names_passwords_and_look_alikes(browsers: Any) -> N
         ({"name": "a" * 21, "password": PASSWORD}, 400, "bad_request", "name"),
         ({"name": "bad name", "password": PASSWORD}, 400, "bad_request", "name"),
         ({"name": "_lead", "password": PASSWORD}, 400, "bad_request", "name"),
+        ({"name": "\u00df" * 20, "password": PASSWORD}, 400, "bad_request", "name"),
         ({"name": "Zed", "password": "short12"}, 400, "bad_request", "password"),
         ({"name": "Zed", "password": "x" * 129}, 400, "bad_request", "password"),
         ({"name": "Zed"}, 422, "bad_request", "password"),
@@ -433,3 +436,56 @@ def test_an_expired_session_is_no_session(server: LiveServer, browsers: Any) -> 
     assert eve.me().status_code == 401
     assert server.app.state.server.accounts.purge_expired() == 1
     assert eve.login("Eve").status_code == 200 and eve.me().status_code == 200
+
+
+PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A URL whose connections use a fresh schema (dropped after the test)."""
+    try:
+        admin = open_engine(PG_URL)
+        schema = f"ginrummy_acct_{secrets.token_hex(6)}"
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except OperationalError as exc:
+        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
+    try:
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_accounts_on_postgresql(make_server: Callable[..., LiveServer], pg_url: str) -> None:
+    server = make_server(db=pg_url)
+    ann = Browser(server)
+    account = ann.signup("Ann")
+    for name in ("ANN", "\u0430nn"):  # a look-alike by case, by a Cyrillic a
+        assert Browser(server).post("/api/account/signup", {
+            "name": name, "password": PASSWORD}).status_code == 409
+    assert Browser(server).post("/api/account/signup", {
+        "name": "\u00df" * 20, "password": PASSWORD}).status_code == 400
+    assert ann.login("ann").status_code == 200
+    guest = Browser(server)
+    created = guest.post("/api/tables", {"nickname": "Gus", "bots": {"1": "simple"}}).json()
+    match_id = _finished_match(server, created["table_id"])
+    answer = guest.post("/api/account/upgrade", {
+        "name": "Gustav", "password": PASSWORD, "table_id": created["table_id"],
+        "token": created["token"]})
+    assert answer.status_code == 201, answer.text
+    gustav = answer.json()["account"]
+    players = db_rows(server, select(MatchPlayerRow.__table__.c.seat,
+                                     MatchPlayerRow.__table__.c.account_id)
+                      .where(MatchPlayerRow.__table__.c.match_id == match_id)
+                      .order_by(MatchPlayerRow.__table__.c.seat))
+    assert [tuple(p) for p in players] == [(0, gustav["id"]), (1, None)]
+    seated = Client.open(server, created["table_id"], None,
+                         additional_headers=guest.cookie_header())
+    assert seated.state["seat"] == 0
+    seated.close()
+    assert ann.me().json()["account"] == account
+    for browser in (ann, guest):
+        browser.close()

@@ -15,6 +15,9 @@ import unicodedata
 
 MIN_LENGTH = 3
 MAX_LENGTH = 20
+KEY_LENGTH = 24
+"""The longest key the database holds (``accounts.name_key``); ``ß`` folds to ``ss``, so a
+name's key may be longer than the name."""
 PUNCTUATION = "_-."
 
 _LOOK_ALIKES = str.maketrans({
@@ -49,6 +52,9 @@ def check_name(name: str) -> str:
         raise BadName("a name starts with a letter or a digit")
     if any(a in PUNCTUATION and b in PUNCTUATION for a, b in itertools.pairwise(shown)):
         raise BadName("no two of _ - . in a row")
+    if len(name_key(shown)) > KEY_LENGTH:
+        raise BadName(f"a name has {MIN_LENGTH} to {MAX_LENGTH} characters, and letters "
+                      f"such as ß that fold to two count twice")
     return shown
 
 
