@@ -489,3 +489,25 @@ def test_accounts_on_postgresql(make_server: Callable[..., LiveServer], pg_url: 
     assert ann.me().json()["account"] == account
     for browser in (ann, guest):
         browser.close()
+
+
+def test_a_failing_database_answers_503_and_the_server_goes_on(
+        server: LiveServer, browsers: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    ann = browsers()
+    ann.signup("Ann")
+    store = server.app.state.server.accounts
+
+    def broken(*_args: Any) -> None:
+        raise OperationalError("SELECT", {}, Exception("database is locked"))
+
+    for method in ("by_key", "session_account", "end_session"):
+        monkeypatch.setattr(store, method, broken)
+    answers = [browsers().login("Ann"), ann.me(), ann.post("/api/account/logout", {}),
+               browsers().post("/api/account/signup", {"name": "Bea", "password": PASSWORD})]
+    for answer in answers:
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["error"]["code"] == "storage"
+        assert not set_cookies(answer)
+    monkeypatch.undo()
+    assert ann.me().status_code == 200  # nothing changed: the session is alive
+    assert browsers().login("Ann").status_code == 200

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -242,13 +243,17 @@ async def _new_account(request: Request, name: str, password: str) -> StoredAcco
 
 
 async def _answer(work: Awaitable[Response]) -> Response:
-    """Run a route's work, turning refusals into their answers."""
+    """Run a route's work, turning refusals into their answers and a database that fails
+    into 503 ``storage`` (nothing was changed: each write is one transaction)."""
     try:
         response = await work
     except _Refused as refused:
         return refused.response
     except TooManyAttempts as exc:
         return exc.response()
+    except SQLAlchemyError as exc:
+        log.error("an account request failed in the database (%s)", type(exc).__name__)
+        return error_response(503, "storage", "the database is unavailable; try again")
     return response
 
 
@@ -305,20 +310,28 @@ async def logout(request: Request) -> Response:
     body = await read_body(request, Nothing)
     if isinstance(body, JSONResponse):
         return body
-    token = session_token(request)
-    if token is not None:
-        await _in_thread(account_store(request).end_session, secret_hash(token))
-    response = Response(status_code=204)
-    clear_session_cookie(response, request)
-    return response
+
+    async def work() -> Response:
+        token = session_token(request)
+        if token is not None:
+            await _in_thread(account_store(request).end_session, secret_hash(token))
+        response = Response(status_code=204)
+        clear_session_cookie(response, request)
+        return response
+
+    return await _answer(work())
 
 
 async def me(request: Request) -> Response:
     """``GET /api/account/me`` → ``{"account"}``, or 401 ``not_logged_in``."""
-    account = await current_account(request)
-    if account is None:
-        return _not_logged_in()
-    return JSONResponse({"account": account.public()})
+
+    async def work() -> Response:
+        account = await current_account(request)
+        if account is None:
+            return _not_logged_in()
+        return JSONResponse({"account": account.public()})
+
+    return await _answer(work())
 
 
 def _not_logged_in() -> JSONResponse:
