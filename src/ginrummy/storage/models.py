@@ -109,7 +109,9 @@ class AccountRow(Base):
     role: Mapped[str] = mapped_column(String(8), default="player")
     """``player`` or ``admin``."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    banned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    banned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True,
+                                                       index=True)
+    """When it was banned (indexed: leaderboards leave the few banned accounts out)."""
     muted_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                          nullable=True)
     topped_up_on: Mapped[str | None] = mapped_column(String(10), nullable=True)
@@ -138,15 +140,16 @@ class RatingRow(Base):
         Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True)
     category: Mapped[str] = mapped_column(String(20), primary_key=True)
     rating: Mapped[float] = mapped_column(Float)
-    """What the leaderboard orders by (Glicko-2 rating; the multi-player rating's
-    conservative estimate on the same scale)."""
+    """What the leaderboard orders by (Glicko-2 rating; for the multi-player rating its mean
+    on the same scale, ``1500 + 42 * (mu - 25)``: :mod:`ginrummy.server.ratings`)."""
     deviation: Mapped[float] = mapped_column(Float)
     volatility: Mapped[float] = mapped_column(Float)
     """Glicko-2 volatility (0 for the multi-player rating)."""
     games: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
-    __table_args__ = (Index("ix_ratings_board", "category", "rating"),)
+    __table_args__ = (Index("ix_ratings_board", "category", "rating", "account_id"),)
+    """The leaderboard's order and a rank's count, read from the index alone."""
 
 
 class MatchRow(Base):

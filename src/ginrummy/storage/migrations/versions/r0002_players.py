@@ -34,6 +34,7 @@ def upgrade() -> None:
         sa.Column("muted_until", WHEN, nullable=True),
         sa.Column("topped_up_on", sa.String(10), nullable=True),
     )
+    op.create_index("ix_accounts_banned_at", "accounts", ["banned_at"])
     op.create_table(
         "sessions",
         sa.Column("token_hash", sa.String(64), primary_key=True),
@@ -60,7 +61,7 @@ def upgrade() -> None:
         sa.Column("games", sa.Integer(), nullable=False),
         sa.Column("updated_at", WHEN, nullable=False),
     )
-    op.create_index("ix_ratings_board", "ratings", ["category", "rating"])
+    op.create_index("ix_ratings_board", "ratings", ["category", "rating", "account_id"])
     op.create_table(
         "matches",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
