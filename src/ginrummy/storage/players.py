@@ -159,18 +159,30 @@ def board_entry(engine: Engine, category: str, account_id: int) -> BoardEntry | 
 
 
 def _board_entry(conn: Connection, category: str, account_id: int) -> BoardEntry | None:
-    mine = conn.execute(_board_query(category)
-                        .where(RATINGS.c.account_id == account_id)).first()
-    if mine is None:
+    # One statement: the account's line and its rank = 1 + everyone ahead (two ranges of
+    # ix_ratings_board, read from the index alone) - the few banned accounts ahead (through
+    # ix_accounts_banned_at).
+    own = RATINGS.alias("own")
+    mine = (select(own.c.rating)
+            .where(own.c.account_id == account_id, own.c.category == category)
+            .scalar_subquery())
+    other = RATINGS.alias("other")
+
+    def ahead(*where: Any, banned: bool = False) -> Any:
+        source = (other.join(ACCOUNTS, ACCOUNTS.c.id == other.c.account_id) if banned
+                  else other)
+        return (select(func.count()).select_from(source)
+                .where(other.c.category == category, *where).scalar_subquery())
+
+    tie = and_(other.c.rating == mine, other.c.account_id < account_id)
+    rank = (1 + ahead(other.c.rating > mine) + ahead(tie)
+            - ahead(ACCOUNTS.c.banned_at.is_not(None), or_(other.c.rating > mine, tie),
+                    banned=True))
+    row = conn.execute(_board_query(category).add_columns(rank.label("rank"))
+                       .where(RATINGS.c.account_id == account_id)).first()
+    if row is None:
         return None
-    ahead = conn.execute(
-        select(func.count()).select_from(
-            RATINGS.join(ACCOUNTS, ACCOUNTS.c.id == RATINGS.c.account_id))
-        .where(RATINGS.c.category == category, ACCOUNTS.c.banned_at.is_(None),
-               or_(RATINGS.c.rating > mine.rating,
-                   and_(RATINGS.c.rating == mine.rating,
-                        RATINGS.c.account_id < account_id)))).scalar_one()
-    return BoardEntry(int(ahead) + 1, mine.name, mine.rating, mine.deviation, mine.games,
+    return BoardEntry(int(row.rank), row.name, row.rating, row.deviation, row.games,
                       account_id)
 
 
