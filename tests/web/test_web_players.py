@@ -139,6 +139,16 @@ def no_errors(*pages: Page) -> None:
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
 
 
+def make_admin(server: ServerProcess) -> str:
+    """An administrator made with `ginrummy admin create` (password on standard input)."""
+    name = fresh_name("Boss")
+    made = subprocess.run([*serve_command()[:-1], "admin", "create", name, "--db",
+                           f"sqlite:///{server.db_path}"], input=PASSWORD + "\n",
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert made.returncode == 0, made.stderr
+    return name
+
+
 def replay_record(path: Path) -> subprocess.CompletedProcess[str]:
     command = serve_command()[:-1]  # the ginrummy command, without "serve"
     return subprocess.run([*command, "replay", str(path)], capture_output=True, text=True,
@@ -326,12 +336,7 @@ def test_an_admin_bans_a_player_mid_game(server: ServerProcess, browser: Browser
     """An administrator (made with `ginrummy admin create`) sees the live table, reads a chat
     report, sends a notice, and bans a player in the middle of a match: the player's page is
     closed and logged out, the other player plays on, and the log says who did what."""
-    boss = fresh_name("Boss")
-    command = serve_command()[:-1]
-    made = subprocess.run([*command, "admin", "create", boss, "--db",
-                           f"sqlite:///{server.db_path}"], input=PASSWORD + "\n",
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert made.returncode == 0, made.stderr
+    boss = make_admin(server)
     ann, bob, admin = (person(browser, server) for _ in range(3))
     ann_name, bob_name = fresh_name("Ann"), fresh_name("Bob")
     sign_up(ann, ann_name)
@@ -418,3 +423,93 @@ def test_the_players_pages_in_each_language(server: ServerProcess, browser: Brow
                      for key, pattern in english_patterns(lang) if pattern.search(text)]
         assert leftovers == []
     no_errors(page)
+
+
+def test_log_in_errors_and_the_wait_after_too_many_failures(
+        server: ServerProcess, browser: Browser) -> None:
+    """A wrong password and an unknown name read the same; after too many failures the form
+    says how long to wait (429 with Retry-After); the right password then works elsewhere
+    only after the wait, and a player goes back where they were after logging in."""
+    page = person(browser, server)
+    name = fresh_name("Flo")
+    sign_up(page, name)
+    page.click("#logout-button")
+    page.wait_for_selector("#nav-login")
+    page.click("#nav-leaderboard")
+    page.wait_for_selector("#leaderboard-page")
+    page.click("#nav-login")  # from the leaderboard: back there after logging in
+    page.wait_for_selector("#login-form")
+
+    def attempt(who: str, password: str) -> str:
+        page.fill("#login-name", who)
+        page.fill("#login-password", password)
+        page.click("#login-submit")
+        page.wait_for_function("() => !document.getElementById('account-error').hidden"
+                               " && !document.getElementById('login-submit').disabled")
+        text = page.inner_text("#account-error")
+        page.evaluate("() => { document.getElementById('account-error').hidden = true; }")
+        return text
+
+    wrong = attempt(name, "not the password")
+    unknown = attempt(fresh_name("Nobody"), "not the password")
+    assert wrong == unknown and "Wrong user name or password" in wrong
+    texts = [attempt(name, "still not it") for _ in range(8)]
+    waits = [t for t in texts if re.search(r"Try again in \d+ s\.", t)]
+    assert waits, texts
+    assert "Too many attempts" in waits[0]
+    assert page.locator("#nav-me").count() == 0
+
+    other = person(browser, server)  # another name from the same address still logs in
+    second = fresh_name("Gil")
+    sign_up(other, second)
+    other.click("#logout-button")
+    other.wait_for_selector("#nav-login")
+    log_in(other, second, then="/leaderboard")
+    other.wait_for_selector("#leaderboard-page")
+    assert other.url.endswith("/leaderboard")
+    no_errors(other)
+
+
+def test_an_admin_kicks_a_player_and_closes_a_buy_in_table(
+        server: ServerProcess, browser: Browser) -> None:
+    """A kick takes a seat from its player (the computer plays on); closing a buy-in table
+    before it starts refunds every buy-in and tells the players."""
+    boss = make_admin(server)
+    ann, bob, admin = (person(browser, server) for _ in range(3))
+    ann_name, bob_name = fresh_name("Ann"), fresh_name("Bob")
+    sign_up(ann, ann_name)
+    sign_up(bob, bob_name)
+    start = [balance(ann), balance(bob)]
+    pooled = create_as_account(ann, preset="arena", players=3, buy_in=50)
+    join_from_lobby(bob, pooled)
+    wait_for_balance(ann, start[0] - 50)
+    wait_for_balance(bob, start[1] - 50)
+    log_in(admin, boss, then="/admin")
+    admin.wait_for_selector(f'#admin-tables tr[data-table="{pooled}"]')
+    admin.click(f'#admin-tables tr[data-table="{pooled}"] .close-button')
+    ann.wait_for_selector(".toast.notice")
+    for page, chips in ((ann, start[0]), (bob, start[1])):
+        page.click("#nav-balance")
+        page.wait_for_selector('#wallet-page[data-loaded="true"]')
+        assert page.get_attribute("#wallet-balance", "data-chips") == str(chips)
+        assert page.locator('#wallet-entries tr[data-kind="refund"][data-amount="50"]').count() == 1
+
+    table = create_as_account(ann, preset="classic", players=2)
+    join_from_lobby(bob, table)
+    page, _ = wait_for_await([ann, bob], {"act"})
+    play_turn(page)
+    admin.click("#admin-refresh")
+    row = admin.locator(f'#admin-tables tr[data-table="{table}"]')
+    row.wait_for()
+    row.locator(".kick-seat").select_option("1")
+    row.locator(".kick-button").click()
+    bob.wait_for_selector(".toast >> text=An administrator removed you from this seat.")
+    bob.wait_for_selector('#conn-status[data-status="closed"]')
+    my_turn(ann)  # the computer plays on in the kicked seat
+    play_turn(ann)
+    admin.click("#admin-refresh")
+    kicked = admin.locator('#admin-log li:has(.log-action[data-action="kick"])')
+    kicked.wait_for()
+    assert bob_name in kicked.inner_text() and table in kicked.inner_text()
+    closed = admin.locator('#admin-log li:has(.log-action[data-action="close"])')
+    assert pooled in closed.inner_text()

@@ -125,8 +125,10 @@ export class AdminPage {
     const logRows = this.log.map((entry) => el("li", {},
       el("span", { class: "muted" }, dateText(entry.at), " "),
       el("strong", { class: "player-name", text: entry.admin || entry.actor || "" }), " ",
-      el("span", {}, has(`admin.${entry.action}`) ? t(`admin.${entry.action}`) : entry.action || ""), " ",
+      el("span", { class: "log-action", dataset: { action: entry.action || "" } },
+        has(`admin.action.${entry.action}`) ? t(`admin.action.${entry.action}`) : entry.action || ""), " ",
       entry.target ? el("span", { class: "player-name", text: entry.target }) : null,
+      entry.table_id ? [" ", link(`/?table=${encodeURIComponent(entry.table_id)}`, entry.table_id, { class: "table-name" })] : null,
       entry.detail ? el("span", { class: "muted", text: ` (${typeof entry.detail === "string" ? entry.detail : JSON.stringify(entry.detail)})` }) : null));
     const reportRows = this.reports.map((report) => el("li", {},
       el("span", { class: "muted" }, dateText(report.at), " "),
