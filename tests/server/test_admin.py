@@ -318,6 +318,8 @@ def test_admin_tables_and_the_log_newest_first(server: LiveServer) -> None:
     assert [e["action"] for e in older.json()["log"]] == ["notice"]
     assert get(server, "/api/admin/log?limit=0", admin).status_code == 400
     assert get(server, "/api/admin/log?before=x", admin).status_code == 400
+    huge = get(server, f"/api/admin/log?before={10**30}", admin)
+    assert huge.status_code == 400 and huge.json()["error"]["field"] == "before"
     with contextlib.suppress(Exception):
         ann.close()
         bob_ws.close()

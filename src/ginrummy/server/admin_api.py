@@ -12,8 +12,8 @@ import asyncio
 import logging
 import math
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
@@ -25,6 +25,7 @@ from ginrummy.server.api import error_response, read_body
 from ginrummy.server.auth import seat_for_token
 from ginrummy.server.chat import clean_text
 from ginrummy.server.committer import CommitFailed
+from ginrummy.server.jsontext import MAX_INT
 from ginrummy.server.limits import KeyedLimits, address_key
 from ginrummy.server.messages import notice_message
 from ginrummy.server.names import name_key
@@ -49,6 +50,7 @@ PAGE = 100
 """Rows of the log and of the reports in one answer."""
 
 B = TypeVar("B", bound=BaseModel)
+T = TypeVar("T")
 
 
 # ---------------------------------------------------------------------- bodies
@@ -91,7 +93,7 @@ class NoticeBody(_Body):
 class HandledBody(_Body):
     """``POST /api/admin/reports/handled``."""
 
-    id: int = Field(ge=1, le=2**53)
+    id: int = Field(ge=1, le=MAX_INT)
 
 
 class ReportBody(_Body):
@@ -136,14 +138,14 @@ async def _body(request: Request, model: type[B]) -> B | JSONResponse:
     return body
 
 
-async def _in_thread(call: Callable[[], Any]) -> Any:
+async def _in_thread(call: Callable[[], T]) -> T:
     return await asyncio.get_running_loop().run_in_executor(None, call)
 
 
 async def _account_named(request: Request, name: str) -> StoredAccount | JSONResponse:
     server = _server(request)
     key = name_key(name)
-    found: StoredAccount | None = await _in_thread(lambda: server.accounts.by_key(key))
+    found = await _in_thread(lambda: server.accounts.by_key(key))
     if found is None:
         return error_response(404, "not_found", f"no account is called {name!r}", "name")
     return found
@@ -173,6 +175,8 @@ def _limit(request: Request) -> tuple[int, int | None] | JSONResponse:
         return error_response(400, "bad_request", "limit and before are whole numbers")
     if not 1 <= limit <= PAGE:
         return error_response(400, "bad_request", f"limit: 1 to {PAGE}", "limit")
+    if before is not None and not 1 <= before <= MAX_INT:
+        return error_response(400, "bad_request", f"before: 1 to {MAX_INT}", "before")
     return limit, before
 
 
@@ -412,8 +416,8 @@ def _report_quota(server: Server) -> KeyedLimits:
     return quota
 
 
-def _iso(moment: Any) -> str:
-    return str(moment.isoformat(timespec="seconds").replace("+00:00", "Z"))
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 ADMIN_ROUTES: list[BaseRoute] = [
