@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +269,24 @@ def test_failed_log_ins_are_limited_per_name(make_server: Callable[..., LiveServ
     assert "for this name" in browser.answers[-1].json()["error"]["message"]
     assert browser.login("Bystander").status_code == 200
     browser.close()
+
+
+def test_guesses_sent_together_get_no_more_tries(server: LiveServer) -> None:
+    owner = Browser(server)
+    owner.signup("Target")
+    owner.close()
+    limit = server.settings.login_failures_per_name
+
+    def guess(number: int) -> int:
+        browser = Browser(server)
+        try:
+            return browser.login("Target", f"guess number {number}").status_code
+        finally:
+            browser.close()
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        statuses = sorted(pool.map(guess, range(12)))
+    assert statuses == [401] * limit + [429] * (12 - limit)
 
 
 def test_attempts_and_sign_ups_are_limited_per_address(

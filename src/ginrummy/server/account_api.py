@@ -13,10 +13,11 @@ or session token goes into a log line or a response body; the token goes out onc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -111,7 +112,11 @@ def _wait(limit: RateLimit) -> int:
 
 @dataclass
 class AttemptLimits:
-    """The sliding windows of log-ins and sign-ups (settings ``login_*``, ``signup*``)."""
+    """The sliding windows of log-ins and sign-ups (settings ``login_*``, ``signup*``).
+
+    The password checks of one name run one at a time (:meth:`one_at_a_time`), each after
+    the failures before it were counted: a burst of guesses sent together gets no more tries
+    than guesses sent one by one."""
 
     failures_by_name: KeyedLimits
     """Failed log-ins (and wrong old passwords) per account name key."""
@@ -119,6 +124,8 @@ class AttemptLimits:
     """Log-in, sign-up and upgrade attempts per client address."""
     signups_by_address: KeyedLimits
     """Accounts made per client address."""
+    _checking: dict[str, tuple[asyncio.Lock, int]] = field(default_factory=dict)
+    """The lock of each name whose password is being checked, and how many hold or await it."""
 
     @classmethod
     def of(cls, settings: Settings) -> AttemptLimits:
@@ -143,6 +150,22 @@ class AttemptLimits:
             raise TooManyAttempts(f"too many failed log-ins for this name (at most "
                                   f"{limit.limit} in {limit.window:g} s); try again in "
                                   f"{_wait(limit)} s", _wait(limit))
+
+    @contextlib.asynccontextmanager
+    async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
+        """Hold the name's lock while its password is checked (the lock is forgotten when
+        nobody holds or awaits it)."""
+        lock, users = self._checking.get(key, (asyncio.Lock(), 0))
+        self._checking[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._checking[key]
+            if users > 1:
+                self._checking[key] = (lock, users - 1)
+            else:
+                del self._checking[key]
 
     def failed(self, key: str) -> None:
         """Count a failed log-in against a name."""
@@ -286,16 +309,18 @@ async def login(request: Request) -> Response:
         attempts = limits(request)
         attempts.attempt(_address(request))
         key = name_key(body.name)
-        attempts.name_open(key)
-        store = account_store(request)
-        stored: StoredAccount | None = await _in_thread(store.by_key, key)
-        ok = await password_ok_async(None if stored is None else stored.password_hash,
-                                     body.password)
-        count_login(request.app.state.server, ok and stored is not None and not stored.banned)
-        if stored is None or not ok:
-            attempts.failed(key)
-            log.info("a failed log-in", extra={"event": "login_failed"})
-            return error_response(401, "bad_credentials", BAD_CREDENTIALS)
+        async with attempts.one_at_a_time(key):
+            attempts.name_open(key)
+            store = account_store(request)
+            stored: StoredAccount | None = await _in_thread(store.by_key, key)
+            ok = await password_ok_async(None if stored is None else stored.password_hash,
+                                         body.password)
+            count_login(request.app.state.server,
+                        ok and stored is not None and not stored.banned)
+            if stored is None or not ok:
+                attempts.failed(key)
+                log.info("a failed log-in", extra={"event": "login_failed"})
+                return error_response(401, "bad_credentials", BAD_CREDENTIALS)
         if stored.banned:
             return error_response(403, "banned", "this account is banned")
         log.info("account %d: logged in", stored.id,
@@ -353,12 +378,13 @@ async def change_password(request: Request) -> Response:
         _checked_password(body.new, "new")
         attempts = limits(request)
         key = name_key(account.name)
-        attempts.name_open(key)
-        store = account_store(request)
-        stored: StoredAccount | None = await _in_thread(store.by_id, account.id)
-        if stored is None or not await password_ok_async(stored.password_hash, body.old):
-            attempts.failed(key)
-            return error_response(403, "bad_credentials", "old: wrong password", "old")
+        async with attempts.one_at_a_time(key):
+            attempts.name_open(key)
+            store = account_store(request)
+            stored: StoredAccount | None = await _in_thread(store.by_id, account.id)
+            if stored is None or not await password_ok_async(stored.password_hash, body.old):
+                attempts.failed(key)
+                return error_response(403, "bad_credentials", "old: wrong password", "old")
         new_hash = await hash_password_async(body.new)
         token = session_token(request)
         ended: int = await _in_thread(store.change_password, account.id, new_hash,
