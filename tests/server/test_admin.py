@@ -49,7 +49,8 @@ def test_every_admin_route_refuses_guests_and_players(server: LiveServer) -> Non
     assert {path for _, path in routes} >= {
         "/api/admin/tables", "/api/admin/kick", "/api/admin/mute", "/api/admin/unmute",
         "/api/admin/ban", "/api/admin/unban", "/api/admin/close", "/api/admin/notice",
-        "/api/admin/log", "/api/admin/reports", "/api/admin/reports/handled"}
+        "/api/admin/log", "/api/admin/reports", "/api/admin/reports/handled",
+        "/api/admin/accounts/{name}"}
     for method, path in routes:
         guest = call(server, method, path, None)
         assert guest.status_code == 401, (method, path, guest.text)
@@ -178,6 +179,9 @@ def test_mute_refuses_chat_until_unmuted(server: LiveServer) -> None:
         assert conn.execute(select(ACCOUNTS.c.muted_until)
                             .where(ACCOUNTS.c.id == bob.id)).scalar_one() is not None
 
+    standing = get(server, "/api/admin/accounts/Bobby", admin).json()
+    assert standing["muted_until"] == muted.json()["muted_until"]
+    assert standing["banned_at"] is None and standing["seats"][0]["kicked"] is False
     unmuted = post(server, "/api/admin/unmute", {"name": "Bobby"}, admin)
     assert unmuted.status_code == 200 and unmuted.json()["muted_until"] is None
     bob_ws.send({"type": "chat", "text": "sorry"})
@@ -229,6 +233,12 @@ def test_ban_ends_sessions_and_closes_sockets_at_once(server: LiveServer) -> Non
     assert get(server, "/api/admin/tables", bob).status_code == 401
     seat = server.lobby.get(table_id).table.seats[joined["seat"]]
     assert seat.token_hash == REVOKED_TOKEN and seat.away  # the computer plays it
+    standing = get(server, "/api/admin/accounts/bobby", admin)
+    assert standing.status_code == 200, standing.text
+    assert standing.json()["banned_at"] is not None and standing.json()["role"] == "player"
+    assert standing.json()["seats"] == [{"table_id": table_id, "seat": joined["seat"],
+                                         "status": "playing", "kicked": True}]
+    assert get(server, "/api/admin/accounts/nobody-at-all", admin).status_code == 404
     again = post(server, "/api/admin/ban", {"name": "Bobby"}, admin)
     assert again.status_code == 409 and again.json()["error"]["code"] == "already_banned"
     assert post(server, "/api/admin/ban", {"name": "Boss"}, admin).status_code == 400

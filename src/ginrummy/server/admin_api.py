@@ -31,6 +31,7 @@ from ginrummy.server.messages import notice_message
 from ginrummy.server.names import name_key
 from ginrummy.server.protocol import MessageError
 from ginrummy.server.sessions import Account, current_account
+from ginrummy.server.tablewriter import REVOKED_TOKEN
 from ginrummy.storage import WriteOp
 from ginrummy.storage.accounts import StoredAccount
 from ginrummy.storage.repository import utcnow
@@ -187,6 +188,24 @@ async def tables(request: Request, _admin: Account) -> Response:
     ids = moderation.seated_accounts(server.lobby)
     names = await _in_thread(lambda: moderation.account_names(server.accounts.engine, ids))
     return JSONResponse({"tables": moderation.live_tables(server.lobby, names)})
+
+
+async def account(request: Request, _admin: Account) -> Response:
+    """``GET /api/admin/accounts/{name}``: an account's standing and its seats at live
+    tables."""
+    target = await _account_named(request, request.path_params["name"])
+    if isinstance(target, JSONResponse):
+        return target
+    lobby = _server(request).lobby
+    seats = [{"table_id": w.table.id, "seat": s.seat, "status": w.table.status,
+              "kicked": s.token_hash == REVOKED_TOKEN}
+             for w in lobby.writers.values() for s in w.table.seats
+             if s.account_id == target.id]
+    muted_until = lobby.mutes.until(target.id)
+    return JSONResponse({
+        "name": target.name, "role": target.role, "created_at": _iso(target.created_at),
+        "banned_at": None if target.banned_at is None else _iso(target.banned_at),
+        "muted_until": None if muted_until is None else _iso(muted_until), "seats": seats})
 
 
 async def kick(request: Request, admin: Account) -> Response:
@@ -422,6 +441,7 @@ def _iso(moment: datetime) -> str:
 
 ADMIN_ROUTES: list[BaseRoute] = [
     Route("/api/admin/tables", admin_only(tables), methods=["GET"]),
+    Route("/api/admin/accounts/{name}", admin_only(account), methods=["GET"]),
     Route("/api/admin/kick", admin_only(kick), methods=["POST"]),
     Route("/api/admin/mute", admin_only(mute), methods=["POST"]),
     Route("/api/admin/unmute", admin_only(unmute), methods=["POST"]),
