@@ -488,3 +488,34 @@ def test_an_account_kicked_before_the_deal_cannot_sit_down_again(server: LiveSer
     carol = add_user(server, "Carol")
     assert post(server, f"/api/tables/{table_id}/join", {"nickname": "x"},
                 carol).status_code == 200  # the seat itself is free for anyone else
+
+
+def test_bad_bodies_never_crash_an_admin_route(server: LiveServer) -> None:
+    admin = add_user(server, "Boss", "admin")
+    created = server.create(nickname="Ann", bots={"1": "simple"})
+    posts = [path for method, path in admin_routes(server) if method == "POST"]
+    posts.append("/api/reports")
+    bodies: list[Any] = [[], "x", None, 7, {"table_id": 5}, {"name": None},
+                         {"table_id": created["table_id"], "seat": "1"},
+                         {"name": "Boss", "minutes": 10**30}, {"text": 123}, {"id": -1},
+                         {"id": 10**30}, {"extra": 1}, {"name": "x" * 5000},
+                         {"table_id": "../../etc", "seat": 0},
+                         {"table_id": created["table_id"], "author": "Ann", "text": "",
+                          "token": "t" * 500}]
+    with server.http() as client:
+        for path in posts:
+            for body in bodies:
+                answer = client.post(path, json=body, headers=admin.headers)
+                assert 400 <= answer.status_code < 500, (path, body, answer.text)
+                assert answer.json()["error"]["code"]
+            raw = client.post(path, content=b"{not json", headers={
+                **admin.headers, "Content-Type": "application/json"})
+            assert raw.status_code == 400, (path, raw.text)
+            deep = client.post(path, content=b"[" * 10_000 + b"]" * 10_000, headers={
+                **admin.headers, "Content-Type": "application/json"})
+            assert 400 <= deep.status_code < 500, (path, deep.text)
+            form = client.post(path, content=b"name=Boss", headers={
+                **admin.headers, "Content-Type": "application/x-www-form-urlencoded"})
+            assert form.status_code == 415
+    assert log_rows(server) == []
+    assert server.stored_table(created["table_id"]).status == TableStatus.PLAYING
