@@ -271,7 +271,7 @@ def test_failed_log_ins_are_limited_per_name(make_server: Callable[..., LiveServ
     browser.close()
 
 
-def test_guesses_sent_together_get_no_more_tries(server: LiveServer) -> None:
+def test_guesses_and_sign_ups_sent_together_get_no_more_tries(server: LiveServer) -> None:
     owner = Browser(server)
     owner.signup("Target")
     owner.close()
@@ -287,6 +287,20 @@ def test_guesses_sent_together_get_no_more_tries(server: LiveServer) -> None:
     with ThreadPoolExecutor(max_workers=12) as pool:
         statuses = sorted(pool.map(guess, range(12)))
     assert statuses == [401] * limit + [429] * (12 - limit)
+
+    def sign_up(number: int) -> int:
+        browser = Browser(server)
+        try:
+            return browser.post("/api/account/signup", {"name": f"Burst{number}",
+                                                        "password": PASSWORD}).status_code
+        finally:
+            browser.close()
+
+    allowed = server.settings.signups_per_address - 1  # Target was the first
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = sorted(pool.map(sign_up, range(8)))
+    assert statuses == [201] * allowed + [429] * (8 - allowed)
+    assert server.app.state.server.accounts.count() == 1 + allowed
 
 
 def test_attempts_and_sign_ups_are_limited_per_address(

@@ -171,17 +171,15 @@ class AttemptLimits:
         """Count a failed log-in against a name."""
         self.failures_by_name.get(key).allow()
 
-    def signup_open(self, address: str) -> None:
-        """:class:`TooManyAttempts` while the address has made its accounts."""
+    def signup(self, address: str) -> None:
+        """Count an account about to be made from ``address`` (before its slow hash, so
+        sign-ups sent together are counted as they arrive); :class:`TooManyAttempts` past
+        the limit."""
         limit = self.signups_by_address.get(address)
-        if limit.retry_after() > 0:
+        if not limit.allow():
             raise TooManyAttempts(f"too many new accounts from this address (at most "
                                   f"{limit.limit} in {limit.window:g} s); try again in "
                                   f"{_wait(limit)} s", _wait(limit))
-
-    def signed_up(self, address: str) -> None:
-        """Count an account made from ``address``."""
-        self.signups_by_address.get(address).allow()
 
 
 LIMITS_KEY = "account_limits"
@@ -249,17 +247,16 @@ async def _new_account(request: Request, name: str, password: str) -> StoredAcco
     address = _address(request)
     attempts = limits(request)
     attempts.attempt(address)
-    attempts.signup_open(address)
     store = account_store(request)
     key = name_key(shown)
-    if await _in_thread(store.by_key, key) is None:
+    if await _in_thread(store.by_key, key) is None:  # a taken name costs no sign-up
+        attempts.signup(address)
         password_hash = await hash_password_async(password)
         try:
             created: StoredAccount = await _in_thread(store.create, shown, key, password_hash)
         except NameTaken:
             pass  # taken meanwhile
         else:
-            attempts.signed_up(address)
             return created
     raise _Refused(error_response(409, "name_taken", "that name (or one that looks like it) "
                                   "is taken", "name"))
