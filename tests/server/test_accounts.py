@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import Client, LiveServer
+from server_helpers import Client, LiveServer, is_state
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import OperationalError
 
@@ -511,3 +511,45 @@ def test_a_failing_database_answers_503_and_the_server_goes_on(
     monkeypatch.undo()
     assert ann.me().status_code == 200  # nothing changed: the session is alive
     assert browsers().login("Ann").status_code == 200
+
+
+def test_an_upgrade_mid_match_makes_the_match_the_accounts(make_server: Any) -> None:
+    """The match being played when the guest signs up ends as the account's: the match-end
+    hook reads the seat's account then (issue 12, *a guest upgrades mid-match*)."""
+    server = make_server(messages_per_window=100_000)
+    guest = Browser(server)
+    created = guest.post("/api/tables", {"nickname": "Gus", "bots": {"1": "simple"},
+                                         "options": {"target": 20}}).json()
+    table_id = created["table_id"]
+    gus = Client.open(server, table_id, created["token"])
+    actions = 0
+    upgraded: dict[str, Any] | None = None
+    while gus.state["result"] is None:
+        state = gus.state
+        if upgraded is None and state["view"] and state["view"]["hand_number"] >= 1 \
+                and actions >= 2:
+            answer = guest.post("/api/account/upgrade", {
+                "name": "Gustav", "password": PASSWORD, "table_id": table_id,
+                "token": created["token"]})
+            assert answer.status_code == 201, answer.text
+            upgraded = answer.json()["account"]
+            gus.wait(is_state(state["version"] + 1))
+            continue
+        if state["legal"]:
+            legal = state["legal"]
+            action = next((a for a in legal if a.startswith(("gin", "knock"))), legal[0])
+            gus.send({"type": "action", "id": f"a{actions}", "version": state["version"],
+                      "action": action})
+            actions += 1
+        gus.wait(is_state(state["version"] + 1), 30)
+    assert upgraded is not None
+    assert gus.state["table"]["status"] == "over"
+    gus.close()
+    guest.close()
+    rows = db_rows(server, select(MatchPlayerRow.__table__.c.seat,
+                                  MatchPlayerRow.__table__.c.account_id)
+                   .join(MatchRow.__table__,
+                         MatchRow.__table__.c.id == MatchPlayerRow.__table__.c.match_id)
+                   .where(MatchRow.__table__.c.table_id == table_id)
+                   .order_by(MatchPlayerRow.__table__.c.seat))
+    assert [tuple(r) for r in rows] == [(0, upgraded["id"]), (1, None)]
