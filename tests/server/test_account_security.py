@@ -175,7 +175,9 @@ def test_a_wrong_password_and_an_unknown_name_answer_the_same(
     (status, body, _), = shapes
     assert status == 401 and json.loads(body)["error"]["code"] == "bad_credentials"
     wrong, unknown = (statistics.median(timings[k]) for k in ("wrong", "unknown"))
-    assert 0.5 < wrong / unknown < 2.0, (wrong, unknown)  # Argon2 is the cost of both
+    # Argon2 is the cost of both (without the dummy hash an unknown name took ~1 ms: the
+    # band is wide for a machine shared with other work)
+    assert 1 / 3 < wrong / unknown < 3, (wrong, unknown)
     browser.close()
 
 

@@ -19,6 +19,7 @@ import pytest
 from server_helpers import Client, LiveServer, is_state
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import OperationalError
+from websockets.exceptions import ConnectionClosed
 
 from ginrummy.server.sessions import PLAIN_SESSION_COOKIE, SESSION_COOKIE
 from ginrummy.storage import open_engine
@@ -295,6 +296,20 @@ def test_seats_follow_the_account_to_another_device(server: LiveServer,
                                 (None, _id(other))])
     for client in (second, first, watcher, stranger):
         client.close()
+
+    # a private table: the account's cookie seats it without the invite; others need it
+    private = ann_phone.post("/api/tables", {"nickname": "Ann", "public": False}).json()
+    mine = Client.open(server, private["table_id"], None,
+                       additional_headers=laptop.cookie_header())
+    assert mine.state["seat"] == 0
+    mine.close()
+    refused = Client.open(server, private["table_id"], None, hello=False,
+                          additional_headers=other.cookie_header())
+    refused.send({"type": "hello", "protocol": 2})
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            refused.recv(30)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
 
     # one seat per account at a table
     third = browsers()
