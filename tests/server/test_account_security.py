@@ -356,8 +356,9 @@ SIT_BY_COOKIE = """async ([tableId]) => {
 }"""
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
 def test_chromium_keeps_the_host_cookie_on_loopback_and_seats_a_tab_by_it(
-        server: LiveServer) -> None:
+        server: LiveServer, host: str) -> None:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -369,20 +370,21 @@ def test_chromium_keeps_the_host_cookie_on_loopback_and_seats_a_tab_by_it(
         try:
             context = browser.new_context()
             page = context.new_page()
-            page.goto(f"{server.base}/api/health")
+            origin = server.base.replace("127.0.0.1", host)
+            page.goto(f"{origin}/api/health")
             assert page.evaluate(SIGN_UP, [PASSWORD]) == 201
             cookies = {c["name"]: c for c in context.cookies()}
-            # http://127.0.0.1 is a secure context for Chromium: it keeps the __Host- cookie
+            # a loopback origin is a secure context for Chromium: it keeps the __Host- cookie
             assert SESSION_COOKIE in cookies, cookies
             kept = cookies[SESSION_COOKIE]
             assert kept["secure"] and kept["httpOnly"] and kept["sameSite"] == "Lax"
-            assert kept["path"] == "/" and kept["domain"] == "127.0.0.1"
+            assert kept["path"] == "/" and kept["domain"] == host
             # the account makes a table from another device (its session, sent by hand)
             device = Browser(server, token=kept["value"])
             table = device.post("/api/tables", {"nickname": "x"}).json()
             device.close()
             second = context.new_page()  # another tab: no seat token, only the cookie
-            second.goto(f"{server.base}/api/health")
+            second.goto(f"{origin}/api/health")
             seated = second.evaluate(SIT_BY_COOKIE, [table["table_id"]])
         finally:
             browser.close()
