@@ -16,12 +16,19 @@ from typing import Any
 
 import httpx
 import pytest
+from argon2 import PasswordHasher
 from server_helpers import Client, LiveServer, is_state
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import OperationalError
 from websockets.exceptions import ConnectionClosed
 
-from ginrummy.server.sessions import PLAIN_SESSION_COOKIE, SESSION_COOKIE
+from ginrummy.server.names import name_key
+from ginrummy.server.sessions import (
+    PLAIN_SESSION_COOKIE,
+    SESSION_COOKIE,
+    needs_rehash,
+    password_ok,
+)
 from ginrummy.storage import open_engine
 from ginrummy.storage.models import AccountRow, MatchPlayerRow, MatchRow, SeatRow, SessionRow
 
@@ -568,3 +575,17 @@ def test_an_upgrade_mid_match_makes_the_match_the_accounts(make_server: Any) -> 
                    .where(MatchRow.__table__.c.table_id == table_id)
                    .order_by(MatchPlayerRow.__table__.c.seat))
     assert [tuple(r) for r in rows] == [(0, upgraded["id"]), (1, None)]
+
+
+def test_a_hash_made_with_weaker_parameters_is_renewed_at_log_in(
+        server: LiveServer, browsers: Any) -> None:
+    old = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1)
+    store = server.app.state.server.accounts
+    account = store.create("Olde", name_key("Olde"), old.hash(PASSWORD))
+    assert browsers().login("Olde", "wrong password").status_code == 401
+    assert store.by_id(account.id).password_hash.startswith("$argon2id$v=19$m=8192,t=1,p=1$")
+    assert browsers().login("Olde").status_code == 200
+    renewed = store.by_id(account.id).password_hash
+    assert renewed.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    assert not needs_rehash(renewed) and password_ok(renewed, PASSWORD)
+    assert browsers().login("Olde").status_code == 200

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -39,6 +40,7 @@ from ginrummy.server.sessions import (
     clear_session_cookie,
     current_account,
     hash_password_async,
+    needs_rehash,
     new_session_token,
     password_ok_async,
     password_problem,
@@ -320,6 +322,9 @@ async def login(request: Request) -> Response:
                 return error_response(401, "bad_credentials", BAD_CREDENTIALS)
         if stored.banned:
             return error_response(403, "banned", "this account is banned")
+        if needs_rehash(stored.password_hash):  # made with older parameters: renew it
+            renewed = await hash_password_async(body.password)
+            await _in_thread(functools.partial(store.set, stored.id, password_hash=renewed))
         log.info("account %d: logged in", stored.id,
                  extra={"event": "login", "account": stored.id})
         return await _logged_in(request, Account.of(stored), 200)

@@ -108,6 +108,15 @@ async def password_ok_async(stored_hash: str | None, password: str) -> bool:
     return await loop.run_in_executor(_HASH_POOL, password_ok, stored_hash, password)
 
 
+def needs_rehash(stored_hash: str) -> bool:
+    """True when a stored hash was made with other (older, weaker) parameters than
+    :data:`PASSWORDS`': the next successful log-in stores a fresh one."""
+    try:
+        return PASSWORDS.check_needs_rehash(stored_hash)
+    except InvalidHashError:
+        return True
+
+
 def password_problem(password: str) -> str | None:
     """Why ``password`` cannot be a password (its length), or ``None``."""
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
