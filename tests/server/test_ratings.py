@@ -33,7 +33,8 @@ from ginrummy.server.ratings import (
     openskill_update,
 )
 from ginrummy.server.settlement import Ending, MatchEnd
-from ginrummy.storage import Apply, players
+from ginrummy.storage import Apply, players, utcnow
+from ginrummy.storage.accounts import AccountStore
 from ginrummy.storage.repository import EVENTS
 
 
@@ -221,3 +222,47 @@ def test_a_failing_write_stores_neither_event_nor_rating(tmp_path: Path) -> None
             assert conn.execute(select(func.count()).select_from(table)).scalar() == 0
     assert store(engine, example_table("t2", ["expert", ann]))  # the same write, healthy
     assert (_rating(engine, ann) or 0) > 1500
+
+
+# ----------------------------------------------------------------------------- ranks
+def test_ranks_count_buckets_ties_and_leave_banned_accounts_out(tmp_path: Path) -> None:
+    """A viewer's rank (whole buckets above, the accounts ahead in the viewer's own bucket,
+    ties to the older account, banned accounts out) equals the position on the full board,
+    before and after ratings move across buckets; the bucket counts stay those of the
+    ratings table."""
+    engine = database(tmp_path)
+    values = [1512.5, 1512.5, 1519.999, 1520.0, 1400.0, 1511.0, 1700.0, 1510.0, 1509.99]
+    ids = [add_account(engine, f"Player{letter}") for letter in "abcdefghk"]
+    now = utcnow()
+    with engine.begin() as conn:
+        for account, value in zip(ids, values, strict=True):
+            players.save_rating(conn, account, "classic", players.StoredRating(value, 50, 0.06, 1),
+                                now, None)
+    AccountStore(engine).set(ids[3], banned_at=now)
+
+    def check() -> None:
+        board = players.leaderboard(engine, "classic", 100)
+        assert ids[3] not in [e.account_id for e in board]
+        for entry in board:
+            mine = players.board_entry(engine, "classic", entry.account_id)
+            assert mine is not None and mine.rank == entry.rank
+        with engine.connect() as conn:
+            ratings = conn.execute(select(players.RATINGS.c.rating)).scalars().all()
+            buckets = dict(conn.execute(select(players.BUCKETS.c.bucket,
+                                               players.BUCKETS.c.accounts)).all())
+        expected: dict[int, int] = {}
+        for value in ratings:
+            expected[players.bucket_of(value)] = expected.get(players.bucket_of(value), 0) + 1
+        assert {b: n for b, n in buckets.items() if n} == expected
+
+    check()
+    assert [e.account_id for e in players.leaderboard(engine, "classic")][:4] == [
+        ids[6], ids[2], ids[0], ids[1]]  # 1700, 1519.999, then the tie by age
+    with engine.begin() as conn:  # across buckets, and within one
+        old = players.read_ratings(conn, "classic", ids)
+        for account, value in ((ids[4], 1515.0), (ids[0], 1512.7), (ids[6], 1300.0)):
+            players.save_rating(conn, account, "classic",
+                                players.StoredRating(value, 50, 0.06, 2), now, old[account])
+    check()
+    assert players.bucket_of(1510.0) == 151 and players.bucket_of(1509.99) == 150
+    assert players.bucket_of(-0.5) == -1

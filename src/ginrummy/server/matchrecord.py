@@ -217,11 +217,13 @@ def store_match(conn: Connection, summary: MatchSummary, now: datetime | None = 
     now = now or utcnow()
     before: dict[int, Rating] = {}
     after: dict[int, Rating] = {}
+    stored: dict[int, StoredRating] = {}
     category = summary.category
     if category is not None:
         accounts = [s.account_id for s in summary.seats if s.account_id is not None]
+        stored = read_ratings(conn, category, accounts)
         current = {account: Rating(r.rating, r.deviation, r.volatility, r.games)
-                   for account, r in read_ratings(conn, category, accounts).items()}
+                   for account, r in stored.items()}
         before, after = new_ratings(summary, current)
     match_id = insert_match(conn, {
         "table_id": summary.table_id, "first_version": summary.first_version,
@@ -239,7 +241,7 @@ def store_match(conn: Connection, summary: MatchSummary, now: datetime | None = 
                 new = after[seat.seat]
                 save_rating(conn, seat.account_id, category,
                             StoredRating(new.rating, new.deviation, new.volatility, new.games),
-                            now)
+                            now, stored.get(seat.account_id))
     return match_id
 
 

@@ -152,6 +152,17 @@ class RatingRow(Base):
     """The leaderboard's order and a rank's count, read from the index alone."""
 
 
+class RatingBucketRow(Base):
+    """How many accounts of a category have a rating in ``[bucket * 10, bucket * 10 + 10)``:
+    kept with every rating write, so that a rank counts buckets, not every account ahead."""
+
+    __tablename__ = "rating_buckets"
+
+    category: Mapped[str] = mapped_column(String(20), primary_key=True)
+    bucket: Mapped[int] = mapped_column(Integer, primary_key=True)
+    accounts: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class MatchRow(Base):
     """A finished (or abandoned) match of a table: its events are
     ``first_version..last_version`` of that table's record."""

@@ -2,13 +2,16 @@
 
 Writes take the caller's connection (they run inside a table's commit, as an
 :class:`ginrummy.storage.Apply`); reads open their own (the server runs them in a thread).
-Leaderboards leave banned accounts out; ranks count the accounts rated higher
-(``ix_ratings_board``: category, rating).
+Leaderboards leave banned accounts out. A rank counts the accounts rated higher: whole
+buckets of 10 rating points from ``rating_buckets`` (kept with every rating write), the
+accounts ahead within the viewer's own bucket from ``ix_ratings_board`` (category, rating,
+account), less the banned accounts ahead.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +26,7 @@ from ginrummy.storage.models import (
     EventRow,
     MatchPlayerRow,
     MatchRow,
+    RatingBucketRow,
     RatingRow,
     TableRow,
 )
@@ -30,10 +34,14 @@ from ginrummy.storage.repository import StoredEvent, as_utc
 
 ACCOUNTS: Table = AccountRow.__table__  # type: ignore[assignment]
 RATINGS: Table = RatingRow.__table__  # type: ignore[assignment]
+BUCKETS: Table = RatingBucketRow.__table__  # type: ignore[assignment]
 MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
 MATCH_PLAYERS: Table = MatchPlayerRow.__table__  # type: ignore[assignment]
 EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+
+BUCKET_WIDTH = 10
+"""Rating points per bucket of ``rating_buckets``."""
 
 STAT_COLUMNS = ("hands", "gins", "knocks", "undercuts", "voids", "caught", "caught_deadwood",
                 "points")
@@ -112,16 +120,44 @@ def read_ratings(conn: Connection, category: str,
             for r in rows}
 
 
+def bucket_of(rating: float) -> int:
+    """The bucket of a rating: ``bucket * BUCKET_WIDTH <= rating < (bucket + 1) *
+    BUCKET_WIDTH``, exactly as SQL compares the stored float."""
+    bucket = math.floor(rating / BUCKET_WIDTH)
+    if rating < bucket * BUCKET_WIDTH:
+        bucket -= 1
+    elif rating >= (bucket + 1) * BUCKET_WIDTH:
+        bucket += 1
+    return bucket
+
+
 def save_rating(conn: Connection, account_id: int, category: str, rating: StoredRating,
-                now: datetime) -> None:
-    """Store an account's new rating in a category (update, or insert the first one)."""
+                now: datetime, old: StoredRating | None) -> None:
+    """Store an account's new rating in a category (``old``: its current one, ``None`` for
+    its first), keeping ``rating_buckets`` in step."""
     values = {"rating": rating.rating, "deviation": rating.deviation,
               "volatility": rating.volatility, "games": rating.games, "updated_at": now}
-    done = conn.execute(update(RATINGS).where(RATINGS.c.account_id == account_id,
-                                              RATINGS.c.category == category).values(values))
-    if done.rowcount == 0:
+    if old is None:
         conn.execute(insert(RATINGS).values(account_id=account_id, category=category,
                                             **values))
+    else:
+        conn.execute(update(RATINGS).where(RATINGS.c.account_id == account_id,
+                                           RATINGS.c.category == category).values(values))
+    new_bucket = bucket_of(rating.rating)
+    if old is not None and bucket_of(old.rating) == new_bucket:
+        return
+    if old is not None:
+        _count_in_bucket(conn, category, bucket_of(old.rating), -1)
+    _count_in_bucket(conn, category, new_bucket, +1)
+
+
+def _count_in_bucket(conn: Connection, category: str, bucket: int, change: int) -> None:
+    key = (BUCKETS.c.category == category, BUCKETS.c.bucket == bucket)
+    done = conn.execute(update(BUCKETS).where(*key)
+                        .values(accounts=BUCKETS.c.accounts + change))
+    if done.rowcount == 0:
+        conn.execute(insert(BUCKETS).values(category=category, bucket=bucket,
+                                            accounts=change))
 
 
 def insert_match(conn: Connection, match: dict[str, Any],
@@ -159,31 +195,29 @@ def board_entry(engine: Engine, category: str, account_id: int) -> BoardEntry | 
 
 
 def _board_entry(conn: Connection, category: str, account_id: int) -> BoardEntry | None:
-    # One statement: the account's line and its rank = 1 + everyone ahead (two ranges of
-    # ix_ratings_board, read from the index alone) - the few banned accounts ahead (through
-    # ix_accounts_banned_at).
-    own = RATINGS.alias("own")
-    mine = (select(own.c.rating)
-            .where(own.c.account_id == account_id, own.c.category == category)
-            .scalar_subquery())
-    other = RATINGS.alias("other")
-
-    def ahead(*where: Any, banned: bool = False) -> Any:
-        source = (other.join(ACCOUNTS, ACCOUNTS.c.id == other.c.account_id) if banned
-                  else other)
-        return (select(func.count()).select_from(source)
-                .where(other.c.category == category, *where).scalar_subquery())
-
-    tie = and_(other.c.rating == mine, other.c.account_id < account_id)
-    rank = (1 + ahead(other.c.rating > mine) + ahead(tie)
-            - ahead(ACCOUNTS.c.banned_at.is_not(None), or_(other.c.rating > mine, tie),
-                    banned=True))
-    row = conn.execute(_board_query(category).add_columns(rank.label("rank"))
-                       .where(RATINGS.c.account_id == account_id)).first()
-    if row is None:
+    mine = conn.execute(_board_query(category)
+                        .where(RATINGS.c.account_id == account_id)).first()
+    if mine is None:
         return None
-    return BoardEntry(int(row.rank), row.name, row.rating, row.deviation, row.games,
-                      account_id)
+    bucket = bucket_of(mine.rating)
+    top = (bucket + 1) * BUCKET_WIDTH
+    r = RATINGS.c
+    tie = and_(r.rating == mine.rating, r.account_id < account_id)
+    ahead = or_(r.rating > mine.rating, tie)
+
+    def count(statement: Any) -> int:
+        return int(conn.execute(statement).scalar_one() or 0)
+
+    higher_buckets = count(select(func.sum(BUCKETS.c.accounts)).where(
+        BUCKETS.c.category == category, BUCKETS.c.bucket > bucket))
+    in_bucket = (count(select(func.count()).select_from(RATINGS).where(
+        r.category == category, r.rating > mine.rating, r.rating < top))
+        + count(select(func.count()).select_from(RATINGS).where(r.category == category, tie)))
+    banned = count(select(func.count()).select_from(
+        RATINGS.join(ACCOUNTS, ACCOUNTS.c.id == r.account_id))
+        .where(ACCOUNTS.c.banned_at.is_not(None), r.category == category, ahead))
+    return BoardEntry(1 + higher_buckets + in_bucket - banned, mine.name, mine.rating,
+                      mine.deviation, mine.games, account_id)
 
 
 def account_ratings(engine: Engine, account_id: int) -> dict[str, BoardEntry]:

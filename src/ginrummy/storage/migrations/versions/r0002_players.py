@@ -1,6 +1,6 @@
-"""Players: accounts and sessions, seats taken by accounts, ratings, finished matches with
-their players' statistics, the chip ledger (wallets, transfers, entries), table buy-ins, the
-moderation log and chat reports.
+"""Players: accounts and sessions, seats taken by accounts, ratings (and their count by rating
+bucket), finished matches with their players' statistics, the chip ledger (wallets,
+transfers, entries), table buy-ins, the moderation log and chat reports.
 
 Revision ID: 0002
 Revises: 0001
@@ -62,6 +62,12 @@ def upgrade() -> None:
         sa.Column("updated_at", WHEN, nullable=False),
     )
     op.create_index("ix_ratings_board", "ratings", ["category", "rating", "account_id"])
+    op.create_table(
+        "rating_buckets",
+        sa.Column("category", sa.String(20), primary_key=True),
+        sa.Column("bucket", sa.Integer(), primary_key=True),
+        sa.Column("accounts", sa.Integer(), nullable=False),
+    )
     op.create_table(
         "matches",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
@@ -152,7 +158,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     """Drop them (the players' data is lost)."""
     for name in ("chat_reports", "moderation_log", "ledger_entries", "transfers", "wallets",
-                 "match_players", "matches", "ratings"):
+                 "match_players", "matches", "rating_buckets", "ratings"):
         op.drop_table(name)
     with op.batch_alter_table("game_tables") as batch:
         batch.drop_column("buy_in")
