@@ -29,6 +29,7 @@ import platform
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -144,16 +145,23 @@ def load(engine: Engine, accounts: int, matches: int, seed: int) -> dict[str, An
     category_list = list(CATEGORY_SHARE)
     weights = list(CATEGORY_SHARE.values())
 
+    buckets: Counter[tuple[str, int]] = Counter()
+
     def rating_rows() -> Iterator[tuple[Any, ...]]:
         for account in range(1, accounts + 1):
             for category in CATEGORIES:
                 if category == "classic" or rng.random() < CATEGORY_SHARE[category] * 2:
                     played[category].append(account)
-                    yield (account, category, rng.gauss(1500, 250), rng.uniform(45, 350),
+                    rating = rng.gauss(1500, 250)
+                    buckets[(category, players.bucket_of(rating))] += 1
+                    yield (account, category, rating, rng.uniform(45, 350),
                            0.06 if category != MULTI else 0.0, rng.randint(1, 60), START)
 
     counts["ratings"] = _copy(engine, "COPY ratings (account_id, category, rating, deviation, "
                               "volatility, games, updated_at) FROM STDIN", rating_rows())
+    counts["rating_buckets"] = _copy(
+        engine, "COPY rating_buckets (category, bucket, accounts) FROM STDIN",
+        ((category, bucket, n) for (category, bucket), n in sorted(buckets.items())))
     tables = max(1, matches // 10)
     counts["game_tables"] = _copy(
         engine, "COPY game_tables (id, name, preset, rules, players, public, clock_ms, "
@@ -293,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
                                                           rng),
                 "summarise_us": measure_summarise(),
             })
+            report["runs"][-1]["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
             print(json.dumps(report["runs"][-1]), file=sys.stderr)
     finally:
         engine.dispose()

@@ -195,29 +195,36 @@ def board_entry(engine: Engine, category: str, account_id: int) -> BoardEntry | 
 
 
 def _board_entry(conn: Connection, category: str, account_id: int) -> BoardEntry | None:
-    mine = conn.execute(_board_query(category)
-                        .where(RATINGS.c.account_id == account_id)).first()
-    if mine is None:
+    # One statement: the account's line and its rank = 1 + the accounts of the buckets above
+    # its own + those ahead in its own bucket (a range of ix_ratings_board) + the older ones
+    # with the same rating - the banned accounts ahead (through ix_accounts_banned_at).
+    own = RATINGS.alias("own")
+    mine = (select(own.c.rating).where(own.c.account_id == account_id,
+                                       own.c.category == category).scalar_subquery())
+    bucket = func.floor(mine / BUCKET_WIDTH)
+    other = RATINGS.alias("other")
+    tie = and_(other.c.rating == mine, other.c.account_id < account_id)
+
+    def counted(*where: Any, banned: bool = False) -> Any:
+        source = (other.join(ACCOUNTS, ACCOUNTS.c.id == other.c.account_id) if banned
+                  else other)
+        return (select(func.count()).select_from(source)
+                .where(other.c.category == category, *where).scalar_subquery())
+
+    above = (select(func.coalesce(func.sum(BUCKETS.c.accounts), 0))
+             .where(BUCKETS.c.category == category, BUCKETS.c.bucket > bucket)
+             .scalar_subquery())
+    own_bucket = counted(other.c.rating > mine,
+                         other.c.rating < (bucket + 1) * BUCKET_WIDTH)
+    banned = counted(ACCOUNTS.c.banned_at.is_not(None), or_(other.c.rating > mine, tie),
+                     banned=True)
+    rank = 1 + above + own_bucket + counted(tie) - banned
+    row = conn.execute(_board_query(category).add_columns(rank.label("rank"))
+                       .where(RATINGS.c.account_id == account_id)).first()
+    if row is None:
         return None
-    bucket = bucket_of(mine.rating)
-    top = (bucket + 1) * BUCKET_WIDTH
-    r = RATINGS.c
-    tie = and_(r.rating == mine.rating, r.account_id < account_id)
-    ahead = or_(r.rating > mine.rating, tie)
-
-    def count(statement: Any) -> int:
-        return int(conn.execute(statement).scalar_one() or 0)
-
-    higher_buckets = count(select(func.sum(BUCKETS.c.accounts)).where(
-        BUCKETS.c.category == category, BUCKETS.c.bucket > bucket))
-    in_bucket = (count(select(func.count()).select_from(RATINGS).where(
-        r.category == category, r.rating > mine.rating, r.rating < top))
-        + count(select(func.count()).select_from(RATINGS).where(r.category == category, tie)))
-    banned = count(select(func.count()).select_from(
-        RATINGS.join(ACCOUNTS, ACCOUNTS.c.id == r.account_id))
-        .where(ACCOUNTS.c.banned_at.is_not(None), r.category == category, ahead))
-    return BoardEntry(1 + higher_buckets + in_bucket - banned, mine.name, mine.rating,
-                      mine.deviation, mine.games, account_id)
+    return BoardEntry(int(row.rank), row.name, row.rating, row.deviation, row.games,
+                      account_id)
 
 
 def account_ratings(engine: Engine, account_id: int) -> dict[str, BoardEntry]:
