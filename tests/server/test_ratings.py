@@ -3,6 +3,9 @@ levels fixed, and the update committed with the match's last event or not at all
 
 from __future__ import annotations
 
+import os
+import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,8 @@ from player_helpers import (
     store,
     table_with,
 )
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, select, text
+from sqlalchemy.exc import OperationalError
 
 from ginrummy.rules import Ruleset
 from ginrummy.server.matchrecord import summarise
@@ -33,9 +37,36 @@ from ginrummy.server.ratings import (
     openskill_update,
 )
 from ginrummy.server.settlement import Ending, MatchEnd
-from ginrummy.storage import Apply, players, utcnow
+from ginrummy.storage import Apply, migrate, open_engine, players, utcnow
 from ginrummy.storage.accounts import AccountStore
 from ginrummy.storage.repository import EVENTS
+
+PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """A migrated database: SQLite, or a fresh schema on the machine's PostgreSQL (skipped
+    when it is unreachable)."""
+    if request.param == "sqlite":
+        yield database(tmp_path)
+        return
+    try:
+        admin = open_engine(PG_URL)
+        schema = f"ginrummy_ratings_{secrets.token_hex(6)}"
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except OperationalError as exc:
+        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
+    engine = open_engine(f"{PG_URL}?options=-csearch_path%3D{schema}")
+    try:
+        migrate(engine)
+        yield engine
+    finally:
+        engine.dispose()
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
 
 
 def _seat_rows(engine: Engine) -> list[tuple[int | None, str | None, float | None, float | None,
@@ -88,11 +119,11 @@ def test_categories_and_computer_levels() -> None:
 
 
 # ----------------------------------------------------------------------------- what counts
-def test_a_win_raises_a_loss_lowers_and_computers_never_change(tmp_path: Path) -> None:
+def test_a_win_raises_a_loss_lowers_and_computers_never_change(any_database: Engine) -> None:
     """docs/records.md's match: seat 1 wins. An account winning against the expert goes up,
     one losing to it goes down; the expert stays at its fixed rating; the next match starts
     from the stored rating."""
-    engine = database(tmp_path)
+    engine = any_database
     ann, bob = add_account(engine, "Ann"), add_account(engine, "Bob")
     assert store(engine, example_table("t1", ["expert", ann]))
     assert store(engine, example_table("t2", [bob, "expert"]))
@@ -185,8 +216,8 @@ def test_a_closed_table_after_the_end_is_not_stored_twice(tmp_path: Path) -> Non
     assert summarise(MatchEnd(table, Ending.CLOSED)) is None
 
 
-def test_arena_multi_player_deal_uses_openskill(tmp_path: Path) -> None:
-    engine = database(tmp_path)
+def test_arena_multi_player_deal_uses_openskill(any_database: Engine) -> None:
+    engine = any_database
     ids = [add_account(engine, n) for n in ("Ann", "Bob")]
     table = bot_table("t1", "arena", [ids[0], "simple", ids[1]], seed=3, players=3)
     assert table.match is not None and table.match.result is not None
@@ -206,10 +237,10 @@ def test_arena_multi_player_deal_uses_openskill(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- one transaction
-def test_a_failing_write_stores_neither_event_nor_rating(tmp_path: Path) -> None:
+def test_a_failing_write_stores_neither_event_nor_rating(any_database: Engine) -> None:
     """The hook's write shares the transaction of the match's last event: when any part of
     that transaction fails, neither the events, nor the match, nor a rating is stored."""
-    engine = database(tmp_path)
+    engine = any_database
     ann = add_account(engine, "Ann")
 
     def fail(_conn: object) -> None:
@@ -225,12 +256,12 @@ def test_a_failing_write_stores_neither_event_nor_rating(tmp_path: Path) -> None
 
 
 # ----------------------------------------------------------------------------- ranks
-def test_ranks_count_buckets_ties_and_leave_banned_accounts_out(tmp_path: Path) -> None:
+def test_ranks_count_buckets_ties_and_leave_banned_accounts_out(any_database: Engine) -> None:
     """A viewer's rank (whole buckets above, the accounts ahead in the viewer's own bucket,
     ties to the older account, banned accounts out) equals the position on the full board,
     before and after ratings move across buckets; the bucket counts stay those of the
-    ratings table."""
-    engine = database(tmp_path)
+    ratings table. On SQLite and on PostgreSQL."""
+    engine = any_database
     values = [1512.5, 1512.5, 1519.999, 1520.0, 1400.0, 1511.0, 1700.0, 1510.0, 1509.99]
     ids = [add_account(engine, f"Player{letter}") for letter in "abcdefghk"]
     now = utcnow()
