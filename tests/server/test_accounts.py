@@ -237,6 +237,22 @@ def test_sign_up_refuses_bad_names_passwords_and_look_alikes(browsers: Any) -> N
     assert browsers().signup("Annabel")["name"] == "Annabel"
 
 
+def test_log_out_everywhere_ends_every_session_of_the_account(browsers: Any) -> None:
+    phone, laptop, other = browsers(), browsers(), browsers()
+    phone.signup("Lou")
+    other.signup("Max")
+    assert laptop.login("Lou").status_code == 200
+    bad = phone.post("/api/account/logout", {"everywhere": "yes"})
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "everywhere"
+    assert phone.me().status_code == 200
+    out = phone.post("/api/account/logout", {"everywhere": True})
+    assert out.status_code == 204 and phone.token is None
+    assert laptop.me().status_code == 401
+    assert other.me().status_code == 200  # another account's session is untouched
+    # a guest's log-out (no session) is harmless
+    assert browsers().post("/api/account/logout", {"everywhere": True}).status_code == 204
+
+
 def test_a_password_change_ends_every_other_session(browsers: Any) -> None:
     phone, laptop, stranger = browsers(), browsers(), browsers()
     account = phone.signup("Pat")

@@ -89,8 +89,11 @@ class Upgrade(_Body):
     token: str = Field(max_length=128)
 
 
-class Nothing(_Body):
-    """``POST /api/account/logout``: an empty JSON object."""
+class Logout(_Body):
+    """``POST /api/account/logout``: ``{}``, or ``{"everywhere": true}`` to end every session
+    of the account (a phone lost, a shared computer left logged in)."""
+
+    everywhere: bool = False
 
 
 # ---------------------------------------------------------------------- rate limits
@@ -333,15 +336,24 @@ async def login(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
-    """``POST /api/account/logout {}`` → 204; the session is deleted, the cookie cleared."""
-    body = await read_body(request, Nothing)
+    """``POST /api/account/logout {}`` → 204; the session is deleted (with ``everywhere``,
+    every session of the account), the cookie cleared."""
+    body = await read_body(request, Logout)
     if isinstance(body, JSONResponse):
         return body
+    assert isinstance(body, Logout)
 
     async def work() -> Response:
         token = session_token(request)
+        store = account_store(request)
+        if token is not None and body.everywhere:
+            account = await current_account(request)
+            if account is not None:
+                ended = await _in_thread(store.end_sessions, account.id)
+                log.info("account %d: logged out everywhere (%d session(s))", account.id,
+                         ended, extra={"event": "logout_everywhere", "account": account.id})
         if token is not None:
-            await _in_thread(account_store(request).end_session, secret_hash(token))
+            await _in_thread(store.end_session, secret_hash(token))
         response = Response(status_code=204)
         clear_session_cookie(response, request)
         return response
