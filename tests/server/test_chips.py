@@ -298,3 +298,26 @@ def test_the_daily_topup_is_taken_once_a_utc_day(server: LiveServer) -> None:
     assert post(server, "/api/wallet/topup", {"extra": 1}, ann).status_code == 422
     report = ledger_ok(server)
     assert report.issued == 1700 and report.in_pools == 1200
+
+
+def test_a_stuck_table_refunds_every_buy_in(make_server: Callable[..., LiveServer]) -> None:
+    server = make_server(max_decisions=2, hold_seconds=0)  # the computer stops at once
+    ann, bob = login(server, "Ann"), login(server, "Bob")
+    created = buy_in_table(server, ann, 150, players=2)
+    table_id = created["table_id"]
+    ann_client = Client.open(server, table_id, created["token"])
+    post(server, f"/api/tables/{table_id}/join", {"nickname": "b"}, bob)  # away: the computer
+    sent = 0
+    while not any(m["type"] == "error" and m["code"] == "endless_hand"
+                  for m in ann_client.frames):
+        state = ann_client.state
+        if state["legal"]:
+            ann_client.send({"type": "action", "id": f"a{sent}", "version": state["version"],
+                             "action": choose(state)})
+            sent += 1
+        ann_client.recv(30)
+    wait_for(lambda: server.stored_table(table_id).status == "stuck")
+    wait_for(lambda: chips(server, ann) == 1000)
+    assert chips(server, bob) == 1000 and balances(server)[pool_wallet(table_id)] == 0
+    ledger_ok(server)
+    ann_client.close()
