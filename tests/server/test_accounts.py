@@ -22,6 +22,7 @@ from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import OperationalError
 from websockets.exceptions import ConnectionClosed
 
+from ginrummy.server.committer import CommitFailed
 from ginrummy.server.names import name_key
 from ginrummy.server.sessions import (
     PLAIN_SESSION_COOKIE,
@@ -605,3 +606,27 @@ def test_a_hash_made_with_weaker_parameters_is_renewed_at_log_in(
     assert renewed.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
     assert not needs_rehash(renewed) and password_ok(renewed, PASSWORD)
     assert browsers().login("Olde").status_code == 200
+
+
+def test_an_upgrade_whose_seat_cannot_be_stored_makes_no_account(
+        server: LiveServer, browsers: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    guest = browsers()
+    created = guest.post("/api/tables", {"nickname": "Gus"}).json()
+    writer = server.lobby.get(created["table_id"])
+
+    async def refused(*_args: Any) -> None:
+        raise CommitFailed("the database refused the write")
+
+    monkeypatch.setattr(writer, "bind_account", refused)
+    answer = guest.post("/api/account/upgrade", {
+        "name": "Gustav", "password": PASSWORD, "table_id": created["table_id"],
+        "token": created["token"]})
+    assert answer.status_code == 503 and answer.json()["error"]["code"] == "storage"
+    assert not set_cookies(answer) and guest.token is None
+    assert server.app.state.server.accounts.count() == 0
+    assert writer.table.seats[0].account_id is None
+    monkeypatch.undo()  # the same name and seat work once the database does
+    again = guest.post("/api/account/upgrade", {
+        "name": "Gustav", "password": PASSWORD, "table_id": created["table_id"],
+        "token": created["token"]})
+    assert again.status_code == 201, again.text
