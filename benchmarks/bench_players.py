@@ -223,9 +223,10 @@ def timed(work: Callable[[], object], repeat: int) -> list[float]:
 
 def measure_leaderboard(engine: Engine, accounts: int, requests: int,
                         rng: random.Random) -> dict[str, float]:
-    def one() -> None:
-        top = players.leaderboard(engine, "classic", 100)
-        me = players.board_entry(engine, "classic", rng.randint(1, accounts))
+    def one() -> None:  # as the route reads: one connection
+        with engine.connect() as conn:
+            top = players.leaderboard(conn, "classic", 100)
+            me = players.board_entry(conn, "classic", rng.randint(1, accounts))
         assert len(top) == 100 and (me is None or me.rank >= 1)
 
     timed(one, 20)  # warm the connection pool and the caches
@@ -234,12 +235,13 @@ def measure_leaderboard(engine: Engine, accounts: int, requests: int,
 
 def measure_profile(engine: Engine, accounts: int, requests: int,
                     rng: random.Random) -> dict[str, float]:
-    def one() -> None:
+    def one() -> None:  # as the route reads: one connection
         account = rng.randint(1, accounts)
-        players.account_ratings(engine, account)
-        players.rating_history(engine, account)
-        players.account_totals(engine, account)
-        players.account_matches(engine, account, limit=10)
+        with engine.connect() as conn:
+            players.account_ratings(conn, account)
+            players.rating_history(conn, account)
+            players.account_totals(conn, account)
+            players.account_matches(conn, account, limit=10)
 
     timed(one, 20)
     return percentiles(timed(one, requests))

@@ -69,11 +69,15 @@ async def leaderboard(request: Request) -> JSONResponse:
                           "category")
     engine = _engine(request)
     viewer = await current_account(request)
-    top = await _run(lambda: players.leaderboard(engine, category, LEADERBOARD_SIZE))
-    me = None
-    if viewer is not None:
-        viewer_id = viewer.id
-        me = await _run(lambda: players.board_entry(engine, category, viewer_id))
+    viewer_id = None if viewer is None else viewer.id
+
+    def read() -> tuple[list[players.BoardEntry], players.BoardEntry | None]:
+        with engine.connect() as conn:
+            top = players.leaderboard(conn, category, LEADERBOARD_SIZE)
+            me = None if viewer_id is None else players.board_entry(conn, category, viewer_id)
+        return top, me
+
+    top, me = await _run(read)
     return JSONResponse({"category": category, "top": [e.to_json() for e in top],
                          "me": None if me is None else me.to_json()})
 
@@ -129,10 +133,11 @@ async def profile(request: Request) -> JSONResponse:
     account_id = account.id
 
     def read() -> tuple[Any, ...]:
-        return (players.account_ratings(engine, account_id),
-                players.rating_history(engine, account_id),
-                players.account_totals(engine, account_id),
-                players.account_matches(engine, account_id, limit=RECENT_MATCHES))
+        with engine.connect() as conn:
+            return (players.account_ratings(conn, account_id),
+                    players.rating_history(conn, account_id),
+                    players.account_totals(conn, account_id),
+                    players.account_matches(conn, account_id, limit=RECENT_MATCHES))
 
     ratings, history, totals, recent = await _run(read)
     return JSONResponse({
@@ -185,8 +190,9 @@ async def _replayed(request: Request) -> tuple[players.StoredMatch, Any, list[An
     engine = _engine(request)
 
     def read() -> tuple[players.StoredMatch | None, Any]:
-        match = players.match_by_id(engine, match_id)
-        return match, None if match is None else players.match_source(engine, match)
+        with engine.connect() as conn:
+            match = players.match_by_id(conn, match_id)
+            return match, None if match is None else players.match_source(conn, match)
 
     match, source = await _run(read)
     if match is None or source is None:

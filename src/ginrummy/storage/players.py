@@ -10,6 +10,7 @@ account), less the banned accounts ahead.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections import defaultdict
@@ -170,6 +171,18 @@ def insert_match(conn: Connection, match: dict[str, Any],
     return match_id
 
 
+# ----------------------------------------------------------------------------- reads
+Source = Engine | Connection
+"""Reads take an engine (a connection of their own) or a connection (several reads on one
+connection: one pool check-out and its ping, not one per read)."""
+
+
+def _reading(source: Source) -> contextlib.AbstractContextManager[Connection]:
+    if isinstance(source, Connection):
+        return contextlib.nullcontext(source)
+    return source.connect()
+
+
 # ----------------------------------------------------------------------------- leaderboards
 def _board_query(category: str) -> Any:
     return (select(RATINGS.c.account_id, ACCOUNTS.c.name, RATINGS.c.rating,
@@ -178,19 +191,19 @@ def _board_query(category: str) -> Any:
             .where(RATINGS.c.category == category, ACCOUNTS.c.banned_at.is_(None)))
 
 
-def leaderboard(engine: Engine, category: str, limit: int = 100) -> list[BoardEntry]:
+def leaderboard(source: Source, category: str, limit: int = 100) -> list[BoardEntry]:
     """The best ``limit`` accounts of a category, best first (ties: the older account)."""
     query = (_board_query(category)
              .order_by(RATINGS.c.rating.desc(), RATINGS.c.account_id).limit(limit))
-    with engine.connect() as conn:
+    with _reading(source) as conn:
         rows = conn.execute(query).all()
     return [BoardEntry(i + 1, r.name, r.rating, r.deviation, r.games, r.account_id)
             for i, r in enumerate(rows)]
 
 
-def board_entry(engine: Engine, category: str, account_id: int) -> BoardEntry | None:
+def board_entry(source: Source, category: str, account_id: int) -> BoardEntry | None:
     """An account's own leaderboard line (its rank among everyone), or ``None``."""
-    with engine.connect() as conn:
+    with _reading(source) as conn:
         return _board_entry(conn, category, account_id)
 
 
@@ -227,9 +240,9 @@ def _board_entry(conn: Connection, category: str, account_id: int) -> BoardEntry
                       account_id)
 
 
-def account_ratings(engine: Engine, account_id: int) -> dict[str, BoardEntry]:
+def account_ratings(source: Source, account_id: int) -> dict[str, BoardEntry]:
     """An account's leaderboard line in every category it is rated in."""
-    with engine.connect() as conn:
+    with _reading(source) as conn:
         categories = conn.execute(select(RATINGS.c.category)
                                   .where(RATINGS.c.account_id == account_id)).scalars().all()
         found = {c: _board_entry(conn, c, account_id) for c in categories}
@@ -237,7 +250,7 @@ def account_ratings(engine: Engine, account_id: int) -> dict[str, BoardEntry]:
 
 
 # ----------------------------------------------------------------------------- profiles
-def rating_history(engine: Engine, account_id: int,
+def rating_history(source: Source, account_id: int,
                    per_category: int = 200) -> dict[str, list[tuple[datetime, float]]]:
     """(time, rating after) of an account's rated matches per category, oldest first (the
     last ``per_category`` of each)."""
@@ -248,7 +261,7 @@ def rating_history(engine: Engine, account_id: int,
                     MATCH_PLAYERS.c.rating_after.is_not(None))
              .order_by(MATCH_PLAYERS.c.match_id.desc()))
     history: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
-    with engine.connect() as conn:
+    with _reading(source) as conn:
         for row in conn.execute(query):
             points = history[row.category]
             if len(points) < per_category:
@@ -256,7 +269,7 @@ def rating_history(engine: Engine, account_id: int,
     return {c: points[::-1] for c, points in history.items()}
 
 
-def account_totals(engine: Engine, account_id: int) -> dict[str, int]:
+def account_totals(source: Source, account_id: int) -> dict[str, int]:
     """Sums over every stored match of an account: ``matches``, ``won`` (placed first, not
     abandoned) and each statistic of :data:`STAT_COLUMNS`."""
     mp = MATCH_PLAYERS.c
@@ -264,13 +277,13 @@ def account_totals(engine: Engine, account_id: int) -> dict[str, int]:
     query = select(func.count().label("matches"), won.label("won"),
                    *(func.sum(mp[name]).label(name) for name in STAT_COLUMNS)
                    ).where(mp.account_id == account_id)
-    with engine.connect() as conn:
+    with _reading(source) as conn:
         row = conn.execute(query).one()._mapping
     return {key: int(value or 0) for key, value in row.items()}
 
 
 # ----------------------------------------------------------------------------- history
-def account_matches(engine: Engine, account_id: int, before: int | None = None,
+def account_matches(source: Source, account_id: int, before: int | None = None,
                     limit: int = 50) -> list[StoredMatch]:
     """An account's stored matches, newest first (ids below ``before`` when given)."""
     query = (select(MATCH_PLAYERS.c.match_id)
@@ -278,14 +291,14 @@ def account_matches(engine: Engine, account_id: int, before: int | None = None,
              .order_by(MATCH_PLAYERS.c.match_id.desc()).limit(limit))
     if before is not None:
         query = query.where(MATCH_PLAYERS.c.match_id < before)
-    with engine.connect() as conn:
+    with _reading(source) as conn:
         ids = list(conn.execute(query).scalars())
         return _matches(conn, ids)
 
 
-def match_by_id(engine: Engine, match_id: int) -> StoredMatch | None:
+def match_by_id(source: Source, match_id: int) -> StoredMatch | None:
     """One stored match, or ``None``."""
-    with engine.connect() as conn:
+    with _reading(source) as conn:
         found = _matches(conn, [match_id])
     return found[0] if found else None
 
@@ -307,11 +320,11 @@ def _matches(conn: Connection, ids: list[int]) -> list[StoredMatch]:
                         seats.get(r.id, [])) for r in rows]
 
 
-def match_source(engine: Engine, match: StoredMatch
+def match_source(source: Source, match: StoredMatch
                  ) -> tuple[dict[str, Any], int | None, list[StoredEvent]] | None:
     """What a replay needs: the table's rules (JSON text), its prize pool and the match's
     events (``first_version..last_version``); ``None`` when the table is gone."""
-    with engine.connect() as conn:
+    with _reading(source) as conn:
         table = conn.execute(select(TABLES.c.rules, TABLES.c.pool_chips)
                              .where(TABLES.c.id == match.table_id)).first()
         if table is None:
