@@ -14,6 +14,8 @@ import pytest
 from server_helpers import Client, LiveServer, is_state
 from sqlalchemy import text
 
+from ginrummy.rules import Ruleset
+from ginrummy.scoring import split_pool
 from ginrummy.server.auth import secret_hash
 from ginrummy.server.names import name_key
 from ginrummy.server.sessions import SESSION_COOKIE, SESSION_LIFETIME
@@ -209,8 +211,12 @@ def test_a_three_player_arena_table_pays_out_exactly_the_engines_split(
                              "action": choose(state)})
             sent += 1
         ann_client.wait(is_state(state["version"] + 1), 30)
-    payouts = ann_client.state["result"]["payouts"]
+    result = ann_client.state["result"]
+    payouts = result["payouts"]
     assert sum(payouts) == 300 and len(payouts) == 3
+    rules = Ruleset.preset("arena", players=3)  # R6.4, worked out apart from the match
+    assert payouts == list(split_pool(300, result["penalties"], result["winner"],
+                                      rules.payout_threshold))
     stored = server.stored_table(table_id)
     replayed = server.app.state.server.lobby.get(table_id).table.match.result
     assert list(replayed.payouts) == payouts  # the engine's own split, R6.4
