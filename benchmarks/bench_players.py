@@ -7,7 +7,10 @@ ratings and ``--matches`` finished matches with their players (2 seats each; the
 ``arena-multi`` ones 3). Then, for each of ``--runs`` runs, it measures:
 
 - ``leaderboard``: ``--requests`` leaderboard reads of the ``classic`` board, each the top 100
-  plus the rank of a random viewer (what ``GET /api/leaderboard/classic`` reads), p50/p95/p99;
+  plus the rank of a random viewer (what ``GET /api/leaderboard/classic`` reads), p50/p95/p99,
+  measured by the client; ``leaderboard_in_database``: the same statements' planning and
+  execution time inside PostgreSQL (``EXPLAIN ANALYZE``), without the client's and the
+  machine's share;
 - ``profile``: the reads of ``GET /api/players/NAME`` for random accounts (ratings with ranks,
   rating history, statistics, recent matches), p50/p95/p99;
 - ``rating_update``: the match-end write (:func:`ginrummy.server.matchrecord.store_match`: read
@@ -35,7 +38,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, event, text
 from sqlalchemy.engine import make_url
 
 from ginrummy.server.matchrecord import MatchSummary, SeatRecord, SeatStats, store_match
@@ -233,6 +236,37 @@ def measure_leaderboard(engine: Engine, accounts: int, requests: int,
     return percentiles(timed(one, requests))
 
 
+def measure_leaderboard_in_server(engine: Engine, accounts: int, requests: int,
+                                  rng: random.Random) -> dict[str, float]:
+    """The database's own time (planning + execution, ``EXPLAIN ANALYZE``) of a leaderboard
+    read's statements: what the queries cost without the client and the machine's load."""
+    captured: list[tuple[str, Any]] = []
+
+    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_rest: Any) -> None:
+        if not statement.startswith("EXPLAIN"):
+            captured.append((statement, parameters))
+
+    samples = []
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        for _ in range(requests):
+            captured.clear()
+            with engine.connect() as conn:
+                players.leaderboard(conn, "classic", 100)
+                players.board_entry(conn, "classic", rng.randint(1, accounts))
+                statements = [c for c in captured if not c[0].startswith("select pg_")]
+                total = 0.0
+                for statement, parameters in statements:
+                    plan = conn.exec_driver_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + statement,
+                                                parameters).scalar_one()
+                    plan = plan[0] if isinstance(plan, list) else json.loads(plan)[0]
+                    total += plan["Planning Time"] + plan["Execution Time"]
+            samples.append(total)
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+    return percentiles(samples)
+
+
 def measure_profile(engine: Engine, accounts: int, requests: int,
                     rng: random.Random) -> dict[str, float]:
     def one() -> None:  # as the route reads: one connection
@@ -298,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
                 "run": run + 1,
                 "leaderboard_ms": measure_leaderboard(engine, args.accounts, args.requests,
                                                       rng),
+                "leaderboard_in_database_ms": measure_leaderboard_in_server(
+                    engine, args.accounts, min(args.requests, 200), rng),
                 "profile_ms": measure_profile(engine, args.accounts, args.requests, rng),
                 "rating_update_ms": measure_rating_update(engine, args.accounts, args.updates,
                                                           rng),
