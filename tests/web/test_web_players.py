@@ -397,6 +397,10 @@ def test_the_players_pages_in_each_language(server: ServerProcess, browser: Brow
     texts = visible_texts(page)
     name = fresh_name("Lang")
     sign_up(page, name)
+    promoted = subprocess.run([*serve_command()[:-1], "admin", "create", name, "--promote",
+                               "--db", f"sqlite:///{server.db_path}"],
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert promoted.returncode == 0, promoted.stderr
     create_as_account(page, preset="arena", players=2, bots={1: "simple"})
     play_until([page], {"over"})
     texts += visible_texts(page)
@@ -404,10 +408,14 @@ def test_the_players_pages_in_each_language(server: ServerProcess, browser: Brow
              "/leaderboard/arena": '#leaderboard-page[data-loaded="true"]',
              "/history": '#history-page[data-loaded="true"] .match-entry',
              "/wallet": '#wallet-page[data-loaded="true"]',
-             "/account": ".account-page"}
+             "/account": ".account-page",
+             "/admin": '#admin-page[data-loaded="true"] #admin-tables'}
     for path, ready in pages.items():
         page.goto(path)
         page.wait_for_selector(ready)
+        # the moderation log's details and reported lines are people's and the server's words
+        page.evaluate("() => document.querySelectorAll('.log-detail, #admin-reports q')"
+                      ".forEach((node) => node.remove())")
         texts += visible_texts(page)
     page.goto("/history")
     page.click(".match-entry .replay-link")
@@ -498,6 +506,21 @@ def test_an_admin_kicks_a_player_and_closes_a_buy_in_table(
     join_from_lobby(bob, table)
     page, _ = wait_for_await([ann, bob], {"act"})
     play_turn(page)
+
+    # mute, then unmute: the muted player's chat is refused with a clear message
+    admin.fill("#admin-name", ann_name)
+    admin.fill("#admin-minutes", "5")
+    admin.click("#admin-mute")
+    admin.wait_for_selector('#admin-log .log-action[data-action="mute"]')
+    ann.fill("#chat-input", "can you hear me")
+    ann.click("#chat-send")
+    ann.wait_for_selector(".toast.error >> text=You are muted in chat")
+    admin.click("#admin-unmute")
+    admin.wait_for_selector('#admin-log .log-action[data-action="unmute"]')
+    ann.fill("#chat-input", "back again")
+    ann.click("#chat-send")
+    bob.wait_for_selector("#chat-log li >> text=back again")
+
     admin.click("#admin-refresh")
     row = admin.locator(f'#admin-tables tr[data-table="{table}"]')
     row.wait_for()

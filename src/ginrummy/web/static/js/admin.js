@@ -21,6 +21,7 @@ export class AdminPage {
     this.error = null;
     this.forbidden = false;
     this.loaded = false;
+    this.typed = { name: "", minutes: "60", notice: "" }; // kept when the page is drawn again
   }
 
   async start() {
@@ -91,8 +92,10 @@ export class AdminPage {
   }
 
   moderationForm() {
-    const name = el("input", { id: "admin-name", type: "text", required: true, maxlength: "24", autocomplete: "off" });
-    const minutes = el("input", { id: "admin-minutes", type: "number", min: "1", max: "525600", value: "60" });
+    const name = el("input", { id: "admin-name", type: "text", required: true, maxlength: "24", autocomplete: "off",
+      value: this.typed.name, oninput: (e) => { this.typed.name = e.target.value; } });
+    const minutes = el("input", { id: "admin-minutes", type: "number", min: "1", max: "525600",
+      value: this.typed.minutes, oninput: (e) => { this.typed.minutes = e.target.value; } });
     const send = (action) => {
       const who = name.value.trim();
       if (!who) { name.focus(); return; }
@@ -106,11 +109,12 @@ export class AdminPage {
   }
 
   noticeForm() {
-    const text = el("input", { id: "admin-notice-text", type: "text", required: true, maxlength: "300" });
+    const text = el("input", { id: "admin-notice-text", type: "text", required: true, maxlength: "300",
+      value: this.typed.notice, oninput: (e) => { this.typed.notice = e.target.value; } });
     return el("form", { class: "admin-form", id: "admin-notice", onsubmit: (e) => {
       e.preventDefault();
       const value = text.value.trim();
-      if (value) this.act("notice", { text: value }, () => { text.value = ""; });
+      if (value) this.act("notice", { text: value }, () => { this.typed.notice = ""; });
     } }, el("label", { for: "admin-notice-text" }, t("admin.notice_text")), text,
     el("button", { type: "submit", id: "admin-notice-send", class: "primary" }, t("admin.notice_send")));
   }
@@ -129,7 +133,7 @@ export class AdminPage {
         has(`admin.action.${entry.action}`) ? t(`admin.action.${entry.action}`) : entry.action || ""), " ",
       entry.target ? el("span", { class: "player-name", text: entry.target }) : null,
       entry.table_id ? [" ", link(`/?table=${encodeURIComponent(entry.table_id)}`, entry.table_id, { class: "table-name" })] : null,
-      entry.detail ? el("span", { class: "muted", text: ` (${typeof entry.detail === "string" ? entry.detail : JSON.stringify(entry.detail)})` }) : null));
+      entry.detail ? el("span", { class: "muted log-detail", text: ` (${typeof entry.detail === "string" ? entry.detail : JSON.stringify(entry.detail)})` }) : null));
     const reportRows = this.reports.map((report) => el("li", {},
       el("span", { class: "muted" }, dateText(report.at), " "),
       t("admin.report_line", { reporter: report.reporter || "?", author: report.author || "?" }), " ",
