@@ -297,3 +297,19 @@ def test_ranks_count_buckets_ties_and_leave_banned_accounts_out(any_database: En
     check()
     assert players.bucket_of(1510.0) == 151 and players.bucket_of(1509.99) == 150
     assert players.bucket_of(-0.5) == -1
+
+
+def test_rating_history_keeps_the_last_points_of_each_category(any_database: Engine) -> None:
+    engine = any_database
+    ann = add_account(engine, "Ann")
+    for i in range(4):
+        store(engine, example_table(f"th{i}", ["expert", ann]))
+    store(engine, table_with("tx", Ruleset.preset("eaai", target=25), "eaai", ["expert", ann],
+                             example_events()))
+    full = players.rating_history(engine, ann)
+    assert sorted(full) == ["classic", "eaai"] and len(full["classic"]) == 4
+    ratings = [r for _, r in full["classic"]]
+    assert ratings == sorted(ratings)  # four wins in a row, oldest first
+    assert ratings[-1] == _rating(engine, ann)
+    last_two = players.rating_history(engine, ann, per_category=2)
+    assert last_two["classic"] == full["classic"][2:] and last_two["eaai"] == full["eaai"]

@@ -253,20 +253,23 @@ def account_ratings(source: Source, account_id: int) -> dict[str, BoardEntry]:
 def rating_history(source: Source, account_id: int,
                    per_category: int = 200) -> dict[str, list[tuple[datetime, float]]]:
     """(time, rating after) of an account's rated matches per category, oldest first (the
-    last ``per_category`` of each)."""
-    query = (select(MATCHES.c.category, MATCHES.c.finished_at, MATCH_PLAYERS.c.rating_after)
+    last ``per_category`` of each, chosen by the database)."""
+    newest_first = func.row_number().over(partition_by=MATCHES.c.category,
+                                          order_by=MATCH_PLAYERS.c.match_id.desc())
+    rated = (select(MATCHES.c.category, MATCHES.c.finished_at, MATCH_PLAYERS.c.rating_after,
+                    MATCH_PLAYERS.c.match_id, newest_first.label("age"))
              .join(MATCHES, MATCHES.c.id == MATCH_PLAYERS.c.match_id)
              .where(MATCH_PLAYERS.c.account_id == account_id,
                     MATCHES.c.category.is_not(None),
                     MATCH_PLAYERS.c.rating_after.is_not(None))
-             .order_by(MATCH_PLAYERS.c.match_id.desc()))
+             .subquery())
+    query = (select(rated.c.category, rated.c.finished_at, rated.c.rating_after)
+             .where(rated.c.age <= per_category).order_by(rated.c.match_id))
     history: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
     with _reading(source) as conn:
         for row in conn.execute(query):
-            points = history[row.category]
-            if len(points) < per_category:
-                points.append((as_utc(row.finished_at), float(row.rating_after)))
-    return {c: points[::-1] for c, points in history.items()}
+            history[row.category].append((as_utc(row.finished_at), float(row.rating_after)))
+    return dict(history)
 
 
 def account_totals(source: Source, account_id: int) -> dict[str, int]:
