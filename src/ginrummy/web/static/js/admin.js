@@ -21,7 +21,7 @@ export class AdminPage {
     this.error = null;
     this.forbidden = false;
     this.loaded = false;
-    this.typed = { name: "", minutes: "60", notice: "" }; // kept when the page is drawn again
+    this.typed = { name: "", minutes: "60", notice: "", kick: {} }; // kept when the page is drawn again
   }
 
   async start() {
@@ -77,8 +77,10 @@ export class AdminPage {
 
   tableRow(table) {
     const seats = (table.seats || []).filter((s) => s.kind === "human");
-    const seatSelect = el("select", { class: "kick-seat", "aria-label": t("admin.seat") },
-      seats.map((s) => el("option", { value: s.seat }, `${t("seat.label", { n: s.seat + 1 })}: ${s.name || ""}`)));
+    const chosen = this.typed.kick[table.id];
+    const seatSelect = el("select", { class: "kick-seat", "aria-label": t("admin.seat"),
+      onchange: (e) => { this.typed.kick[table.id] = e.target.value; } },
+    seats.map((s) => el("option", { value: s.seat, selected: String(s.seat) === chosen }, `${t("seat.label", { n: s.seat + 1 })}: ${s.name || ""}`)));
     return el("tr", { dataset: { table: table.id } },
       el("td", {}, link(`/?table=${encodeURIComponent(table.id)}`, table.name || table.id, { class: "table-name" })),
       el("td", {}, has(`status.${table.status}`) ? t(`status.${table.status}`) : table.status),
