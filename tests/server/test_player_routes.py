@@ -8,6 +8,7 @@ import json
 import secrets
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -22,12 +23,14 @@ from ginrummy.rules import Ruleset
 from ginrummy.server.auth import secret_hash
 from ginrummy.server.sessions import SESSION_COOKIE
 from ginrummy.storage import (
+    Apply,
     InsertTable,
     Repository,
     StoredSeat,
     StoredTable,
     migrate,
     open_engine,
+    players,
     utcnow,
 )
 from ginrummy.storage.accounts import AccountStore
@@ -282,3 +285,63 @@ def test_a_match_played_to_the_end_is_rated_with_its_last_event(tmp_path: Path) 
         assert last["result"] is not None
         assert last["scores"][0] + last["scores"][1] > 0
         assert len(replay["steps"]) == len(stored.events) - 1
+
+
+def test_a_failing_end_write_stores_neither_the_last_event_nor_the_rating(
+        tmp_path: Path) -> None:
+    """On the live server, while another write of the match's end fails, the match's last
+    event, its row and Ann's rating are all refused together (the table stays playing);
+    once the failure is gone, the game ends and all of them are stored."""
+    folder = tmp_path / "failing"
+    folder.mkdir()
+    token, ann = _prepare_live_table(folder)
+    failed = threading.Event()
+
+    def fail(_conn: object) -> None:
+        failed.set()
+        raise RuntimeError("a failing write of the match's end")
+
+    def failing_hook(_end: object) -> list[Apply]:
+        return [Apply(fail)]
+
+    with live_server(folder) as server:
+        hooks = server.lobby.hooks
+        hooks.on_end.append(failing_hook)
+        client = Client.open(server, "livetable1", token)
+        deadline = time.monotonic() + 240
+        moves = 0
+        while not failed.is_set() and time.monotonic() < deadline:
+            try:
+                state = client.playable(timeout=2)
+            except TimeoutError:
+                continue
+            client.send({"type": "action", "id": f"m{moves}", "version": state["version"],
+                         "action": _choice(state["legal"])})
+            client.answer()
+            moves += 1
+        assert failed.is_set(), "the match did not reach its end"
+        time.sleep(0.5)
+        stored = server.stored_table("livetable1")
+        replayed = table_at(stored, stored.version)
+        assert stored.status == "playing"
+        assert replayed.match is not None and not replayed.match.over
+        assert _get(server, "/api/players/Ann").json()["recent"] == []
+        engine = _engine(server)
+        assert players.account_ratings(engine, ann) == {}
+        hooks.on_end.remove(failing_hook)
+        recent: list[dict[str, Any]] = []
+        while not recent and time.monotonic() < deadline:
+            recent = _get(server, "/api/players/Ann").json()["recent"]
+            if recent:
+                break
+            try:
+                state = client.playable(timeout=1)
+            except TimeoutError:
+                continue
+            client.send({"type": "action", "id": f"m{moves}", "version": state["version"],
+                         "action": _choice(state["legal"])})
+            client.answer()
+            moves += 1
+        assert recent and recent[0]["ending"] == "over"
+        assert server.stored_table("livetable1").status == "over"
+        assert "classic" in players.account_ratings(engine, ann)
