@@ -496,6 +496,8 @@ def test_an_admin_kicks_a_player_and_closes_a_buy_in_table(
     admin.wait_for_selector(f'#admin-tables tr[data-table="{pooled}"]')
     admin.click(f'#admin-tables tr[data-table="{pooled}"] .close-button')
     ann.wait_for_selector(".toast.notice")
+    ann.wait_for_selector("#status-line >> text=A moderator closed this table")
+    wait_for_balance(ann, start[0])  # the header shows the refund at once
     for page, chips in ((ann, start[0]), (bob, start[1])):
         page.click("#nav-balance")
         page.wait_for_selector('#wallet-page[data-loaded="true"]')

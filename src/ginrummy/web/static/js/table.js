@@ -109,8 +109,10 @@ export class TablePage {
   }
 
   receiveState(msg) {
-    // a match just ended: the ratings and a prize pool's payout changed the wallet
-    if (msg.result && !(this.state && this.state.result) && currentAccount()) refreshBalance();
+    // a match just ended, or a moderator closed the table: a payout or refunds changed the wallet
+    const ended = (msg.result && !(this.state && this.state.result))
+      || (msg.table && msg.table.status === "closed" && this.table && this.table.status !== "closed");
+    if (ended && currentAccount()) refreshBalance();
     this.state = msg;
     this.seat = msg.seat ?? null;
     this.busy = false;
@@ -311,8 +313,8 @@ export class TablePage {
       return;
     }
     const waiting = table && table.status === "waiting" && this.seat !== null && !this.view;
-    replaceChildren(slot, waiting ? el("div", { class: "actions" },
-      table.buy_in ? el("span", { class: "muted" }, t("table.leave_refund", { chips: number(table.buy_in) })) : null,
+    replaceChildren(slot, waiting ? el("div", { class: "actions leave-box" },
+      table.buy_in ? el("span", {}, t("table.leave_refund", { chips: number(table.buy_in) })) : null,
       el("button", { type: "button", id: "leave-table", onclick: () => this.leave() }, t("table.leave"))) : null);
   }
 
@@ -329,6 +331,7 @@ export class TablePage {
 
   statusText(view, names) {
     if (!this.state) return t("table.connecting");
+    if (this.table && this.table.status === "closed") return t("table.closed");
     if (!view) return t("table.waiting_players");
     if (this.state.result) return t("table.match_over");
     if (view.phase === "over") return view.result && view.result.outcome === "void" ? t("table.hand_void") : t("table.hand_over");
