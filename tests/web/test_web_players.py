@@ -9,6 +9,7 @@ Chromium or Playwright is missing.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import subprocess
 from collections.abc import Iterator
@@ -35,7 +36,7 @@ from web_support import (
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Route
 from test_web_browser import visible_texts
 
 PASSWORD = "correct horse battery"
@@ -384,6 +385,12 @@ def test_an_admin_bans_a_player_mid_game(server: ServerProcess, browser: Browser
     my_turn(ann)  # the computer plays on in the banned player's seat
     play_turn(ann)
 
+    admin.fill("#admin-name", bob_name)
+    admin.click("#admin-unban")
+    admin.wait_for_selector('#admin-log .log-action[data-action="unban"]')
+    log_in(bob, bob_name)  # the ban is lifted: the account logs in again
+    assert bob.inner_text("#nav-me") == bob_name
+
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_players_pages_in_each_language(server: ServerProcess, browser: Browser,
@@ -538,3 +545,69 @@ def test_an_admin_kicks_a_player_and_closes_a_buy_in_table(
     assert bob_name in kicked.inner_text() and table in kicked.inner_text()
     closed = admin.locator('#admin-log li:has(.log-action[data-action="close"])')
     assert pooled in closed.inner_text()
+
+
+def fake_match(match_id: int, name: str) -> dict[str, object]:
+    return {"id": match_id, "preset": "classic", "category": "classic", "ending": "over",
+            "finished_at": "2026-12-01T12:00:00+00:00",
+            "players": [{"seat": 0, "name": name, "account": True, "level": None, "score": 100,
+                         "place": 1, "rating_before": 1500, "rating_after": 1520},
+                        {"seat": 1, "name": None, "account": False, "level": "simple",
+                         "score": 40, "place": 2, "rating_before": None,
+                         "rating_after": None}]}
+
+
+def test_history_pages_and_the_rating_chart(server: ServerProcess, browser: Browser) -> None:
+    """The client's own logic on answers it is given (the routes are stubbed in the page):
+    "Older matches" asks for the page before the last one shown and adds it; the chart puts
+    a higher rating higher and one point per rated match."""
+    page = person(browser, server)
+    asked: list[str] = []
+
+    def matches(route: Route) -> None:
+        asked.append(route.request.url)
+        before = re.search(r"before=(\d+)", route.request.url)
+        ids = range(60, 10, -1) if before is None else range(int(before.group(1)) - 1, 0, -1)
+        shown = list(ids)[:50]
+        body = {"name": "Pat", "matches": [fake_match(i, "Pat") for i in shown],
+                "next": shown[-1] if before is None else None}
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    page.route("**/api/players/Pat/matches*", matches)
+    page.goto("/history/Pat")
+    page.wait_for_selector('#history-page[data-loaded="true"]')
+    assert page.locator(".match-entry").count() == 50
+    page.click("#history-more")
+    page.wait_for_function("() => document.querySelectorAll('.match-entry').length === 60")
+    assert asked[-1].endswith("?before=11")
+    assert page.locator("#history-more").count() == 0  # no further page
+    entry = page.locator('.match-entry[data-match="60"]')
+    assert "(+20)" in entry.inner_text()
+    assert entry.locator(".record-link").get_attribute("href") == "/api/matches/60/record"
+
+    history = [{"time": f"2026-11-{day:02d}T10:00:00+00:00", "rating": rating}
+               for day, rating in ((1, 1500), (2, 1560), (3, 1480), (4, 1610))]
+    profile = {"name": "Pat", "joined": "2026-11-01T09:00:00+00:00",
+               "ratings": {"classic": {"rating": 1610, "deviation": 120, "games": 4,
+                                       "rank": 3}},
+               "history": {"classic": history},
+               "stats": {"matches": 4, "won": 2, "points_per_hand": 12.5, "gin_rate": 0.25,
+                         "knock_rate": 0.5, "undercut_rate": 0.125, "void_rate": 0,
+                         "average_deadwood_caught": 14.25},
+               "recent": [fake_match(60, "Pat")]}
+    page.route("**/api/players/Pat", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(profile)))
+    page.goto("/players/Pat")
+    chart = page.locator('svg.rating-chart[data-category="classic"]')
+    chart.wait_for()
+    assert chart.get_attribute("data-points") == "4"
+    ys = [float(y) for y in chart.locator("circle").evaluate_all(
+        "cs => cs.map(c => c.getAttribute('cy'))")]
+    ranked = [ys.index(y) for y in sorted(ys)]  # top of the chart first
+    assert ranked == [3, 1, 0, 2]  # 1610, 1560, 1500, 1480
+    xs = chart.locator("circle").evaluate_all("cs => cs.map(c => Number(c.getAttribute('cx')))")
+    assert xs == sorted(xs)  # time runs to the right
+    assert page.inner_text('#profile-stats dd[data-stat="gin_rate"]') == "25%"
+    assert page.inner_text('#profile-ratings tr[data-category="classic"] td.rank') == "#3"
+    # the only error: the server's 404 for the page of a name it does not know (stubbed here)
+    assert [e for e in page.errors if "404" not in e] == []  # type: ignore[attr-defined]
