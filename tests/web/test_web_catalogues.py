@@ -17,7 +17,10 @@ OTHERS = [lang for lang in LANGUAGES if lang != "en"]
 
 def test_static_files_ship_with_the_package() -> None:
     assert static_dir() == STATIC_DIR
-    for name in ["index.html", "css/app.css", "js/app.js", "js/table.js", "js/lobby.js"]:
+    players_pages = ["js/session.js", "js/account.js", "js/profile.js", "js/leaderboard.js",
+                     "js/history.js", "js/replay.js", "js/wallet.js", "js/admin.js"]
+    for name in ["index.html", "css/app.css", "js/app.js", "js/table.js", "js/lobby.js",
+                 *players_pages]:
         assert (STATIC_DIR / name).is_file(), name
     for lang in LANGUAGES:
         assert (STATIC_DIR / "i18n" / f"{lang}.json").is_file()
