@@ -47,6 +47,10 @@ export class AccountPage {
       this.go(`/login?next=${encodeURIComponent("/account")}`, true);
       return;
     }
+    if (this.mode !== "account" && currentAccount()) { // logged in already: on to where it leads
+      this.go(nextPath(), true);
+      return;
+    }
     this.render();
   }
 

@@ -67,6 +67,13 @@ export async function refreshBalance(notify = true) {
   return balance;
 }
 
+/** A balance the page has just read (the wallet page): the header shows it too. */
+export function setBalance(chips) {
+  if (!account || chips === balance) return;
+  balance = chips;
+  changed();
+}
+
 /** The server answered a login, a sign-up or an upgrade with this account. */
 export async function setAccount(next) {
   account = next || null;

@@ -5,7 +5,7 @@ import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { dateText } from "./format.js";
-import { currentAccount, link, refreshBalance } from "./session.js";
+import { currentAccount, link, setBalance } from "./session.js";
 import { toast } from "./toast.js";
 
 function kindLabel(kind) {
@@ -40,6 +40,7 @@ export class WalletPage {
     try {
       this.wallet = await api.wallet();
       this.error = null;
+      setBalance(this.wallet.balance);
     } catch (error) {
       this.error = accountErrorText(error);
     }
@@ -59,7 +60,6 @@ export class WalletPage {
     }
     this.busy = false;
     await this.load();
-    await refreshBalance();
   }
 
   render() {
