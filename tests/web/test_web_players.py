@@ -495,6 +495,9 @@ def test_an_admin_kicks_a_player_and_closes_a_buy_in_table(
     sign_up(ann, ann_name)
     sign_up(bob, bob_name)
     start = [balance(ann), balance(bob)]
+    ann.goto("/admin")  # not an administrator: no admin link, and the page says so
+    ann.wait_for_selector('#admin-page[data-forbidden="true"]')
+    assert ann.locator("#nav-admin, #admin-tables, #admin-ban").count() == 0
     pooled = create_as_account(ann, preset="arena", players=3, buy_in=50)
     join_from_lobby(bob, pooled)
     wait_for_balance(ann, start[0] - 50)
