@@ -51,7 +51,7 @@ export const api = {
     request("GET", `/api/tables/${enc(id)}`, undefined, invite ? { "X-Invite": invite } : {}),
   create: (body) => request("POST", "/api/tables", body),
   join: (id, body) => request("POST", `/api/tables/${enc(id)}/join`, body),
-  leave: (id) => request("POST", `/api/tables/${enc(id)}/leave`, {}),
+  leave: (id, token = null) => request("POST", `/api/tables/${enc(id)}/leave`, token ? { token } : {}),
 
   // accounts (the session cookie is set and cleared by the server)
   signup: (name, password) => request("POST", "/api/account/signup", { name, password }),

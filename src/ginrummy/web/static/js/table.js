@@ -320,7 +320,7 @@ export class TablePage {
 
   async leave() {
     try {
-      await api.leave(this.tableId);
+      await api.leave(this.tableId, this.stored ? this.stored.token : null);
       forgetSeat(this.tableId);
       if (currentAccount()) refreshBalance();
       this.navigate(null);
