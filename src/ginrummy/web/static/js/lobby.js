@@ -4,7 +4,8 @@ import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { prefs, saveSeat, seatFor } from "./prefs.js";
 import {
-  loadSchema, optionLabel, optionSchema, optionValue, presetLabel, rulesDialog, rulesSummary,
+  loadSchema, optionApplies, optionLabel, optionSchema, optionValue, presetLabel, previewRules,
+  rulesDialog, rulesSummary,
 } from "./rules.js";
 import { currentAccount, refreshBalance } from "./session.js";
 import { toast } from "./toast.js";
@@ -34,6 +35,9 @@ export class Lobby {
     this.timer = null;
     this.form = null;
     this.dirty = new Set();
+    this.fitted = new Set(); // options fitPlayers changed (not the player), given back at 2 players
+    this.quick = null;
+    this.seatChoices = {};
   }
 
   async start() {
@@ -44,6 +48,7 @@ export class Lobby {
       toast(errorText(error), "error");
       return;
     }
+    this.renderQuickPlay();
     this.renderForm();
     await this.refresh();
     this.timer = setInterval(() => this.refresh(), REFRESH_MS);
@@ -55,7 +60,10 @@ export class Lobby {
 
   rerender() {
     this.renderFrame();
-    if (this.presets) this.renderForm();
+    if (this.presets) {
+      this.renderQuickPlay();
+      this.renderForm();
+    }
     this.renderTables();
   }
 
@@ -75,6 +83,9 @@ export class Lobby {
       el("section", { class: "lobby" },
         el("h1", {}, t("lobby.title")),
         who,
+        el("section", { class: "panel quick-play", id: "quick-play", "aria-labelledby": "quick-heading" },
+          el("h2", { id: "quick-heading" }, t("quick.title")),
+          el("div", { id: "quick-play-slot" })),
         el("div", { class: "lobby-columns" },
           el("section", { class: "panel", "aria-labelledby": "tables-heading" },
             el("div", { class: "panel-head" },
@@ -180,6 +191,57 @@ export class Lobby {
     }
   }
 
+  // ------------------------------------------------------------------ play the computer
+  /** "Play the computer": a level (the server's default first) and a preset, then one click
+   * makes a 2-player table with the computer in seat 2 and opens it; the hand is dealt at once. */
+  renderQuickPlay() {
+    const slot = document.getElementById("quick-play-slot");
+    if (!slot) return;
+    const levels = this.bots.levels || [];
+    const level = this.quick?.level || this.bots.default || levels[0];
+    const presetNames = Object.keys(this.presets.presets);
+    const preset = this.quick?.preset || this.presets.default || presetNames[0];
+    this.quick = { level, preset };
+    const summary = el("p", { class: "rules-summary", id: "quick-summary" },
+      rulesSummary(preset, this.presets.presets[preset]));
+    replaceChildren(slot, el("form", { id: "quick-form", class: "quick-form", onsubmit: (e) => { e.preventDefault(); this.playComputer(); } },
+      el("label", {}, t("quick.level"), el("select", { id: "quick-level", onchange: (e) => { this.quick.level = e.target.value; } },
+        levels.map((name) => el("option", { value: name, selected: name === level }, botLabel(name))))),
+      el("label", {}, t("create.preset"), el("select", { id: "quick-preset", onchange: (e) => {
+        this.quick.preset = e.target.value;
+        summary.textContent = rulesSummary(this.quick.preset, this.presets.presets[this.quick.preset]);
+      } }, presetNames.map((name) => el("option", { value: name, selected: name === preset }, presetLabel(name))))),
+      el("button", { type: "submit", class: "primary", id: "quick-submit" }, t("quick.submit")),
+      summary,
+      el("p", { class: "muted" }, t("quick.help"))));
+  }
+
+  /** One click: a private 2-player table (nobody else can sit) with the computer in seat 2. */
+  async playComputer() {
+    const nickname = this.nickname();
+    if (!nickname) return;
+    const button = document.getElementById("quick-submit");
+    if (button) button.disabled = true;
+    try {
+      const answer = await api.create({
+        nickname,
+        name: t("create.default_name", { name: nickname }).slice(0, 40),
+        preset: this.quick.preset,
+        options: {},
+        players: 2,
+        bots: { 1: this.quick.level },
+        public: false,
+        clock_seconds: 0,
+        pool_chips: null,
+      });
+      saveSeat(answer.table_id, { seat: answer.seat, token: answer.token || null, invite: answer.invite || null, name: nickname });
+      this.navigate(answer.table_id, answer.invite || null);
+    } catch (error) {
+      toast(errorText(error), "error");
+      if (button) button.disabled = false;
+    }
+  }
+
   // ------------------------------------------------------------------ create form
   renderForm() {
     const slot = document.getElementById("create-form-slot");
@@ -189,6 +251,7 @@ export class Lobby {
     const presetSelect = el("select", { id: "create-preset", name: "preset", onchange: (e) => {
       this.form.preset = e.target.value;
       this.dirty.clear();
+      this.fitted.clear();
       this.renderForm();
     } }, presetNames.map((name) => el("option", { value: name, selected: name === preset }, presetLabel(name))));
     const rules = this.presets.presets[preset];
@@ -199,13 +262,14 @@ export class Lobby {
       this.form.players = Number(e.target.value);
       this.fitPlayers();
       this.renderSeats();
+      this.updatePreview();
     } }, counts.map((n) => el("option", { value: n, selected: n === this.form.players }, String(n))));
     const optionFields = this.schema.filter((option) => option.name !== "players")
       .map((option) => this.optionField(option, rules[option.name]));
     const form = el("form", { id: "create-form", class: "create-form", onsubmit: (e) => { e.preventDefault(); this.create(); } },
       el("label", {}, t("create.name"), el("input", { id: "create-name", type: "text", maxlength: "40" })),
       el("label", {}, t("create.preset"), presetSelect),
-      el("p", { class: "rules-summary" }, rulesSummary(preset, rules)),
+      el("p", { class: "rules-summary", id: "create-summary", "aria-live": "polite" }, rulesSummary(preset, rules)),
       el("label", {}, t("create.players"), playersSelect),
       el("fieldset", { id: "create-seats" }),
       el("label", { class: "check" }, el("input", { id: "create-public", type: "checkbox", checked: true }), t("create.public")),
@@ -213,28 +277,94 @@ export class Lobby {
       el("label", { id: "create-pool-label" }, t("create.pool"), el("input", { id: "create-pool", type: "number", min: "0", value: "" })),
       el("label", { id: "create-buy-in-label" }, t("create.buy_in"), el("input", { id: "create-buy-in", type: "number", min: "0", value: "" }),
         el("span", { class: "muted" }, t("create.buy_in_help"))),
+      el("p", { id: "create-pool-line", class: "pool-line" }),
       el("details", { class: "options" }, el("summary", {}, t("create.options")), el("div", { class: "option-grid" }, optionFields)),
       el("button", { type: "submit", class: "primary", id: "create-submit" }, t("create.submit")));
     replaceChildren(slot, form);
-    document.getElementById("opt-format")?.addEventListener("change", () => this.showPool());
+    // every number shown follows every choice: the summary, the options, the prize pool
+    form.addEventListener("input", () => this.updatePreview());
+    form.addEventListener("change", (e) => {
+      if (e.target.id === "opt-format") this.restoreFormatOnly();
+      this.updatePreview();
+    });
     this.renderSeats();
-    this.showPool();
+    this.fitPlayers(); // a preset chosen after 3-4 players: its match becomes single hands
+    this.updatePreview();
   }
 
-  /** The prize pool is a setting of the formats the `payout` option applies to (R6.4). */
-  showPool() {
-    const format = document.getElementById("opt-format")?.value || this.presets.presets[this.form.preset].format;
-    const pooled = optionSchema("payout").formats.includes(format);
+  /** A format chosen by hand gives back the options only it has (a match its target), starting
+   * from the schema's default, and sends them (the server needs a match's target). */
+  restoreFormatOnly() {
+    const format = document.getElementById("opt-format")?.value;
+    for (const option of this.schema) {
+      const input = document.getElementById(`opt-${option.name}`);
+      if (!option.format_only || !input || !option.formats.includes(format) || input.value !== "") continue;
+      input.disabled = false;
+      input.value = String(option.default);
+      this.dirty.add(option.name);
+    }
+  }
+
+  /** The table's rules as the server will make them from the form's choices right now. */
+  previewRules() {
+    const base = this.presets.presets[this.form.preset];
+    return previewRules(base, { ...this.readOptions(), players: this.form.players }, this.presets.hand_sizes);
+  }
+
+  /** Shows the chosen rules' numbers: the summary line (cards, knock limit, match target or
+   * one hand), each option not changed by hand, and the prize pool's line. */
+  updatePreview() {
+    if (!this.form) return;
+    const rules = this.previewRules();
+    const summary = document.getElementById("create-summary");
+    if (summary) summary.textContent = rulesSummary(this.form.preset, rules);
+    for (const option of this.schema) {
+      const input = document.getElementById(`opt-${option.name}`);
+      if (!input) continue;
+      const applies = optionApplies(option, rules);
+      input.disabled = option.format_only && !applies;
+      input.closest("label")?.classList.toggle("not-applying", !applies);
+      if (this.dirty.has(option.name) || option.type === "bool") continue;
+      const value = rules[option.name];
+      input.value = value === null || value === undefined ? "" : String(value);
+    }
+    this.showPool(rules);
+  }
+
+  /** The prize pool is a setting of the formats the `payout` option applies to (R6.4); its
+   * line says what the pool holds and how it is split under the chosen threshold. */
+  showPool(rules = this.previewRules()) {
+    const pooled = optionSchema("payout").formats.includes(rules.format);
     const label = document.getElementById("create-pool-label");
     if (label) label.hidden = !pooled;
     // a buy-in is paid in chips from an account's wallet (arena tables)
     const buyIn = document.getElementById("create-buy-in-label");
     if (buyIn) buyIn.hidden = !pooled || !currentAccount();
+    const line = document.getElementById("create-pool-line");
+    if (!line) return;
+    line.hidden = !pooled;
+    if (!pooled) return;
+    const each = buyIn && !buyIn.hidden ? Number(document.getElementById("create-buy-in").value || 0) : 0;
+    const fixed = Number(document.getElementById("create-pool")?.value || 0);
+    const pool = each > 0
+      ? t("create.pool_buy_in", { chips: number(each * rules.players), buy_in: number(each), players: rules.players })
+      : fixed > 0 ? t("lobby.pool", { chips: number(fixed) }) : t("create.pool_none");
+    replaceChildren(line, pool, " ", t("sheet.payout_rule", { threshold: rules.payout_threshold }));
   }
 
   /** A value some player counts may not choose (`value_players` in the schema: the match
    * format, the dealer-first offer...) gives way to the first one this count may choose. */
   fitPlayers() {
+    const base = this.presets.presets[this.form.preset];
+    for (const name of [...this.fitted]) { // back to the preset's own value where it may be again
+      const option = optionSchema(name);
+      const input = document.getElementById(`opt-${name}`);
+      const counts = (option?.value_players || {})[base[name]];
+      this.fitted.delete(name);
+      if (!input || (counts && !counts.includes(this.form.players))) continue;
+      input.value = base[name];
+      this.dirty.delete(name);
+    }
     for (const option of this.schema) {
       const input = document.getElementById(`opt-${option.name}`);
       const only = option.value_players || {};
@@ -243,15 +373,15 @@ export class Lobby {
       if (allowed.length > 0) {
         input.value = allowed[0];
         this.dirty.add(option.name);
+        this.fitted.add(option.name);
       }
     }
-    this.showPool();
   }
 
   optionField(option, value) {
     const { name } = option;
     const id = `opt-${name}`;
-    const mark = () => this.dirty.add(name);
+    const mark = () => { this.dirty.add(name); this.fitted.delete(name); };
     let input;
     if (option.type === "bool") {
       input = el("input", { id, type: "checkbox", checked: Boolean(value), onchange: mark });
@@ -271,12 +401,15 @@ export class Lobby {
     const fieldset = document.getElementById("create-seats");
     if (!fieldset) return;
     const levels = this.bots.levels || [];
+    const fallback = this.bots.default || levels[0] || "";
+    this.seatChoices = this.seatChoices || {};
     const rows = [];
     for (let seat = 1; seat < this.form.players; seat += 1) {
+      const chosen = this.seatChoices[seat] ?? fallback; // a newcomer never sits alone
       rows.push(el("label", {}, t("seat.label", { n: seat + 1 }),
-        el("select", { class: "seat-kind", dataset: { seat } },
-          el("option", { value: "" }, t("create.open_seat")),
-          levels.map((level) => el("option", { value: level },
+        el("select", { class: "seat-kind", dataset: { seat }, onchange: (e) => { this.seatChoices[seat] = e.target.value; } },
+          el("option", { value: "", selected: chosen === "" }, t("create.open_seat")),
+          levels.map((level) => el("option", { value: level, selected: level === chosen },
             t("seat.computer", { level: botLabel(level) }))))));
     }
     replaceChildren(fieldset, el("legend", {}, t("create.seats")),
@@ -285,10 +418,12 @@ export class Lobby {
 
   readOptions() {
     const options = {};
+    const format = document.getElementById("opt-format")?.value;
     for (const name of this.dirty) {
       const option = optionSchema(name);
       const input = document.getElementById(`opt-${name}`);
       if (!option || !input) continue;
+      if (option.format_only && !option.formats.includes(format)) continue; // a single hand's target
       if (option.type === "bool") options[name] = input.checked;
       else if (option.type === "enum") options[name] = input.value;
       else options[name] = input.value === "" ? null : Number(input.value);

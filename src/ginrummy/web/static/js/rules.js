@@ -59,6 +59,27 @@ export function relevantOptions(rules) {
     .map((option) => option.name), ...Object.keys(rules).filter((name) => !known.has(name))];
 }
 
+/** The rules a table will have before it exists: a preset's `base` (from /api/presets) with
+ * the create form's `changes` (the options the player changed, and `players`), resolved as the
+ * server resolves them. A hand size the preset leaves automatic follows the player count from
+ * `handSizes` (/api/presets' `hand_sizes`: the server's numbers, none restated here); an option
+ * that belongs to other formats has no value (a single hand has no target); a match given back
+ * a target gets the schema's default. */
+export function previewRules(base, changes, handSizes) {
+  const rules = { ...base, ...changes };
+  const usual = (players) => handSizes?.[String(players)];
+  const automatic = changes.hand_size === undefined || changes.hand_size === null;
+  if (automatic && usual(base.players) === base.hand_size && usual(rules.players) !== undefined) {
+    rules.hand_size = usual(rules.players);
+  }
+  for (const option of schema || []) {
+    if (!option.format_only) continue;
+    if (!option.formats.includes(rules.format)) rules[option.name] = null;
+    else if (rules[option.name] === null || rules[option.name] === undefined) rules[option.name] = option.default;
+  }
+  return rules;
+}
+
 /** One line: "Classic · match to 100 · knock ≤ 10". */
 export function rulesSummary(preset, rules) {
   const parts = [presetLabel(preset)];
