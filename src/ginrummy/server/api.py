@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ginrummy.rules import PRESETS, Ruleset
+from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset
 from ginrummy.server import jsontext
 from ginrummy.server.computer import default_bot_level
 from ginrummy.server.lobby import Lobby, LobbyError, known_levels
@@ -41,12 +41,22 @@ def option_schema() -> dict[str, dict[str, Any]]:
             for entry in Ruleset.schema()}
 
 
+def usual_hand_sizes() -> dict[str, int]:
+    """The hand size an automatic ``hand_size`` resolves to for each player count (R2.1), so
+    the create form shows the rules' own number (``/api/presets``' ``hand_sizes``)."""
+    players = OPTIONS["players"]
+    assert players.minimum is not None and players.maximum is not None
+    return {str(n): Ruleset(players=n, format=Format.SINGLE_HAND).cards_per_hand
+            for n in range(players.minimum, players.maximum + 1)}
+
+
 async def presets(_request: Request) -> JSONResponse:
     """``GET /api/presets``."""
     return JSONResponse({
         "presets": {name: Ruleset.preset(name).to_dict() for name in PRESETS},
         "options": option_schema(),
         "default": "classic",
+        "hand_sizes": usual_hand_sizes(),
     })
 
 
