@@ -13,10 +13,9 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 
-from ginrummy.server import account_api, admin_api, chips_api, pages, player_api
+from ginrummy.server import account_api, admin_api, chips_api, pages, player_api, static
 from ginrummy.server.api import ROUTES
 from ginrummy.server.committer import GroupCommitter
 from ginrummy.server.edge import RequestGuard, SecurityHeaders
@@ -95,11 +94,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
         WebSocketRoute("/ws/tables/{table_id}", table_socket),
     ]
     if settings.static_dir.is_dir():
-        routes.append(Mount("/", app=StaticFiles(directory=settings.static_dir, html=True),
-                            name="web"))
+        routes.extend(static.routes(settings.static_dir))  # versioned, cache headers
     else:
         routes.append(Route("/", no_client, methods=["GET"]))
-    middleware = [Middleware(AccessLog), Middleware(ErrorCounter),  # /metrics: HTTP errors
+    middleware = [Middleware(AccessLog), Middleware(static.Compression),  # gzip on text
+                  Middleware(ErrorCounter),  # /metrics: HTTP errors
                   Middleware(SecurityHeaders, settings=settings),
                   Middleware(RequestGuard, settings=settings)]
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)

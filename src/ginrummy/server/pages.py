@@ -4,8 +4,10 @@ shows the page the path names (``/players/NAME``, ``/leaderboard``, ``/replay/ID
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
+
+from ginrummy.server import static
 
 PAGE_PATHS = ("/login", "/signup", "/account", "/leaderboard", "/leaderboard/{category}",
               "/history", "/history/{name}", "/replay/{match_id}", "/wallet", "/admin")
@@ -14,12 +16,9 @@ routed by :mod:`ginrummy.server.player_api`)."""
 
 
 def index_page(request: Request, status_code: int = 200) -> Response:
-    """The client's ``index.html`` (the page's script reads the path)."""
-    index = request.app.state.server.settings.static_dir / "index.html"
-    if not index.is_file():
-        return PlainTextResponse("ginrummy server: the web client is missing\n", 404)
-    return FileResponse(index, status_code=status_code,
-                        headers={"cache-control": "no-cache"})
+    """The client's ``index.html`` (the page's script reads the path), ``no-cache``, its
+    assets at the current version's URLs (:mod:`ginrummy.server.static`)."""
+    return static.index_response(request.app.state.server.settings.static_dir, status_code)
 
 
 async def page(request: Request) -> Response:

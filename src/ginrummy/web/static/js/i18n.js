@@ -17,8 +17,14 @@ export function pickLanguage(preferred = navigator.languages || [navigator.langu
   return "en";
 }
 
+/** The catalogue's URL beside this module's (so a versioned client, /v/<hash>/js/, loads the
+ * same version's catalogues, cached for good; the plain /js/ loads /i18n/). */
+export function catalogueUrl(lang) {
+  return new URL(`../i18n/${lang}.json`, import.meta.url).pathname;
+}
+
 async function fetchCatalogue(lang) {
-  const response = await fetch(`/i18n/${lang}.json`);
+  const response = await fetch(catalogueUrl(lang));
   if (!response.ok) throw new Error(`catalogue ${lang}: HTTP ${response.status}`);
   return response.json();
 }

@@ -1,0 +1,333 @@
+"""Serving the web client: versioned static URLs, cache headers and compression.
+
+* The client's files are served under ``/v/<version>/...``, where ``<version>`` is a content
+  hash of the whole static tree, with ``Cache-Control: public, max-age=31536000, immutable``:
+  a browser fetches each file once per release. ES modules import each other by relative
+  URLs, so every import of a versioned module stays inside its version.
+* ``index.html`` (at ``/``, ``/index.html`` and every client page of :mod:`pages`) is served
+  ``no-cache`` with its asset URLs rewritten to the current version.
+* The unversioned paths (``/js/app.js``...) keep working, revalidated on every use
+  (``no-cache``; the ``ETag`` makes that a 304 when nothing changed).
+* :class:`Compression` gzips text responses (HTML, JS, CSS, JSON, SVG...) of at least
+  :data:`MINIMUM_SIZE` bytes when the client accepts gzip; WebSocket traffic is never touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+"""``Cache-Control`` of a file under the current version."""
+REVALIDATE = "no-cache"
+"""``Cache-Control`` of ``index.html``, unversioned paths and a version that is not current."""
+VERSION_PREFIX = "/v/"
+HASH_CHARS = 16
+"""Hex digits of SHA-256 kept in the version (64 bits)."""
+
+
+@dataclass
+class StaticTree:
+    """The static directory and its current version (a content hash of every file in it).
+
+    The files' sizes and modification times are looked at again at most every
+    ``check_seconds``; the contents are hashed again only when those changed, so an edited
+    file gets a new version while the server runs.
+    """
+
+    directory: Path
+    check_seconds: float = 1.0
+    _signature: tuple[tuple[str, int, int], ...] | None = field(default=None, repr=False)
+    _version: str = field(default="", repr=False)
+    _files: frozenset[str] = field(default=frozenset(), repr=False)
+    _checked_at: float = field(default=float("-inf"), repr=False)
+    _index: tuple[str, str] | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def version(self) -> str:
+        """The current content hash (16 hex digits)."""
+        self._refresh()
+        return self._version
+
+    def files(self) -> frozenset[str]:
+        """The tree's files, as URL paths relative to it (``js/app.js``)."""
+        self._refresh()
+        return self._files
+
+    def _refresh(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._checked_at < self.check_seconds and self._signature is not None:
+                return
+            self._checked_at = now
+            signature = self._scan()
+            if signature == self._signature:
+                return
+            digest = hashlib.sha256()
+            for relative, _size, _mtime in signature:
+                digest.update(relative.encode() + b"\0")
+                digest.update((self.directory / relative).read_bytes())
+                digest.update(b"\0")
+            self._signature = signature
+            self._version = digest.hexdigest()[:HASH_CHARS]
+            self._files = frozenset(relative for relative, _, _ in signature)
+            self._index = None
+
+    def _scan(self) -> tuple[tuple[str, int, int], ...]:
+        found = []
+        for root, dirs, names in os.walk(self.directory):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+            for name in names:
+                if name.startswith("."):
+                    continue
+                path = Path(root) / name
+                stat = path.stat()
+                found.append((path.relative_to(self.directory).as_posix(), stat.st_size,
+                              stat.st_mtime_ns))
+        return tuple(sorted(found))
+
+    def prefix(self) -> str:
+        """``/v/<version>``: where the current files are served."""
+        return VERSION_PREFIX + self.version()
+
+    def index_html(self) -> str | None:
+        """``index.html`` with each ``src``/``href`` naming a file of the tree pointed at the
+        current version (``/css/app.css`` -> ``/v/<version>/css/app.css``); None without it."""
+        version = self.version()
+        with self._lock:
+            if self._index is not None and self._index[0] == version:
+                return self._index[1]
+        index = self.directory / "index.html"
+        if not index.is_file():
+            return None
+        files = self.files()
+        prefix = VERSION_PREFIX + version
+
+        def versioned(match: re.Match[str]) -> str:
+            path = match.group(2)
+            if path not in files or path == "index.html":
+                return match.group(0)
+            return f'{match.group(1)}="{prefix}/{path}"'
+
+        html = _ASSET_URL.sub(versioned, index.read_text("utf-8"))
+        with self._lock:
+            self._index = (version, html)
+        return html
+
+
+_ASSET_URL = re.compile(r'\b(src|href)="/([^"?#/][^"?#]*)"')
+_TREES: dict[Path, StaticTree] = {}
+_TREES_LOCK = threading.Lock()
+
+
+def tree_for(directory: Path) -> StaticTree:
+    """The one :class:`StaticTree` of a directory (shared by the routes serving it)."""
+    key = directory.resolve()
+    with _TREES_LOCK:
+        tree = _TREES.get(key)
+        if tree is None:
+            tree = _TREES[key] = StaticTree(key)
+        return tree
+
+
+def index_response(directory: Path, status_code: int = 200) -> Response:
+    """The client's ``index.html`` pointing at the current version, never cached unchecked."""
+    html = tree_for(directory).index_html()
+    if html is None:
+        return PlainTextResponse("ginrummy server: the web client is missing\n", 404)
+    return Response(html, status_code=status_code, media_type="text/html",
+                    headers={"cache-control": REVALIDATE})
+
+
+class VersionedFiles(StaticFiles):
+    """``/v/<version>/...``: the tree's files, ``immutable`` when ``<version>`` is current.
+
+    A version that is not current (a page loaded before a new release asking for more
+    modules) still gets today's files, but ``no-cache``, so no cache keeps them under the old
+    version's URL for a year."""
+
+    def __init__(self, tree: StaticTree) -> None:
+        super().__init__(directory=tree.directory, html=False)
+        self.tree = tree
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        """The file, with the cache header its version calls for."""
+        response = await super().get_response(path, scope)
+        if response.status_code in (200, 304):
+            current = scope.get("path_params", {}).get("version") == self.tree.version()
+            response.headers["cache-control"] = IMMUTABLE if current else REVALIDATE
+        return response
+
+
+class PlainFiles(StaticFiles):
+    """The unversioned paths (``/js/app.js``): served as before, revalidated on every use."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        """The file, ``no-cache``."""
+        response = await super().get_response(path, scope)
+        if response.status_code in (200, 304):
+            response.headers["cache-control"] = REVALIDATE
+        return response
+
+
+def routes(directory: Path) -> list[BaseRoute]:
+    """The web client's routes: ``/`` and ``/index.html``, the versioned tree, then every
+    file at its plain path (the catch-all, last)."""
+    tree = tree_for(directory)
+
+    async def index(_request: Request) -> Response:
+        return index_response(directory)
+
+    return [
+        Route("/", index, methods=["GET", "HEAD"]),
+        Route("/index.html", index, methods=["GET", "HEAD"]),
+        Mount(VERSION_PREFIX + "{version}", app=VersionedFiles(tree), name="versioned"),
+        Mount("/", app=PlainFiles(directory=directory, html=False), name="web"),
+    ]
+
+
+MINIMUM_SIZE = 1024
+"""Smaller bodies are sent as they are: gzip would save little or even add bytes."""
+COMPRESSIBLE = frozenset({
+    "application/javascript", "text/javascript", "application/json", "application/xml",
+    "image/svg+xml", "application/manifest+json", "application/problem+json",
+})
+"""Compressed media types besides every ``text/*``."""
+
+
+def compressible(content_type: str) -> bool:
+    """True for text media types (``text/*``, JavaScript, JSON, XML, SVG)."""
+    media = content_type.partition(";")[0].strip().lower()
+    return media.startswith("text/") or media in COMPRESSIBLE
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """True when an ``Accept-Encoding`` value allows gzip (``gzip`` or ``*`` with q > 0)."""
+    allowed: dict[str, bool] = {}
+    for part in accept_encoding.split(","):
+        coding, _, params = part.strip().partition(";")
+        q = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        allowed[coding.strip().lower()] = q > 0
+    return allowed.get("gzip", allowed.get("x-gzip", allowed.get("*", False)))
+
+
+class Compression:
+    """gzip on text HTTP responses of at least ``minimum_size`` bytes for clients that accept
+    it; everything else (WebSockets, HEAD, partial and ``304`` answers, images, bodies already
+    encoded, small bodies) passes untouched. A compressed answer's ``ETag`` becomes weak (its
+    bytes differ from the plain file's) and every text answer says ``Vary: Accept-Encoding``.
+    """
+
+    def __init__(self, app: ASGIApp, minimum_size: int = MINIMUM_SIZE, level: int = 6) -> None:
+        self.app = app
+        self.minimum_size = minimum_size
+        self.level = level
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") == "HEAD":
+            await self.app(scope, receive, send)
+            return
+        if not accepts_gzip(Headers(scope=scope).get("accept-encoding", "")):
+            await self.app(scope, receive, _vary_only(send))
+            return
+        await _GzipSend(self, send).run(scope, receive)
+
+
+def _vary_only(send: Send) -> Send:
+    """Adds ``Vary: Accept-Encoding`` to text answers sent plain to a client without gzip."""
+
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = MutableHeaders(raw=message.setdefault("headers", []))
+            if compressible(headers.get("content-type", "")):
+                headers.add_vary_header("Accept-Encoding")
+        await send(message)
+
+    return wrapped
+
+
+class _GzipSend:
+    """One response on its way through :class:`Compression`."""
+
+    def __init__(self, owner: Compression, send: Send) -> None:
+        self.owner = owner
+        self.send = send
+        self.start: Message | None = None
+        self.passthrough = False
+        self.compressor: zlib._Compress | None = None
+
+    async def run(self, scope: Scope, receive: Receive) -> None:
+        await self.owner.app(scope, receive, self.on_message)
+
+    async def on_message(self, message: Message) -> None:
+        kind = message["type"]
+        if kind == "http.response.start":
+            headers = MutableHeaders(raw=message.setdefault("headers", []))
+            text = compressible(headers.get("content-type", ""))
+            if text:
+                headers.add_vary_header("Accept-Encoding")
+            self.passthrough = (not text or message["status"] in (204, 206, 304)
+                                or "content-encoding" in headers)
+            if self.passthrough:
+                await self.send(message)
+            else:
+                self.start = message  # held until the first body says how large it is
+            return
+        if self.passthrough or kind != "http.response.body":
+            if self.start is not None:  # e.g. a pathsend answer: sent as it is
+                await self.send(self.start)
+                self.start = None
+            await self.send(message)
+            return
+        body: bytes = message.get("body", b"")
+        more = bool(message.get("more_body", False))
+        if self.start is not None:
+            start, self.start = self.start, None
+            if not more and len(body) < self.owner.minimum_size:
+                self.passthrough = True
+                await self.send(start)
+                await self.send(message)
+                return
+            self.compressor = zlib.compressobj(self.owner.level, zlib.DEFLATED,
+                                               16 + zlib.MAX_WBITS)
+            headers = MutableHeaders(raw=start["headers"])
+            headers["content-encoding"] = "gzip"
+            etag = headers.get("etag")
+            if etag and not etag.startswith("W/"):
+                headers["etag"] = "W/" + etag
+            compressed = self._compress(body, more)
+            if more:
+                del headers["content-length"]
+            else:
+                headers["content-length"] = str(len(compressed))
+            await self.send(start)
+            await self.send({"type": "http.response.body", "body": compressed,
+                             "more_body": more})
+            return
+        await self.send({"type": "http.response.body", "body": self._compress(body, more),
+                         "more_body": more})
+
+    def _compress(self, body: bytes, more: bool) -> bytes:
+        assert self.compressor is not None
+        out = self.compressor.compress(body)
+        return out + self.compressor.flush(zlib.Z_SYNC_FLUSH if more else zlib.Z_FINISH)
