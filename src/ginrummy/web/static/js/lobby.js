@@ -324,7 +324,9 @@ export class Lobby {
       const applies = optionApplies(option, rules);
       input.disabled = option.format_only && !applies;
       input.closest("label")?.classList.toggle("not-applying", !applies);
-      if (this.dirty.has(option.name) || option.type === "bool") continue;
+      // numbers only: a choice in a list is the player's or fitPlayers' (an input event of a
+      // select comes before its change, which marks it)
+      if (this.dirty.has(option.name) || option.type !== "int") continue;
       const value = rules[option.name];
       input.value = value === null || value === undefined ? "" : String(value);
     }
@@ -360,10 +362,10 @@ export class Lobby {
       const option = optionSchema(name);
       const input = document.getElementById(`opt-${name}`);
       const counts = (option?.value_players || {})[base[name]];
-      this.fitted.delete(name);
-      if (!input || (counts && !counts.includes(this.form.players))) continue;
+      if (!input || (counts && !counts.includes(this.form.players))) continue; // still fitted
       input.value = base[name];
       this.dirty.delete(name);
+      this.fitted.delete(name);
     }
     for (const option of this.schema) {
       const input = document.getElementById(`opt-${option.name}`);
