@@ -115,8 +115,9 @@ def create_as_account(page: Page, *, preset: str, players: int,
     assert page.inner_text("#playing-as .player-name") == page.inner_text("#nav-me")
     page.select_option("#create-preset", preset)
     page.select_option("#create-players", str(players))
-    for seat, level in (bots or {}).items():
-        page.select_option(f'#create-seats .seat-kind[data-seat="{seat}"]', level)
+    for seat in range(1, players):  # the form offers the computer; "" leaves a seat for a person
+        page.select_option(f'#create-seats .seat-kind[data-seat="{seat}"]',
+                           (bots or {}).get(seat, ""))
     if buy_in is not None:
         page.fill("#create-buy-in", str(buy_in))
     page.click("#create-submit")

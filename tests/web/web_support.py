@@ -169,8 +169,9 @@ def create_table(page: Page, nickname: str, *, preset: str = "classic", players:
     page.fill("#nickname", nickname)
     page.select_option("#create-preset", preset)
     page.select_option("#create-players", str(players))
-    for seat, level in (bots or {}).items():
-        page.select_option(f'#create-seats .seat-kind[data-seat="{seat}"]', level)
+    for seat in range(1, players):  # the form offers the computer; "" leaves a seat for a person
+        page.select_option(f'#create-seats .seat-kind[data-seat="{seat}"]',
+                           (bots or {}).get(seat, ""))
     if options:
         page.click("#create-form details.options summary")
         for name, value in options.items():
