@@ -58,13 +58,17 @@ class Error(TypedDict):
 
 
 class Chat(TypedDict):
-    """A chat line (plain text)."""
+    """A chat line (plain text). ``seq`` numbers the table's stored lines (it only grows);
+    ``history`` marks a line said before the connection joined (sent right after
+    ``welcome``)."""
 
     type: Literal["chat"]
     seat: int | None
     name: str
     text: str
     at: str
+    seq: NotRequired[int]
+    history: NotRequired[bool]
 
 
 class Pong(TypedDict):
@@ -196,10 +200,18 @@ def error(code: Code, message: str, action_id: str | None = None) -> Error:
     return {"type": "error", "id": action_id, "code": code.value, "message": message}
 
 
-def chat_message(seat: int | None, name: str, text: str) -> Chat:
-    """The ``chat`` message sent to the table."""
-    at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    return {"type": "chat", "seat": seat, "name": name, "text": text, "at": at}
+def chat_message(seat: int | None, name: str, text: str, seq: int | None = None,
+                 at: float | None = None, history: bool = False) -> Chat:
+    """The ``chat`` message of a line said at Unix time ``at`` (default: now), numbered
+    ``seq`` when it is stored; ``history``: sent to a newcomer, said before it came."""
+    moment = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
+    message: Chat = {"type": "chat", "seat": seat, "name": name, "text": text,
+                     "at": moment.isoformat(timespec="seconds").replace("+00:00", "Z")}
+    if seq is not None:
+        message["seq"] = seq
+    if history:
+        message["history"] = True
+    return message
 
 
 def notice_message(text: str) -> Notice:

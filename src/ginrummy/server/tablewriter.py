@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from ginrummy.gameloop import EndlessHand
 from ginrummy.server.auth import new_secret, secret_hash
-from ginrummy.server.chat import ChatMutes, RecentChat, send_chat
+from ginrummy.server.chat import ChatLine, ChatMutes, RecentChat, send_chat
 from ginrummy.server.clock import restart_clock
 from ginrummy.server.commits import CommitPath, EventMaker
 from ginrummy.server.committer import CommitFailed, GroupCommitter
@@ -37,6 +37,7 @@ from ginrummy.server.table import STOP_REASONS, GameTable, Seat, Step
 from ginrummy.server.timers import TableTimers, TimerAction
 from ginrummy.storage import Apply, Repository, UpdateSeat, WriteOp
 from ginrummy.storage.accounts import give_matches
+from ginrummy.storage.chatlog import StoredChatLine, add_line, load_lines
 
 log = logging.getLogger("ginrummy.server.table")
 
@@ -75,7 +76,7 @@ class TableWriter:
         self.mutes = mutes
         """Accounts muted in chat (shared by every table)."""
         self.recent_chat = RecentChat()
-        """The table's last chat lines, for reports."""
+        """The table's last chat lines (stored too): sent to newcomers, found by reports."""
         self.on_action = on_action
         self.barred: set[int] = set()
         """Accounts an administrator removed from the table before its deal: they may not
@@ -91,6 +92,7 @@ class TableWriter:
     async def start(self) -> None:
         """After creation or restore: hold the humans' seats, then go on with the game."""
         async with self.lock:
+            await self._load_chat()  # before any connection: reports find earlier lines
             for seat in self.table.seats:  # taken by an administrator: the computer plays it
                 seat.away = seat.away or seat.token_hash == REVOKED_TOKEN
             self.presence.hold_absent(self.table)
@@ -112,6 +114,9 @@ class TableWriter:
             people_before = self.people
             self.connections.add(conn)
             conn.send(welcome(conn.protocol, table.id, conn.seat, table.version, conn.name))
+            if await self._load_chat():  # the chat so far: seats and spectators alike
+                for line in self.recent_chat.history_for(conn.muted, self.mutes):
+                    conn.send(line)
             if conn.seat is None:
                 conn.send(self.state_for(conn))
                 self._watch_idle()
@@ -224,8 +229,26 @@ class TableWriter:
             conn.send(text)
 
     async def chat(self, conn: Connection, text: str) -> None:
-        """Send a chat line to every connection that has not muted its author."""
-        send_chat(conn, text, self.connections, self.settings, self.mutes, self.recent_chat)
+        """Store a chat line, then send it to every connection that has not muted its
+        author (not under the table's lock: chat never waits for a move, nor a move for
+        chat)."""
+        if not await self._load_chat():
+            conn.send(error(Code.STORAGE, "chat is unavailable: the database did not answer; "
+                            "try again"))
+            return
+        await send_chat(conn, text, self.connections, self.settings, self.mutes,
+                        self.recent_chat, self._store_chat)
+
+    async def _load_chat(self) -> bool:
+        """Load the table's stored chat once (in a worker thread); False when the database
+        did not answer."""
+        return await self.recent_chat.ensure_loaded(self._stored_chat)
+
+    def _stored_chat(self) -> list[StoredChatLine]:
+        return load_lines(self.commits.repository.engine, self.table.id)
+
+    async def _store_chat(self, line: ChatLine) -> None:
+        await self.commits.committer.commit([add_line(self.table.id, line.stored())])
 
     # ----------------------------------------------------------------- players' requests
     async def handle_action(self, conn: Connection, msg: ActionMessage) -> None:

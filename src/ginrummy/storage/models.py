@@ -293,3 +293,25 @@ class ReportRow(Base):
         Integer, ForeignKey("accounts.id"), nullable=True)
     text: Mapped[str] = mapped_column(Text)
     handled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+# ----------------------------------------------------------------------------- chat
+class ChatLineRow(Base):
+    """A chat line said at a table, numbered per table (``seq``); each table keeps its last
+    lines only (:mod:`ginrummy.storage.chatlog`). Only what every connection at the table
+    saw is stored, plus the author's account for reports."""
+
+    __tablename__ = "chat_lines"
+
+    table_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The author's seat (``None``: a spectator)."""
+    name: Mapped[str] = mapped_column(String(40))
+    """The author's name as chat showed it."""
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True)
+    """The author's account (never sent to a client; a report names it)."""
+    text: Mapped[str] = mapped_column(Text)
