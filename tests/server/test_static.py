@@ -133,6 +133,11 @@ def compression_app() -> Starlette:
         return Response(gzip.compress(BIG_TEXT), media_type="text/plain",
                         headers={"content-encoding": "gzip"})
 
+    async def tagged(request: Any) -> Response:
+        body = BIG_TEXT + request.query_params.get("v", "").encode()
+        return Response(body, media_type="text/css",
+                        headers={"etag": '"' + request.query_params.get("v", "a") + '"'})
+
     async def streamed(_request: Any) -> StreamingResponse:
         async def chunks() -> Any:
             for _ in range(5):
@@ -147,6 +152,7 @@ def compression_app() -> Starlette:
 
     return Starlette(routes=[Route("/big", big), Route("/tiny", tiny), Route("/png", png),
                              Route("/encoded", encoded), Route("/streamed", streamed),
+                             Route("/tagged", tagged),
                              WebSocketRoute("/ws", echo)],
                      middleware=[Middleware(Compression)])
 
@@ -173,6 +179,22 @@ def test_large_text_is_gzipped_small_and_binary_bodies_are_not() -> None:
         assert streamed.headers["content-encoding"] == "gzip"
         assert "content-length" not in streamed.headers
         assert streamed.content == BIG_TEXT * 5
+
+
+def test_a_static_file_is_compressed_once_while_it_is_unchanged() -> None:
+    app = compression_app()
+    with TestClient(app) as client:
+        first = client.get("/tagged?v=1", headers={"Accept-Encoding": "gzip"})
+        again = client.get("/tagged?v=1", headers={"Accept-Encoding": "gzip"})
+        changed = client.get("/tagged?v=2", headers={"Accept-Encoding": "gzip"})
+    compression = app.middleware_stack
+    while not isinstance(compression, Compression):
+        compression = compression.app  # type: ignore[union-attr]
+    assert compression.cache_hits == 1  # the second answer; a new ETag is compressed anew
+    assert first.content == again.content == BIG_TEXT + b"1"
+    assert changed.content == BIG_TEXT + b"2"
+    assert first.headers["etag"] == again.headers["etag"] == 'W/"1"'
+    assert first.headers["content-encoding"] == again.headers["content-encoding"] == "gzip"
 
 
 def test_websocket_traffic_is_never_compressed() -> None:

@@ -20,6 +20,7 @@ import re
 import threading
 import time
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -206,6 +207,8 @@ COMPRESSIBLE = frozenset({
     "image/svg+xml", "application/manifest+json", "application/problem+json",
 })
 """Compressed media types besides every ``text/*``."""
+CACHED_BODY_LIMIT = 1 << 20
+"""Compressed bodies kept for reuse are at most this large (1 MiB)."""
 
 
 def compressible(content_type: str) -> bool:
@@ -236,12 +239,20 @@ class Compression:
     it; everything else (WebSockets, HEAD, partial and ``304`` answers, images, bodies already
     encoded, small bodies) passes untouched. A compressed answer's ``ETag`` becomes weak (its
     bytes differ from the plain file's) and every text answer says ``Vary: Accept-Encoding``.
+    The compressed body of an answer with an ``ETag`` (a static file) is kept and reused while
+    the file is unchanged, so each file is compressed once, not once per visitor.
     """
 
-    def __init__(self, app: ASGIApp, minimum_size: int = MINIMUM_SIZE, level: int = 6) -> None:
+    def __init__(self, app: ASGIApp, minimum_size: int = MINIMUM_SIZE, level: int = 6,
+                 cache_entries: int = 128) -> None:
         self.app = app
         self.minimum_size = minimum_size
         self.level = level
+        self.cache_entries = cache_entries
+        self.cache: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        """Compressed bodies of answers with an ``ETag`` (the static files: their ETag
+        changes with the file), by path, query and ETag, the least recently used dropped first."""
+        self.cache_hits = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") == "HEAD":
@@ -250,7 +261,8 @@ class Compression:
         if not accepts_gzip(Headers(scope=scope).get("accept-encoding", "")):
             await self.app(scope, receive, _vary_only(send))
             return
-        await _GzipSend(self, send).run(scope, receive)
+        url = scope.get("path", "") + "?" + scope.get("query_string", b"").decode("latin-1")
+        await _GzipSend(self, send, url).run(scope, receive)
 
 
 def _vary_only(send: Send) -> Send:
@@ -269,9 +281,10 @@ def _vary_only(send: Send) -> Send:
 class _GzipSend:
     """One response on its way through :class:`Compression`."""
 
-    def __init__(self, owner: Compression, send: Send) -> None:
+    def __init__(self, owner: Compression, send: Send, url: str) -> None:
         self.owner = owner
         self.send = send
+        self.url = url
         self.start: Message | None = None
         self.passthrough = False
         self.compressor: zlib._Compress | None = None
@@ -315,7 +328,8 @@ class _GzipSend:
             etag = headers.get("etag")
             if etag and not etag.startswith("W/"):
                 headers["etag"] = "W/" + etag
-            compressed = self._compress(body, more)
+            compressed = self._cached(etag, body) if etag and not more else \
+                self._compress(body, more)
             if more:
                 del headers["content-length"]
             else:
@@ -326,6 +340,23 @@ class _GzipSend:
             return
         await self.send({"type": "http.response.body", "body": self._compress(body, more),
                          "more_body": more})
+
+    def _cached(self, etag: str, body: bytes) -> bytes:
+        """The whole body compressed, from the owner's cache when the same URL and ETag
+        were compressed before."""
+        owner = self.owner
+        key = (self.url, etag)
+        found = owner.cache.get(key)
+        if found is not None:
+            owner.cache.move_to_end(key)
+            owner.cache_hits += 1
+            return found
+        compressed = self._compress(body, False)
+        if owner.cache_entries > 0 and len(compressed) <= CACHED_BODY_LIMIT:
+            owner.cache[key] = compressed
+            while len(owner.cache) > owner.cache_entries:
+                owner.cache.popitem(last=False)
+        return compressed
 
     def _compress(self, body: bytes, more: bool) -> bytes:
         assert self.compressor is not None
