@@ -1,12 +1,46 @@
 // Table chat: messages rendered with textContent only, a per-player mute, and a report of a
-// message to the moderators (POST /api/reports).
+// message to the moderators (POST /api/reports). The server keeps a table's last 100 lines
+// and sends them after `welcome` (chat messages with `history: true`): lines are ordered and
+// told apart by their number (`seq`), so a reconnection shows each line once and adds those
+// said while away. Mutes are remembered per table in this browser and told to every new
+// connection, so a muted player's earlier lines stay hidden after a reload too.
 import { api } from "./api.js";
 import { accountErrorText } from "./account.js";
 import { el, replaceChildren } from "./dom.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import { toast } from "./toast.js";
 
 const KEEP = 100;
+const MUTES_KEY = "ginrummy.chatMutes";
+const MUTED_TABLES = 20; // the tables whose mutes this browser remembers, latest first
+
+/** The mutes this browser keeps for a table: seat numbers, or "spectators". */
+function storedMutes(tableId) {
+  try {
+    const all = JSON.parse(localStorage.getItem(MUTES_KEY) || "[]");
+    const mine = Array.isArray(all) ? all.find((entry) => entry && entry.table === tableId) : null;
+    return new Set(mine && Array.isArray(mine.muted) ? mine.muted : []);
+  } catch {
+    return new Set();
+  }
+}
+
+function saveMutes(tableId, muted) {
+  try {
+    const all = JSON.parse(localStorage.getItem(MUTES_KEY) || "[]");
+    const others = (Array.isArray(all) ? all : []).filter((entry) => entry && entry.table !== tableId);
+    const kept = muted.size ? [{ table: tableId, muted: [...muted] }, ...others] : others;
+    localStorage.setItem(MUTES_KEY, JSON.stringify(kept.slice(0, MUTED_TABLES)));
+  } catch {
+    // storage full or disabled: mutes last as long as the page
+  }
+}
+
+function timeText(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? null
+    : date.toLocaleTimeString(language(), { hour: "2-digit", minute: "2-digit" });
+}
 
 export class Chat {
   /** `token`: the seat's token when a guest holds one (a guest reports as its seat). */
@@ -17,7 +51,9 @@ export class Chat {
     this.mySeat = null;
     this.reported = new Set(); // messages already reported (by seat, name and text)
     this.messages = [];
-    this.muted = new Set(); // seat numbers, or "spectators"
+    this.muted = storedMutes(tableId); // seat numbers, or "spectators"
+    this.syncedSocket = null; // the connection last told this page's mutes
+    this.renderTimer = null;
     this.list = el("ol", { class: "chat-log", id: "chat-log", "aria-live": "polite" });
     this.muteBox = el("div", { class: "mute-list" });
     this.input = el("input", { id: "chat-input", type: "text", maxlength: "200", autocomplete: "off",
@@ -36,9 +72,33 @@ export class Chat {
 
   receive(message) {
     if (this.muted.has(this.key(message.seat))) return;
-    this.messages.push(message);
-    if (this.messages.length > KEEP) this.messages.shift();
-    this.renderMessages();
+    if (!this.merge(message)) return;
+    if (message.history) this.renderSoon(); // a newcomer's history: up to 100 frames in a row
+    else this.renderMessages();
+  }
+
+  /** Put a line in its place by its number; false when it is shown already (history sent
+   * again on a reconnection). Lines without a number go last. */
+  merge(message) {
+    const seq = message.seq;
+    if (typeof seq === "number") {
+      if (this.messages.some((m) => m.seq === seq)) return false;
+      let at = this.messages.length;
+      while (at > 0 && typeof this.messages[at - 1].seq === "number" && this.messages[at - 1].seq > seq) at -= 1;
+      this.messages.splice(at, 0, message);
+    } else {
+      this.messages.push(message);
+    }
+    if (this.messages.length > KEEP) this.messages.splice(0, this.messages.length - KEEP);
+    return true;
+  }
+
+  renderSoon() {
+    if (this.renderTimer !== null) return;
+    this.renderTimer = setTimeout(() => {
+      this.renderTimer = null;
+      this.renderMessages();
+    }, 0);
   }
 
   send() {
@@ -48,7 +108,7 @@ export class Chat {
   }
 
   renderMessages() {
-    replaceChildren(this.list, this.messages.map((m) => el("li", {},
+    replaceChildren(this.list, this.messages.map((m) => el("li", { title: timeText(m.at) },
       el("strong", { class: "chat-name", text: m.seat === null ? t("chat.spectator") : (m.name || "") }),
       ": ",
       el("span", { class: "chat-text", text: m.text }),
@@ -82,6 +142,7 @@ export class Chat {
   /** Mute buttons for every other seat and for the spectators. */
   renderMutes(seats, mySeat) {
     this.lastSeats = [seats, mySeat];
+    this.syncMutes();
     if (this.mySeat !== mySeat) {
       this.mySeat = mySeat ?? null;
       this.renderMessages();
@@ -95,6 +156,14 @@ export class Chat {
     replaceChildren(this.muteBox, buttons);
   }
 
+  /** Tell a new connection (first page load, reload, reconnection) the mutes of this page. */
+  syncMutes() {
+    const socket = this.connection.socket;
+    if (!socket || socket === this.syncedSocket || !this.connection.ready) return;
+    this.syncedSocket = socket;
+    for (const key of this.muted) this.connection.mute(key === "spectators" ? null : key, true);
+  }
+
   muteButton(seat, label) {
     const key = this.key(seat);
     const muted = this.muted.has(key);
@@ -102,6 +171,7 @@ export class Chat {
       onclick: () => {
         const now = !this.muted.has(key);
         if (now) this.muted.add(key); else this.muted.delete(key);
+        saveMutes(this.tableId, this.muted);
         this.connection.mute(seat, now);
         if (now) this.messages = this.messages.filter((m) => this.key(m.seat) !== key);
         this.renderMessages();
