@@ -7,14 +7,19 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from moderation_helpers import add_user, open_as, post
-from server_helpers import Client, LiveServer, live_server
+from server_helpers import Client, LiveServer, free_port, live_server
 from sqlalchemy import select, text
 from sqlalchemy.exc import OperationalError
 
@@ -119,6 +124,60 @@ def test_the_chat_survives_a_restart_and_its_lines_can_still_be_reported(
         assert (row.author_name, row.author_account_id) == ("Bobby", bobby.id)
         assert say(ann, "after the restart")["seq"] == 3  # numbers go on, none reused
         ann.close()
+
+
+class _Remote:
+    """A ``ginrummy serve`` process as the test clients see it."""
+
+    def __init__(self, port: int) -> None:
+        self.base = f"http://127.0.0.1:{port}"
+        self.ws_base = self.base.replace("http://", "ws://")
+
+
+def _serve(db: str, port: int, log: Path) -> subprocess.Popen[bytes]:
+    """Start ``ginrummy serve`` in a subprocess; return once it answers."""
+    script = Path(sys.executable).with_name("ginrummy")
+    command = [str(script)] if script.exists() else [
+        sys.executable, "-c", "from ginrummy.cli.main import main; raise SystemExit(main())"]
+    with log.open("ab") as out:
+        proc = subprocess.Popen([*command, "serve", "--port", str(port), "--db", db,
+                                 "--log-level", "warning"], stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"ginrummy serve did not start: {log.read_text()[-2000:]}")
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_a_line_anybody_heard_survives_a_crash(tmp_path: Path) -> None:
+    db, port = f"sqlite:///{tmp_path / 'crash.db'}", free_port()
+    remote = _Remote(port)
+    proc = _serve(db, port, tmp_path / "serve.log")
+    try:
+        created = httpx.post(f"{remote.base}/api/tables", json={"nickname": "Ann"},
+                             headers={"Origin": remote.base}).json()
+        ann = Client.open(remote, created["table_id"], created["token"])
+        watcher = Client.open(remote, created["table_id"])
+        said = [say(ann, f"line {n}", watcher)["seq"] for n in range(3)]
+        proc.send_signal(signal.SIGKILL)  # no shutdown code runs: only what was committed
+        proc.wait(10)
+        proc = _serve(db, port, tmp_path / "serve.log")
+        again = Client.open(remote, created["table_id"], created["token"])
+        assert [(m["seq"], m["text"]) for m in history(again)] == [
+            (seq, f"line {n}") for n, seq in enumerate(said)]
+        again.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
 
 
 def test_the_history_keeps_the_last_hundred_lines(make_server: Any) -> None:
