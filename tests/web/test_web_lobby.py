@@ -166,6 +166,11 @@ def test_create_form_numbers_follow_the_choices(server: ServerProcess, browser: 
     page.fill("#opt-target", "250")
     assert fill_in(en["rules.summary_knock"], limit=5) in summary(page)
     assert fill_in(en["rules.summary_match"], target=250) in summary(page)
+    page.set_checked("#opt-oklahoma_knock_limit", True)  # R5.4: the upcard sets the limit
+    assert fill_in(en["rules.summary_knock_oklahoma"], limit=5) in summary(page)
+    assert fill_in(en["rules.summary_knock"], limit=5) not in summary(page)
+    page.set_checked("#opt-oklahoma_knock_limit", False)
+    assert fill_in(en["rules.summary_knock"], limit=5) in summary(page)
     page.select_option("#opt-format", "single_hand")  # by hand, at 2 players
     assert en["rules.summary_single"] in summary(page)
     page.select_option("#opt-format", "match")

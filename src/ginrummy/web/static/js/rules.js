@@ -87,7 +87,9 @@ export function rulesSummary(preset, rules) {
     ? t("rules.summary_match", { target: rules.target })
     : t("rules.summary_single"));
   parts.push(t("rules.summary_cards", { cards: rules.hand_size }));
-  parts.push(t("rules.summary_knock", { limit: rules.knock_limit }));
+  // R5.4: the first upcard's value is the knock limit, the option's only if lower
+  parts.push(t(rules.oklahoma_knock_limit ? "rules.summary_knock_oklahoma" : "rules.summary_knock",
+    { limit: rules.knock_limit }));
   return parts.join(" · ");
 }
 
