@@ -155,7 +155,12 @@ def test_create_form_numbers_follow_the_choices(server: ServerProcess, browser: 
         assert page.is_disabled("#opt-target") and page.input_value("#opt-target") == ""
         line = page.inner_text("#create-pool-line")
         assert en["create.pool_none"] in line
-        assert fill_in(en["sheet.payout_rule"], threshold=classic.payout_threshold) in line
+        assert fill_in(en["sheet.payout_rule"], threshold=classic.payout_threshold) not in line
+    page.fill("#create-pool", "600")
+    line = page.inner_text("#create-pool-line")
+    assert fill_in(en["lobby.pool"], chips=600) in line, line
+    assert fill_in(en["sheet.payout_rule"], threshold=classic.payout_threshold) in line, line
+    page.fill("#create-pool", "")
     page.select_option("#create-players", "2")  # the preset's own match comes back
     assert page.input_value("#opt-format") == "match"
     assert fill_in(en["rules.summary_cards"], cards=two) in summary(page)
@@ -219,4 +224,31 @@ def test_lobby_texts_in_each_language(server: ServerProcess, browser: Browser, l
         left = [key for key, pattern in english_patterns(lang)
                 for text in shown if pattern.search(text) and text not in texts.values()]
         assert left == [], left
+    no_errors(page)
+
+
+def test_buy_in_pool_line_follows_the_players(server: ServerProcess, browser: Browser) -> None:
+    """For an account, a buy-in's pool is the buy-in times the players, and the line follows
+    the player count; the Play-the-computer block plays under the account's name."""
+    en = catalogue("en")
+    _, page = new_page(browser, server.base)
+    page.goto("/")
+    page.click("#nav-signup")
+    page.wait_for_selector("#signup-form")
+    page.fill("#signup-name", "Pooler")
+    page.fill("#signup-password", "a long enough passphrase 13")
+    page.click("#signup-submit")
+    page.wait_for_selector("#nav-me")
+    page.goto("/")
+    page.wait_for_selector("#create-form")
+    page.select_option("#create-preset", "arena")
+    for players in (3, 4):
+        page.select_option("#create-players", str(players))
+        page.fill("#create-buy-in", "50")
+        line = page.inner_text("#create-pool-line")
+        pool = fill_in(en["create.pool_buy_in"], chips=50 * players, buy_in=50, players=players)
+        assert pool in line, line
+    page.click("#quick-submit")  # no nickname asked: the account's name
+    wait_for_first_state(page)
+    page.wait_for_selector("#my-hand .card")
     no_errors(page)

@@ -348,9 +348,13 @@ export class Lobby {
     if (!pooled) return;
     const each = buyIn && !buyIn.hidden ? Number(document.getElementById("create-buy-in").value || 0) : 0;
     const fixed = Number(document.getElementById("create-pool")?.value || 0);
+    if (each <= 0 && fixed <= 0) {
+      replaceChildren(line, t("create.pool_none"));
+      return;
+    }
     const pool = each > 0
       ? t("create.pool_buy_in", { chips: number(each * rules.players), buy_in: number(each), players: rules.players })
-      : fixed > 0 ? t("lobby.pool", { chips: number(fixed) }) : t("create.pool_none");
+      : t("lobby.pool", { chips: number(fixed) });
     replaceChildren(line, pool, " ", t("sheet.payout_rule", { threshold: rules.payout_threshold }));
   }
 
