@@ -71,6 +71,17 @@ def test_the_version_is_a_content_hash_that_changes_with_any_file(tmp_path: Path
     assert "i18n/extra.json" in tree.files()
 
 
+def test_a_file_removed_while_the_tree_is_hashed_is_left_out(tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
+    directory = copy_static(tmp_path)
+    tree = StaticTree(directory, check_seconds=0)
+    whole = tree.version()
+    scan = StaticTree._scan
+    monkeypatch.setattr(StaticTree, "_scan", lambda self: (*scan(self), ("js/gone.js", 1, 1)))
+    assert tree.version() == whole  # the vanished file counts for nothing
+    assert "js/gone.js" not in tree.files() and "js/app.js" in tree.files()
+
+
 def test_index_html_points_at_the_version_and_only_for_files_of_the_tree(
         tmp_path: Path) -> None:
     directory = copy_static(tmp_path)

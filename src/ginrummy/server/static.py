@@ -78,13 +78,17 @@ class StaticTree:
             if signature == self._signature:
                 return
             digest = hashlib.sha256()
+            files = []
             for relative, _size, _mtime in signature:
-                digest.update(relative.encode() + b"\0")
-                digest.update((self.directory / relative).read_bytes())
-                digest.update(b"\0")
+                try:
+                    content = (self.directory / relative).read_bytes()
+                except FileNotFoundError:  # removed since the scan (an editor's temp file)
+                    continue
+                files.append(relative)
+                digest.update(relative.encode() + b"\0" + content + b"\0")
             self._signature = signature
             self._version = digest.hexdigest()[:HASH_CHARS]
-            self._files = frozenset(relative for relative, _, _ in signature)
+            self._files = frozenset(files)
             self._index = None
 
     def _scan(self) -> tuple[tuple[str, int, int], ...]:
@@ -95,7 +99,10 @@ class StaticTree:
                 if name.startswith("."):
                     continue
                 path = Path(root) / name
-                stat = path.stat()
+                try:
+                    stat = path.stat()
+                except FileNotFoundError:  # removed while the tree was walked
+                    continue
                 found.append((path.relative_to(self.directory).as_posix(), stat.st_size,
                               stat.st_mtime_ns))
         return tuple(sorted(found))
