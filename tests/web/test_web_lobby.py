@@ -252,3 +252,30 @@ def test_buy_in_pool_line_follows_the_players(server: ServerProcess, browser: Br
     wait_for_first_state(page)
     page.wait_for_selector("#my-hand .card")
     no_errors(page)
+
+
+def test_a_new_language_keeps_the_choices(server: ServerProcess, browser: Browser) -> None:
+    """Switching the language on screen redraws the lobby in it with the form's choices kept,
+    and they are what the table gets."""
+    fr = catalogue("fr")
+    _, page = new_page(browser, server.base)
+    open_lobby(page)
+    page.select_option("#create-preset", "arena")
+    page.select_option("#create-players", "3")
+    page.click("#create-form details.options summary")
+    page.fill("#opt-knock_limit", "4")
+    page.fill("#create-pool", "500")
+    page.select_option("#language-select", "fr")
+    page.wait_for_function("() => document.documentElement.lang === 'fr'")
+    assert page.inner_text("#quick-heading") == fr["quick.title"]
+    assert page.input_value("#opt-knock_limit") == "4"
+    cards = Ruleset.preset("arena", players=3).cards_per_hand
+    text = summary(page)
+    assert fill_in(fr["rules.summary_knock"], limit=4) in text, text
+    assert fill_in(fr["rules.summary_cards"], cards=cards) in text, text
+    assert fill_in(fr["lobby.pool"], chips=500) in page.inner_text("#create-pool-line")
+    page.click("#create-submit")
+    wait_for_first_state(page)
+    shown = page.inner_text(".table-head .rules-summary")
+    assert fill_in(fr["rules.summary_knock"], limit=4) in shown, shown
+    no_errors(page)

@@ -59,10 +59,12 @@ export class Lobby {
   }
 
   rerender() {
+    const kept = this.presets ? this.formValues() : null; // a new language keeps what was chosen
     this.renderFrame();
     if (this.presets) {
       this.renderQuickPlay();
       this.renderForm();
+      this.restoreFormValues(kept);
     }
     this.renderTables();
   }
@@ -189,6 +191,25 @@ export class Lobby {
       toast(errorText(error), "error");
       this.refresh();
     }
+  }
+
+  /** What the create form holds: the fields by id, the options changed by hand. */
+  formValues() {
+    const fields = {};
+    for (const input of document.querySelectorAll("#create-form input, #create-form select")) {
+      if (input.id) fields[input.id] = input.type === "checkbox" ? input.checked : input.value;
+    }
+    return fields;
+  }
+
+  restoreFormValues(fields) {
+    for (const [id, value] of Object.entries(fields || {})) {
+      const input = document.getElementById(id);
+      if (!input || id === "create-preset" || id === "create-players") continue;
+      if (input.type === "checkbox") input.checked = value;
+      else input.value = value;
+    }
+    this.updatePreview();
   }
 
   // ------------------------------------------------------------------ play the computer
