@@ -63,7 +63,11 @@ def test_a_reloaded_table_shows_the_earlier_lines(browser: Browser, tmp_path_fac
         assert chat_lines(ann) == earlier  # each once, in order, as text
         assert ann.locator("#chat-log i").count() == 0
         assert ann.get_attribute("#table-page", "data-seat") == "0"  # still her seat
+        # a new line is added to the log, the earlier ones are not drawn (nor announced) again
+        ann.eval_on_selector("#chat-log li", "li => { li.dataset.mark = 'kept'; }")
         say(ann, "after the reload", eve)
+        assert ann.locator("#chat-log li[data-mark=kept]").count() == 1
+        assert ann.get_attribute("#chat-log", "aria-live") == "polite"
         assert chat_lines(ann) == [*earlier, "after the reload"]
         assert chat_lines(eve) == [*earlier, "after the reload"]
 

@@ -72,9 +72,19 @@ export class Chat {
 
   receive(message) {
     if (this.muted.has(this.key(message.seat))) return;
+    const full = this.messages.length >= KEEP;
     if (!this.merge(message)) return;
-    if (message.history) this.renderSoon(); // a newcomer's history: up to 100 frames in a row
-    else this.renderMessages();
+    if (message.history) {
+      this.renderSoon(); // a newcomer's history: up to 100 frames in a row, drawn once
+    } else if (this.renderTimer === null && this.messages[this.messages.length - 1] === message
+        && this.list.children.length === this.messages.length - (full ? 0 : 1)) {
+      // a new line at the end: only it is added, so the live region announces only it
+      if (full) this.list.firstElementChild?.remove();
+      this.list.append(this.line(message));
+      this.list.scrollTop = this.list.scrollHeight;
+    } else {
+      this.renderMessages();
+    }
   }
 
   /** Put a line in its place by its number; false when it is shown already (history sent
@@ -93,11 +103,15 @@ export class Chat {
     return true;
   }
 
+  /** Draw the log once the frames already received are read, with the live region quiet
+   * (the history is not news: a screen reader is not made to read 100 lines). */
   renderSoon() {
     if (this.renderTimer !== null) return;
     this.renderTimer = setTimeout(() => {
       this.renderTimer = null;
+      this.list.setAttribute("aria-live", "off");
       this.renderMessages();
+      setTimeout(() => this.list.setAttribute("aria-live", "polite"), 0);
     }, 0);
   }
 
@@ -108,12 +122,16 @@ export class Chat {
   }
 
   renderMessages() {
-    replaceChildren(this.list, this.messages.map((m) => el("li", { title: timeText(m.at) },
+    replaceChildren(this.list, this.messages.map((m) => this.line(m)));
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  line(m) {
+    return el("li", { title: timeText(m.at) },
       el("strong", { class: "chat-name", text: m.seat === null ? t("chat.spectator") : (m.name || "") }),
       ": ",
       el("span", { class: "chat-text", text: m.text }),
-      this.mine(m) ? null : this.reportButton(m))));
-    this.list.scrollTop = this.list.scrollHeight;
+      this.mine(m) ? null : this.reportButton(m));
   }
 
   mine(message) {
