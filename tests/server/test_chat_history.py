@@ -5,6 +5,7 @@ restart too; mutes are respected and nothing but the lines' public facts is sent
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import signal
@@ -233,16 +234,25 @@ def test_the_history_leaves_out_the_seats_a_connection_muted() -> None:
                                    "hello"),
                     StoredChatLine(3, datetime(2026, 12, 1, 18, 2, tzinfo=UTC), None,
                                    "spectator", None, "go")])
-    assert [m["seq"] for m in recent.history_for(set())] == [1, 2, 3]
-    assert [m["seq"] for m in recent.history_for({1})] == [1, 3]
-    assert [m["seq"] for m in recent.history_for({None, 0})] == [2]
+
+    def seqs(texts: list[str]) -> list[int]:
+        return [json.loads(text)["seq"] for text in texts]
+
+    assert seqs(recent.history_for(set())) == [1, 2, 3]
+    assert seqs(recent.history_for({1})) == [1, 3]
+    assert seqs(recent.history_for({None, 0})) == [2]
     mutes = ChatMutes()
     mutes.set(7, datetime.now(UTC) + timedelta(minutes=5))
-    assert [m["seq"] for m in recent.history_for(set(), mutes)] == [1, 3]
-    assert recent.history_for(set())[0] == {
-        "type": "chat", "seat": 0, "name": "Ann", "text": "hi", "at": "2026-12-01T18:00:00Z",
-        "seq": 1, "history": True}
+    assert seqs(recent.history_for(set(), mutes)) == [1, 3]
+    assert recent.history_for(set())[0] == (
+        '{"type":"chat","seat":0,"name":"Ann","text":"hi","at":"2026-12-01T18:00:00Z",'
+        '"seq":1,"history":true}')
     assert recent.take_seq() == 4  # after the stored lines
+    small = RecentChat(size=2)  # a line that leaves the memory leaves its text too
+    for seq in (1, 2, 3):
+        small.add(ChatLine(1764612000.0 + seq, 0, "Ann", None, f"n{seq}", seq))
+        small.history_for(set())
+    assert seqs(small.history_for(set())) == [2, 3] and sorted(small._texts) == [2, 3]
 
 
 def test_a_line_the_database_refuses_is_heard_by_nobody(server: LiveServer) -> None:

@@ -102,6 +102,8 @@ class RecentChat:
         self.next_seq = 1
         self.loaded = False
         self._loading = asyncio.Lock()
+        self._texts: dict[int, str] = {}
+        """Each numbered line's history message as JSON text, built once (not per join)."""
 
     async def ensure_loaded(self, load: ChatLoader) -> bool:
         """Load the stored lines once (``load`` runs in a worker thread, not on the event
@@ -135,6 +137,8 @@ class RecentChat:
 
     def add(self, line: ChatLine) -> None:
         """Remember a line that was sent."""
+        if len(self.lines) == self.lines.maxlen:
+            self._texts.pop(self.lines[0].seq, None)
         self.lines.append(line)
         self.next_seq = max(self.next_seq, line.seq + 1)
 
@@ -148,13 +152,22 @@ class RecentChat:
         return None
 
     def history_for(self, muted: Container[int | None],
-                    mutes: ChatMutes | None = None) -> list[Chat]:
-        """The ``chat`` messages (``history``) of the remembered lines a newcomer may
-        hear, oldest first: none of a seat in ``muted`` (the connection's mutes; ``None``:
-        the spectators), none of an account an administrator has muted now."""
-        return [line.message(history=True) for line in self.lines
+                    mutes: ChatMutes | None = None) -> list[str]:
+        """The ``chat`` messages (``history``, as JSON texts) of the remembered lines a
+        newcomer may hear, oldest first: none of a seat in ``muted`` (the connection's
+        mutes; ``None``: the spectators), none of an account an administrator has muted
+        now."""
+        return [self._history_text(line) for line in self.lines
                 if line.seat not in muted
                 and (mutes is None or mutes.until(line.account_id) is None)]
+
+    def _history_text(self, line: ChatLine) -> str:
+        text = self._texts.get(line.seq) if line.seq else None
+        if text is None:
+            text = dumps(line.message(history=True))
+            if line.seq:
+                self._texts[line.seq] = text
+        return text
 
 
 class ChatMutes:
