@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
@@ -37,7 +39,7 @@ from ginrummy.storage import (
     normalise_url,
     open_engine,
 )
-from ginrummy.storage.database import schema_tables
+from ginrummy.storage.database import MIGRATIONS, schema_tables
 
 PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -84,11 +86,26 @@ def a_table(table_id: str = "t1", status: str = "waiting") -> StoredTable:
         version=0, seats=[StoredSeat(0, "human", "Ann", None, "hash0"), StoredSeat(1, "empty")])
 
 
+def latest_revision() -> str:
+    """The head of the shipped migrations (what a database is migrated to)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
+
+
+def test_latest_revision_is_the_one_migration_without_a_successor() -> None:
+    revisions = sorted(p.name for p in (MIGRATIONS / "versions").glob("r*.py"))
+    assert revisions[-1].startswith(f"r{latest_revision()}_")
+
+
 def test_migrations_create_the_schema_and_run_twice(engine: Engine) -> None:
     assert {"game_tables", "seats", "events", "alembic_version"} <= set(schema_tables(engine))
     migrate(engine)  # idempotent at every start-up
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == \
+            latest_revision()
 
 
 def test_write_and_load_round_trip(engine: Engine) -> None:
