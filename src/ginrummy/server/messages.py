@@ -85,6 +85,20 @@ class Notice(TypedDict):
     at: str
 
 
+class ClockNotice(TypedDict):
+    """The turn clock ran out and the computer played for a seat: told to every connection,
+    so that nobody reads the move as the player's own (``kind`` ``"clock"``)."""
+
+    type: Literal["notice"]
+    kind: Literal["clock"]
+    text: str
+    at: str
+    seat: int
+    action: str
+    hand_number: int
+    log_index: int
+
+
 class SeatEntry(TypedDict):
     """A seat in a table entry."""
 
@@ -218,6 +232,17 @@ def notice_message(text: str) -> Notice:
     """The ``notice`` message sent to every connection of every table."""
     at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     return {"type": "notice", "text": text, "at": at}
+
+
+def clock_notice(seat: int, name: str, action: str, hand_number: int,
+                 log_index: int) -> ClockNotice:
+    """The ``notice`` of kind ``clock``: the clock of ``seat`` ran out and the computer played
+    ``action`` (public notation: a stock draw names no card) for it; ``log_index`` is that
+    move's place in the log of hand ``hand_number`` (1 for the first)."""
+    at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    text = f"time ran out: the computer played {action} for {name}"
+    return {"type": "notice", "kind": "clock", "text": text, "at": at, "seat": seat,
+            "action": action, "hand_number": hand_number, "log_index": log_index}
 
 
 _STATE_HEAD = '{"type":"state",'

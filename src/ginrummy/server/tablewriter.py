@@ -19,6 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
+from ginrummy.actions import Action, action_text
 from ginrummy.gameloop import EndlessHand
 from ginrummy.server.auth import new_secret, secret_hash
 from ginrummy.server.chat import ChatLine, ChatMutes, RecentChat, send_chat
@@ -28,7 +29,15 @@ from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.computer import ComputerSeats
 from ginrummy.server.connections import Connection
 from ginrummy.server.kinds import OPEN_STATUSES, SeatKind, Source, TableStatus
-from ginrummy.server.messages import State, ack, duplicate_ack, error, welcome, with_ack
+from ginrummy.server.messages import (
+    State,
+    ack,
+    clock_notice,
+    duplicate_ack,
+    error,
+    welcome,
+    with_ack,
+)
 from ginrummy.server.presence import Presence
 from ginrummy.server.protocol import ActionMessage, Close, Code, MessageError
 from ginrummy.server.settings import Settings
@@ -620,7 +629,23 @@ class TableWriter:
             return
         if self.on_action is not None:
             self.on_action(source, None)
+        if source is Source.CLOCK:
+            self._announce_clock(seat, action)
         await self._advance()
+
+    def _announce_clock(self, seat: Seat, action: Action) -> None:
+        """Tell every connection that the clock played ``action`` for ``seat`` (sent after
+        the state that shows the move, before any later move)."""
+        table = self.table
+        hand = table.hand
+        if hand is None or table.match is None:
+            return
+        name = seat.name or f"seat {seat.seat + 1}"
+        gin = hand.knock is not None and hand.knock.gin
+        notice = clock_notice(seat.seat, name, action_text(action, gin), len(table.match.hands),
+                              len(hand.seat_logs[-1]) - 1)
+        for conn in list(self.connections):
+            conn.send(notice)
 
     async def _stop(self, reason: str) -> None:
         """Stop the table for good (status ``stuck``), store that and tell everyone why."""
