@@ -22,11 +22,30 @@ export function groupHand(hand, hints, sortBy) {
 }
 
 /**
+ * The card this seat has just drawn (from the stock or the discard pile) and not yet
+ * discarded, or null: the last entry of the seat's own log is its draw, and the card (named
+ * by that entry for a stock draw, which only the seat's own log does; `taken` for the pile)
+ * is still in its hand. Only the viewer's own
+ * cards are ever named: another seat's entries are not looked at.
+ */
+export function drawnCard(view) {
+  if (!view || view.seat === null || view.seat === undefined) return null;
+  const log = view.log || [];
+  const last = log[log.length - 1];
+  if (!last || last.seat !== view.seat) return null;
+  const kind = String(last.action || "").split(" ")[0];
+  // a stock draw names its card in the seat's own log; a card taken from the pile is `taken`
+  const card = kind === "stock" ? last.card : kind === "take" ? view.taken : null;
+  return card && (view.hand || []).includes(card) ? card : null;
+}
+
+/**
  * Render the hand. `options`: {hand, hints, sortBy, discardable: Set, selected, taken,
- * onSelect(card), onDiscard(card), dropTarget: () => Element|null}
+ * drawn (the card just drawn, marked until the discard), onSelect(card), onDiscard(card),
+ * dropTarget: () => Element|null}
  */
 export function renderHand(options) {
-  const { hand, hints, sortBy, discardable, selected, taken } = options;
+  const { hand, hints, sortBy, discardable, selected, taken, drawn } = options;
   const groups = groupHand(hand, hints, sortBy);
   const container = el("div", { class: "hand", id: "my-hand", role: "listbox", "aria-label": t("hand.label") });
   for (const group of groups) {
@@ -37,12 +56,17 @@ export function renderHand(options) {
       const can = discardable.has(code);
       const card = cardElement(code, {
         class: [can ? "playable" : "", code === selected ? "selected" : "", code === taken ? "taken" : "",
-          group.meld ? "in-meld" : ""].filter(Boolean).join(" "),
+          group.meld ? "in-meld" : "", code === drawn ? "drawn" : ""].filter(Boolean).join(" "),
         role: "option",
         tabindex: can ? "0" : "-1",
         "aria-selected": code === selected ? "true" : "false",
         "aria-disabled": can ? null : "true",
       });
+      if (code === drawn) {
+        card.dataset.drawn = "true";
+        card.setAttribute("aria-label", t("hand.drawn_card", { card: card.getAttribute("aria-label") }));
+        card.title = card.getAttribute("aria-label");
+      }
       if (can) attachPointer(card, code, options);
       box.append(card);
     }

@@ -33,6 +33,9 @@ export const prefs = {
    * pages then never ask GET /api/account/me (whose 401 a browser logs as an error). */
   get loggedIn() { return read("loggedIn", false); },
   set loggedIn(value) { write("loggedIn", value ? true : null); },
+  /** Sounds (js/sound.js): on unless the top bar's switch turned them off. */
+  get sound() { return read("sound", true); },
+  set sound(value) { write("sound", Boolean(value)); },
   get nickname() { return read("nickname", ""); },
   set nickname(value) { write("nickname", value); },
 };

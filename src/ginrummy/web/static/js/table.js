@@ -9,8 +9,9 @@ import { Chat } from "./chat.js";
 import { TableConnection } from "./connection.js";
 import { append, el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
-import { renderHand, groupHand } from "./handview.js";
+import { drawnCard, renderHand, groupHand } from "./handview.js";
 import { botLabel, errorText } from "./lobby.js";
+import { TurnNotifier } from "./notify.js";
 import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
 import { revealPanel, scoreSheet } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
@@ -42,6 +43,7 @@ export class TablePage {
     this.deadline = null;
     this.connStatus = "connecting";
     this.onKey = (event) => this.keydown(event);
+    this.notifier = new TurnNotifier(); // tab title, favicon badge, sounds
   }
 
   async start() {
@@ -72,6 +74,7 @@ export class TablePage {
     this.connection?.close();
     clearInterval(this.clockTimer);
     document.removeEventListener("keydown", this.onKey);
+    this.notifier.stop();
   }
 
   rerender() {
@@ -229,6 +232,8 @@ export class TablePage {
       ? scoreSheet(this.state, names) : null, this.rematchBox(names));
     this.markPage(view);
     this.tickClock();
+    const waiting = this.page.dataset.await;
+    this.notifier.update({ mine: waiting === "act" || waiting === "sending", view, deadline: this.deadline, seat: this.seat });
   }
 
   renderHead(table) {
@@ -465,6 +470,7 @@ export class TablePage {
     const sortBy = prefs.sort;
     const hand = renderHand({
       hand: view.hand, hints, sortBy, discardable, selected: this.selected, taken: view.taken,
+      drawn: drawnCard(view),
       onSelect: (card) => { this.selected = card; this.render(); },
       onDiscard: (card) => this.act(`discard ${card}`),
       dropTarget: () => document.getElementById("discard-pile"),
