@@ -4,8 +4,9 @@
 import { upgradeForm } from "./account.js";
 import { api } from "./api.js";
 import { knockPanel, layoffPanel } from "./arrange.js";
-import { cardBack, cardElement, cardText } from "./cards.js";
+import { cardBack, cardElement, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
+import { clockElement, clockPlayedText, formatClock, updateClock } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { append, el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
@@ -19,11 +20,6 @@ import { currentAccount, link, onSessionChange, refreshBalance, refreshSession }
 import { toast } from "./toast.js";
 
 const LOG_LINES = 4;
-
-function formatClock(ms) {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
-}
 
 export class TablePage {
   constructor(root, tableId, invite, navigate) {
@@ -41,6 +37,7 @@ export class TablePage {
     this.panel = null; // "knock" | "gin" | null
     this.panelCache = new Map();
     this.deadline = null;
+    this.clockMoves = new Map(); // "hand:logIndex" -> action the clock played (server notices)
     this.connStatus = "connecting";
     this.onKey = (event) => this.keydown(event);
     this.notifier = new TurnNotifier(); // tab title, favicon badge, sounds
@@ -52,7 +49,7 @@ export class TablePage {
         onState: (msg) => this.receiveState(msg),
         onError: (msg) => this.receiveError(msg),
         onChat: (msg) => this.chat.receive(msg),
-        onNotice: (msg) => toast(t("notice.from_moderators", { text: msg.text || "" }), "notice", 20000),
+        onNotice: (msg) => this.receiveNotice(msg),
         onStatus: (status, detail) => this.connectionStatus(status, detail),
       });
     this.chat = new Chat(this.connection, this.tableId, this.stored ? this.stored.token : null);
@@ -122,8 +119,20 @@ export class TablePage {
     const view = msg.view;
     if (this.selected && !(view && view.hand && view.hand.includes(this.selected))) this.selected = null;
     if (!this.legal.some((a) => a.startsWith("knock") || a.startsWith("gin"))) this.panel = null;
-    this.deadline = msg.clock ? { seat: msg.clock.seat, at: performance.now() + msg.clock.remaining_ms } : null;
+    this.deadline = msg.clock
+      ? { seat: msg.clock.seat, at: performance.now() + msg.clock.remaining_ms, total: msg.clock.per_turn_ms } : null;
     this.render();
+  }
+
+  /** A server notice: the administrators' text, or (kind `clock`) a move the clock played. */
+  receiveNotice(msg) {
+    if (msg.kind !== "clock") {
+      toast(t("notice.from_moderators", { text: msg.text || "" }), "notice", 20000);
+      return;
+    }
+    this.clockMoves.set(`${msg.hand_number}:${msg.log_index}`, msg.action);
+    toast(clockPlayedText(msg.action, this.names()[msg.seat] || ""), "notice clock-notice", 8000);
+    if (this.view) this.render();
   }
 
   receiveError(msg) {
@@ -343,9 +352,19 @@ export class TablePage {
     const mine = this.seat !== null && view.to_move === this.seat;
     if (mine) {
       if (this.busy) return t("turn.sending");
+      if (view.phase === "discard") return t(this.discardStatusKey());
       return t(`turn.${view.phase}`, { card: view.upcard ? cardText(view.upcard) : "" });
     }
     return t(view.phase === "layoff" ? "turn.waiting_layoff" : "turn.waiting", { name: names[view.to_move] || "" });
+  }
+
+  /** The discard-phase status: knock or gin named only when the legal list offers it. */
+  discardStatusKey() {
+    const gins = this.legal.filter((a) => a.startsWith("gin"));
+    if (gins.length && gins.every((a) => parseAction(a).card === null)) return "turn.big_gin";
+    if (gins.length) return "turn.discard_or_gin";
+    if (this.legal.some((a) => a.startsWith("knock"))) return "turn.discard_or_knock";
+    return "turn.discard_only";
   }
 
   seatBox(seatView, tableSeat, names, view, isMe) {
@@ -368,7 +387,7 @@ export class TablePage {
         isMe ? el("span", { class: "badge" }, t("seat.you")) : null,
         tags,
         score !== null ? el("span", { class: "score" }, t("seat.score", { points: score })) : null,
-        el("span", { class: "clock", dataset: { seat: s }, "aria-label": t("table.clock") })),
+        clockElement(s, this.deadline)),
       !isMe && seatView ? el("div", { class: "seat-cards" },
         el("span", { class: "backs", "aria-label": t("seat.count", { count: seatView.count }) },
           Array.from({ length: Math.min(seatView.count, 11) }, () => cardBack({ class: "mini", "aria-hidden": "true" }))),
@@ -417,13 +436,19 @@ export class TablePage {
   }
 
   logLines(view, names) {
-    const lines = (view.log || []).slice(-LOG_LINES).map((entry) => {
+    const log = view.log || [];
+    const first = Math.max(0, log.length - LOG_LINES);
+    const lines = log.slice(first).map((entry, offset) => {
       const words = entry.action.split(" ");
       const kind = words[0];
       const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : "";
+      const name = entry.seat === null || entry.seat === undefined ? "" : names[entry.seat] || "";
+      // a move the clock played is told as the computer's, not the player's
+      const timedOut = this.clockMoves.get(`${view.hand_number}:${first + offset}`);
+      if (timedOut !== undefined) return el("li", { class: "clock-played" }, clockPlayedText(entry.action, name));
       const key = `log.${kind}`;
       if (!has(key)) return null;
-      return el("li", {}, t(key, { name: entry.seat === null || entry.seat === undefined ? "" : names[entry.seat] || "", card }));
+      return el("li", {}, t(key, { name, card }));
     });
     return el("ol", { class: "log", id: "log", "aria-label": t("table.log") }, lines);
   }
@@ -446,15 +471,29 @@ export class TablePage {
         buttons.push(el("span", { class: "muted" }, t("action.discard_help")));
       }
     }
-    if (legal.some((a) => a.startsWith("knock"))) buttons.push(button("action-knock", t("action.knock"), () => this.openPanel("knock")));
-    if (legal.some((a) => a.startsWith("gin"))) buttons.push(button("action-gin", t("action.gin"), () => this.openPanel("gin"), true));
-    return el("div", { class: "action-bar", id: "action-bar" }, buttons);
+    // knock and gin: primary, first in the bar, and only when the engine offers them
+    const ends = [];
+    const gins = legal.filter((a) => a.startsWith("gin"));
+    if (gins.length) {
+      const big = gins.every((a) => parseAction(a).card === null);
+      const gin = button("action-gin", t(big ? "action.big_gin" : "action.gin"), () => this.openPanel("gin"), true);
+      gin.classList.add("end-hand", "gin");
+      ends.push(gin);
+    }
+    if (legal.some((a) => a.startsWith("knock"))) {
+      const knock = button("action-knock", t("action.knock"), () => this.openPanel("knock"), true);
+      knock.classList.add("end-hand", "knock");
+      ends.push(knock);
+    }
+    return el("div", { class: "action-bar", id: "action-bar" }, ends, buttons);
   }
 
   openPanel(kind) {
     this.panel = kind;
     this.render();
-    document.getElementById("confirm-knock")?.focus();
+    const panel = document.getElementById("knock-panel");
+    panel?.scrollIntoView({ block: "nearest", behavior: "auto" });
+    document.getElementById("confirm-knock")?.focus({ preventScroll: true });
   }
 
   renderMe(view, names) {
@@ -548,18 +587,8 @@ export class TablePage {
     for (const node of document.querySelectorAll(".next-countdown")) {
       node.textContent = t("table.next_in", { time: formatClock(Number(node.dataset.at) - performance.now()) });
     }
-    for (const node of document.querySelectorAll(".seat-box .clock")) {
-      const seat = Number(node.dataset.seat);
-      if (this.deadline && this.deadline.seat === seat) {
-        const left = this.deadline.at - performance.now();
-        node.textContent = `⏱ ${formatClock(left)}`;
-        node.classList.toggle("low", left < 10000);
-        node.hidden = false;
-      } else {
-        node.textContent = "";
-        node.hidden = true;
-      }
-    }
+    const now = performance.now();
+    for (const node of document.querySelectorAll(".seat-box .clock")) updateClock(node, this.deadline, now);
   }
 
   openRules() {
