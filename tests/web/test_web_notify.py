@@ -74,13 +74,25 @@ def sound(page: Page) -> dict[str, Any]:
     return result
 
 
+# the page's own sound module (its URL is versioned: /v/<hash>/js/sound.js)
+PLAY_JS = """async (name) => {
+    const app = document.querySelector('script[type=module]').src;
+    return (await import(new URL('sound.js', app).href)).play(name);
+}"""
+
+
+def play_sound(page: Page, name: str) -> bool:
+    return bool(page.evaluate(PLAY_JS, name))
+
+
 def version(page: Page) -> int:
     return int(page.get_attribute("#table-page", "data-version") or -1)
 
 
 def wait_past(page: Page, before: int) -> None:
     page.wait_for_function("v => { const p = document.getElementById('table-page');"
-                           " return Number(p.dataset.version) > v && p.dataset.await !== 'sending'; }",
+                           " return Number(p.dataset.version) > v"
+                           " && p.dataset.await !== 'sending'; }",
                            arg=before, polling=20)
 
 
@@ -88,7 +100,8 @@ def drawn_cards(page: Page) -> dict[str, list[str]]:
     result: dict[str, list[str]] = page.evaluate("""() => ({
         all: [...document.querySelectorAll('.card.drawn, [data-drawn]')].map(c => c.dataset.card),
         hand: [...document.querySelectorAll('#my-hand .card.drawn')].map(c => c.dataset.card),
-        labels: [...document.querySelectorAll('#my-hand .card.drawn')].map(c => c.getAttribute('aria-label')),
+        labels: [...document.querySelectorAll('#my-hand .card.drawn')]
+            .map(c => c.getAttribute('aria-label')),
         cards: [...document.querySelectorAll('#my-hand .card')].map(c => c.dataset.card)})""")
     return result
 
@@ -115,7 +128,8 @@ def draw(page: Page, take: bool = False) -> str:
 
 def discard_other(page: Page, keep: str) -> None:
     """Discard a card other than ``keep`` (the drawn card), by two clicks."""
-    codes = page.eval_on_selector_all("#my-hand .card.playable", "cs => cs.map(c => c.dataset.card)")
+    codes = page.eval_on_selector_all("#my-hand .card.playable",
+                                      "cs => cs.map(c => c.dataset.card)")
     chosen = next(c for c in codes if c != keep)
     before = version(page)
     card = page.locator(f'#my-hand .card[data-card="{chosen}"]')
@@ -166,8 +180,8 @@ def test_title_favicon_and_drawn_card(server: ServerProcess, browser: Browser) -
     turns = [i for i, title in enumerate(titles) if title == turn_title("en")]
     plain = [i for i, title in enumerate(titles) if title == "Gin Rummy"]
     assert len(turns) >= 3 and plain and plain[-1] > turns[0], titles
-    assert any(BADGE in icon for icon in icons) and any(icon.startswith("data:image/svg") and BADGE not in icon
-                                                        for icon in icons), icons
+    assert any(BADGE in icon for icon in icons), icons
+    assert any(icon.startswith("data:image/svg") and BADGE not in icon for icon in icons), icons
 
     for lang in [*LANGUAGES[1:], "en"]:
         page.select_option("#language-select", lang)
@@ -198,7 +212,7 @@ def test_sounds_and_the_mute_switch(server: ServerProcess, browser: Browser) -> 
     page.wait_for_selector("#create-form")
     assert page.is_checked("#pref-sound")
     # before any click or key: refused (autoplay rules), nothing started
-    assert page.evaluate("async () => (await import('/js/sound.js')).play('turn')") is False
+    assert play_sound(page, "turn") is False
     assert sound(page) == {"started": 0, "requests": ["turn:no-interaction"]}
 
     table = create_table(page, "Ann", preset="classic", bots={1: "simple"})
@@ -250,8 +264,35 @@ def test_title_blinks_only_when_hidden_and_motion_allowed(
     else:
         assert page.get_attribute("html", "data-title-blink") == "on"
         assert "Gin Rummy" in titles and turn_title("en") in titles, titles
-    page.evaluate("() => { window.__hidden = false; document.dispatchEvent(new Event('visibilitychange')); }")
+    page.evaluate("() => { window.__hidden = false;"
+                  " document.dispatchEvent(new Event('visibilitychange')); }")
     page.wait_for_timeout(1200)
     assert page.title() == turn_title("en")
     assert page.get_attribute("html", "data-title-blink") == "off"
+    context.close()
+
+
+def test_clock_warning_knock_and_gin_sounds(server: ServerProcess, browser: Browser) -> None:
+    """With a 14-second turn clock the warning sounds once, when the player's own time falls
+    under 10 seconds, not before; the knock and gin sounds start their tones."""
+    context, page = new_page(browser, server.base)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"}, clock=14)
+    my_turn(page)
+    turn_began = page.evaluate("() => performance.now()")
+    assert not any(r.startswith("clock:") for r in sound(page)["requests"])
+    page.wait_for_function("() => window.ginrummySound.requests"
+                           ".some(r => r.name === 'clock' && r.outcome === 'played')",
+                           timeout=12_000)
+    # about 4 of the 14 seconds had gone (the turn was seen a little after it began)
+    warned_at = page.evaluate("() => window.ginrummySound.requests"
+                              ".find(r => r.name === 'clock').at")
+    assert 3000 <= warned_at - turn_began <= 4500, warned_at - turn_began
+    assert [r for r in sound(page)["requests"] if r.startswith("clock:")] == ["clock:played"]
+    started = sound(page)["started"]
+    assert started >= 3  # the warning's three beeps
+    for name, tones in (("knock", 2), ("gin", 4)):
+        assert play_sound(page, name) is True
+        assert sound(page)["started"] == started + tones
+        started += tones
+    assert page.errors == [], page.errors  # type: ignore[attr-defined]
     context.close()

@@ -49,7 +49,7 @@ export function play(name) {
     unlock();
     if (!state.context) outcome = "unavailable";
   }
-  probe.requests.push({ name, outcome });
+  probe.requests.push({ name, outcome, at: performance.now() });
   if (outcome !== "played") return false;
   const ctx = state.context;
   const now = ctx.currentTime + 0.01;
