@@ -164,7 +164,11 @@ def test_title_favicon_and_drawn_card(server: ServerProcess, browser: Browser) -
         drawn = marked["hand"][0]
         assert drawn in marked["cards"]
         assert "just drawn" in marked["labels"][0]
-        page.locator(f'#my-hand .card[data-card="{drawn}"]').hover()  # re-render-proof: still there
+        if kind == "stock":  # chosen (the hand redrawn): still marked; a taken card may not
+            # be discarded at once (R3.3), so it cannot be chosen
+            page.locator(f'#my-hand .card[data-card="{drawn}"]').click()
+            classes = page.get_attribute(f'#my-hand .card[data-card="{drawn}"]', "class") or ""
+            assert "selected" in classes.split()
         assert drawn_cards(page)["hand"] == [drawn]
         assert page.title() == turn_title("en")  # still the player's move: the discard
         discard_other(page, drawn)
