@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from server_helpers import LiveServer, live_server
 
+from pg_helpers import pg_schema, schema_url
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Starlette's TestClient warns that it prefers httpx2; httpx is what we ship."""
@@ -35,3 +37,10 @@ def make_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
 def server(make_server: Callable[..., LiveServer]) -> LiveServer:
     """A server with the test defaults (no bot delay, no pause between hands)."""
     return make_server()
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL URL whose connections use a fresh schema (dropped after the test)."""
+    with pg_schema("ginrummy_srv") as schema:
+        yield schema_url(schema)

@@ -5,7 +5,6 @@ account mid-match with its earlier matches at that table."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -18,7 +17,7 @@ import httpx
 import pytest
 from argon2 import PasswordHasher
 from server_helpers import Client, LiveServer, is_state
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import OperationalError
 from websockets.exceptions import ConnectionClosed
 
@@ -477,25 +476,7 @@ def test_an_expired_session_is_no_session(server: LiveServer, browsers: Any) -> 
     assert eve.login("Eve").status_code == 200 and eve.me().status_code == 200
 
 
-PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A URL whose connections use a fresh schema (dropped after the test)."""
-    try:
-        admin = open_engine(PG_URL)
-        schema = f"ginrummy_acct_{secrets.token_hex(6)}"
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def test_accounts_on_postgresql(make_server: Callable[..., LiveServer], pg_url: str) -> None:

@@ -4,27 +4,20 @@ live tables, connections, accounts and the moderation log."""
 from __future__ import annotations
 
 import contextlib
-import os
-import secrets
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from moderation_helpers import User, add_user, closed_with, get, log_rows, open_as, post, until
 from server_helpers import Client, LiveServer, cards_in
-from sqlalchemy import insert, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import insert, select
 from starlette.routing import Route
 
 from ginrummy.server.kinds import Source, TableStatus
 from ginrummy.server.settlement import Ending, MatchEnd
 from ginrummy.server.tablewriter import REVOKED_TOKEN
-from ginrummy.storage import Apply, open_engine
+from ginrummy.storage import Apply
 from ginrummy.storage.accounts import ACCOUNTS, SESSIONS
 from ginrummy.storage.models import ModerationRow
 from ginrummy.storage.repository import utcnow
-
-PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
 
 def admin_routes(server: LiveServer) -> list[tuple[str, str]]:
@@ -403,23 +396,6 @@ def test_a_kick_survives_a_restart(make_server: Any) -> None:
     back.send({"type": "hello", "protocol": 2, "token": None, "invite": None})
     assert closed_with(back) == (4403, "an administrator removed you from this seat")
 
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A URL whose connections use a fresh PostgreSQL schema (dropped after the test)."""
-    try:
-        engine = open_engine(PG_URL)
-        schema = f"ginrummy_mod_{secrets.token_hex(6)}"
-        with engine.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with engine.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
 
 
 def test_moderation_on_postgresql(make_server: Any, pg_url: str) -> None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -21,7 +19,7 @@ import httpx
 import pytest
 from moderation_helpers import add_user, open_as, post
 from server_helpers import Client, LiveServer, free_port, live_server
-from sqlalchemy import select, text
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
 from ginrummy.server.chat import ChatLine, ChatMutes, RecentChat
@@ -29,8 +27,8 @@ from ginrummy.server.committer import CommitFailed
 from ginrummy.storage import InsertTable, Repository, StoredSeat, StoredTable, migrate, open_engine
 from ginrummy.storage.chatlog import CHAT_LINES, StoredChatLine, add_line, count_lines, load_lines
 from ginrummy.storage.models import ReportRow
+from pg_helpers import pg_schema, schema_url
 
-PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 HISTORY_KEYS = {"type", "seat", "name", "text", "at", "seq", "history"}
 
 
@@ -293,22 +291,13 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         yield engine
         engine.dispose()
         return
-    try:
-        admin = open_engine(PG_URL)
-        schema = f"ginrummy_chat_{secrets.token_hex(6)}"
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
-    engine = open_engine(f"{PG_URL}?options=-csearch_path%3D{schema}")
-    try:
-        migrate(engine)
-        yield engine
-    finally:
-        engine.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with pg_schema("ginrummy_chat") as schema:
+        engine = open_engine(schema_url(schema))
+        try:
+            migrate(engine)
+            yield engine
+        finally:
+            engine.dispose()
 
 
 def test_lines_are_written_pruned_and_read_back_oldest_first(database: Any) -> None:

@@ -2,37 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from server_helpers import Client, live_server
-from sqlalchemy import text
-from sqlalchemy.exc import OperationalError
-
-from ginrummy.storage import open_engine
-
-PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A URL whose connections use a fresh schema (dropped after the test)."""
-    try:
-        admin = open_engine(PG_URL)
-        schema = f"ginrummy_srv_{secrets.token_hex(6)}"
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def test_play_restart_and_play_on_with_postgresql(tmp_path: Path, pg_url: str) -> None:

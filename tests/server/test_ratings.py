@@ -3,8 +3,6 @@ levels fixed, and the update committed with the match's last event or not at all
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,8 +16,7 @@ from player_helpers import (
     store,
     table_with,
 )
-from sqlalchemy import Engine, func, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, func, select
 
 from ginrummy.rules import Ruleset
 from ginrummy.server.matchrecord import summarise
@@ -40,8 +37,7 @@ from ginrummy.server.settlement import Ending, MatchEnd
 from ginrummy.storage import Apply, migrate, open_engine, players, utcnow
 from ginrummy.storage.accounts import AccountStore
 from ginrummy.storage.repository import EVENTS
-
-PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+from pg_helpers import pg_schema, schema_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -51,22 +47,13 @@ def any_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Eng
     if request.param == "sqlite":
         yield database(tmp_path)
         return
-    try:
-        admin = open_engine(PG_URL)
-        schema = f"ginrummy_ratings_{secrets.token_hex(6)}"
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
-    engine = open_engine(f"{PG_URL}?options=-csearch_path%3D{schema}")
-    try:
-        migrate(engine)
-        yield engine
-    finally:
-        engine.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with pg_schema("ginrummy_ratings") as schema:
+        engine = open_engine(schema_url(schema))
+        try:
+            migrate(engine)
+            yield engine
+        finally:
+            engine.dispose()
 
 
 def _seat_rows(engine: Engine) -> list[tuple[int | None, str | None, float | None, float | None,

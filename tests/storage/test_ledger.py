@@ -9,15 +9,12 @@ cannot be reached.
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, text
-from sqlalchemy.exc import OperationalError
 
 from ginrummy.rules import Ruleset
 from ginrummy.storage import (
@@ -32,26 +29,14 @@ from ginrummy.storage import (
 )
 from ginrummy.storage.accounts import AccountStore
 from ginrummy.storage.ledger import HOUSE, Kind, LedgerError, Overdraft, account_wallet, pool_wallet
-
-PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+from pg_helpers import PG_URL, pg_schema
 
 
 @pytest.fixture(scope="module")
-def pg_schema() -> Iterator[str]:
+def pg_schema_name() -> Iterator[str]:
     """A schema for this module in the PostgreSQL test database, dropped afterwards."""
-    try:
-        admin = open_engine(PG_URL)
-        name = f"ginrummy_ledger_{secrets.token_hex(6)}"
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{name}"'))
-    except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
-    try:
+    with pg_schema("ginrummy_ledger") as name:
         yield name
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{name}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -60,7 +45,7 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     if request.param == "sqlite":
         made = open_engine(f"sqlite:///{tmp_path / 'ledger.db'}")
     else:
-        schema = request.getfixturevalue("pg_schema")
+        schema = request.getfixturevalue("pg_schema_name")
         made = open_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
         with made.begin() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))

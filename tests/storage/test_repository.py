@@ -8,8 +8,6 @@ saying why, only when the server cannot be reached.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +15,7 @@ import pytest
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 
 from ginrummy.cards import format_cards
 from ginrummy.engine import deal_order
@@ -40,26 +38,14 @@ from ginrummy.storage import (
     open_engine,
 )
 from ginrummy.storage.database import MIGRATIONS, schema_tables
-
-PG_URL = os.environ.get("GINRUMMY_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+from pg_helpers import PG_URL, pg_schema
 
 
 @pytest.fixture(scope="module")
-def pg_schema() -> Iterator[str]:
+def pg_schema_name() -> Iterator[str]:
     """A schema for this test run in the PostgreSQL test database, dropped afterwards."""
-    try:
-        admin = open_engine(PG_URL)
-        with admin.begin() as conn:
-            name = f"ginrummy_test_{secrets.token_hex(6)}"
-            conn.execute(text(f'CREATE SCHEMA "{name}"'))
-    except OperationalError as exc:
-        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable: {exc.orig}")
-    try:
+    with pg_schema("ginrummy_test") as name:
         yield name
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{name}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -68,7 +54,7 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     if request.param == "sqlite":
         made = open_engine(f"sqlite:///{tmp_path / 'store.db'}")
     else:
-        schema = request.getfixturevalue("pg_schema")
+        schema = request.getfixturevalue("pg_schema_name")
         made = open_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
         with made.begin() as conn:  # each test starts empty
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))

@@ -17,9 +17,9 @@ import contextlib
 import functools
 import logging
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from ginrummy.server.api import error_response, read_body
+from ginrummy.server.api import error_response, in_thread, read_body
 from ginrummy.server.auth import seat_for_token, secret_hash
 from ginrummy.server.committer import CommitFailed
 from ginrummy.server.limits import KeyedLimits, RateLimit, address_key
@@ -210,12 +210,8 @@ class _Refused(Exception):
         self.response = response
 
 
-T = TypeVar("T")
 
 
-async def _in_thread(call: Callable[..., T], *args: Any) -> T:
-    """A database call in the default thread pool (off the event loop)."""
-    return await asyncio.get_running_loop().run_in_executor(None, call, *args)
 
 
 def _checked_name(name: str) -> str:
@@ -238,7 +234,7 @@ async def _logged_in(request: Request, account: Account, status: int,
     token = new_session_token()
     old = session_token(request)
     store = account_store(request)
-    await _in_thread(store.replace_session, None if old is None else secret_hash(old),
+    await in_thread(store.replace_session, None if old is None else secret_hash(old),
                      secret_hash(token), account.id, SESSION_LIFETIME)
     response = JSONResponse({"account": account.public(), **more}, status_code=status)
     set_session_cookie(response, request, token)
@@ -254,11 +250,11 @@ async def _new_account(request: Request, name: str, password: str) -> StoredAcco
     attempts.attempt(address)
     store = account_store(request)
     key = name_key(shown)
-    if await _in_thread(store.by_key, key) is None:  # a taken name costs no sign-up
+    if await in_thread(store.by_key, key) is None:  # a taken name costs no sign-up
         attempts.signup(address)
         password_hash = await hash_password_async(password)
         try:
-            created: StoredAccount = await _in_thread(store.create, shown, key, password_hash)
+            created: StoredAccount = await in_thread(store.create, shown, key, password_hash)
         except NameTaken:
             pass  # taken meanwhile
         else:
@@ -288,7 +284,6 @@ async def signup(request: Request) -> Response:
     body = await read_body(request, Credentials)
     if isinstance(body, JSONResponse):
         return body
-    assert isinstance(body, Credentials)
 
     async def work() -> Response:
         stored = await _new_account(request, body.name, body.password)
@@ -305,7 +300,6 @@ async def login(request: Request) -> Response:
     body = await read_body(request, Credentials)
     if isinstance(body, JSONResponse):
         return body
-    assert isinstance(body, Credentials)
 
     async def work() -> Response:
         attempts = limits(request)
@@ -314,7 +308,7 @@ async def login(request: Request) -> Response:
         async with attempts.one_at_a_time(key):
             attempts.name_open(key)
             store = account_store(request)
-            stored: StoredAccount | None = await _in_thread(store.by_key, key)
+            stored: StoredAccount | None = await in_thread(store.by_key, key)
             ok = await password_ok_async(None if stored is None else stored.password_hash,
                                          body.password)
             count_login(request.app.state.server,
@@ -327,7 +321,7 @@ async def login(request: Request) -> Response:
             return error_response(403, "banned", "this account is banned")
         if needs_rehash(stored.password_hash):  # made with older parameters: renew it
             renewed = await hash_password_async(body.password)
-            await _in_thread(functools.partial(store.set, stored.id, password_hash=renewed))
+            await in_thread(functools.partial(store.set, stored.id, password_hash=renewed))
         log.info("account %d: logged in", stored.id,
                  extra={"event": "login", "account": stored.id})
         return await _logged_in(request, Account.of(stored), 200)
@@ -341,7 +335,6 @@ async def logout(request: Request) -> Response:
     body = await read_body(request, Logout)
     if isinstance(body, JSONResponse):
         return body
-    assert isinstance(body, Logout)
 
     async def work() -> Response:
         token = session_token(request)
@@ -349,11 +342,11 @@ async def logout(request: Request) -> Response:
         if token is not None and body.everywhere:
             account = await current_account(request)
             if account is not None:
-                ended = await _in_thread(store.end_sessions, account.id)
+                ended = await in_thread(store.end_sessions, account.id)
                 log.info("account %d: logged out everywhere (%d session(s))", account.id,
                          ended, extra={"event": "logout_everywhere", "account": account.id})
         if token is not None:
-            await _in_thread(store.end_session, secret_hash(token))
+            await in_thread(store.end_session, secret_hash(token))
         response = Response(status_code=204)
         clear_session_cookie(response, request)
         return response
@@ -383,7 +376,6 @@ async def change_password(request: Request) -> Response:
     body = await read_body(request, PasswordChange)
     if isinstance(body, JSONResponse):
         return body
-    assert isinstance(body, PasswordChange)
 
     async def work() -> Response:
         account = await current_account(request)
@@ -395,13 +387,13 @@ async def change_password(request: Request) -> Response:
         async with attempts.one_at_a_time(key):
             attempts.name_open(key)
             store = account_store(request)
-            stored: StoredAccount | None = await _in_thread(store.by_id, account.id)
+            stored: StoredAccount | None = await in_thread(store.by_id, account.id)
             if stored is None or not await password_ok_async(stored.password_hash, body.old):
                 attempts.failed(key)
                 return error_response(403, "bad_credentials", "old: wrong password", "old")
         new_hash = await hash_password_async(body.new)
         token = session_token(request)
-        ended: int = await _in_thread(store.change_password, account.id, new_hash,
+        ended: int = await in_thread(store.change_password, account.id, new_hash,
                                       None if token is None else secret_hash(token))
         log.info("account %d: password changed, %d other session(s) ended", account.id, ended,
                  extra={"event": "password_changed", "account": account.id})
@@ -417,7 +409,6 @@ async def upgrade(request: Request) -> Response:
     body = await read_body(request, Upgrade)
     if isinstance(body, JSONResponse):
         return body
-    assert isinstance(body, Upgrade)
     server: Server = request.app.state.server
 
     async def work() -> Response:
@@ -436,7 +427,7 @@ async def upgrade(request: Request) -> Response:
         try:
             await writer.bind_account(seat.seat, stored.id, stored.name)
         except (CommitFailed, LookupError) as exc:
-            await _in_thread(server.accounts.delete, stored.id)
+            await in_thread(server.accounts.delete, stored.id)
             if isinstance(exc, CommitFailed):
                 return error_response(503, "storage", str(exc))
             return error_response(409, "already_bound", "this seat is an account's already",

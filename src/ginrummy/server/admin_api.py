@@ -8,12 +8,11 @@ table. What an action does to live tables and connections is :mod:`ginrummy.serv
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
@@ -21,7 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ginrummy.server import metrics, moderation
-from ginrummy.server.api import error_response, read_body
+from ginrummy.server.api import error_response, in_thread, read_body, server_of
 from ginrummy.server.auth import seat_for_token
 from ginrummy.server.chat import clean_text
 from ginrummy.server.committer import CommitFailed
@@ -37,6 +36,8 @@ from ginrummy.storage.accounts import StoredAccount
 from ginrummy.storage.repository import utcnow
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from ginrummy.server.app import Server
     from ginrummy.server.tablewriter import TableWriter
 
@@ -50,8 +51,6 @@ REPORTS_PER_WINDOW, REPORT_WINDOW_SECONDS = 10, 600.0
 PAGE = 100
 """Rows of the log and of the reports in one answer."""
 
-B = TypeVar("B", bound=BaseModel)
-T = TypeVar("T")
 
 
 # ---------------------------------------------------------------------- bodies
@@ -108,11 +107,6 @@ class ReportBody(_Body):
 
 
 # ---------------------------------------------------------------------- helpers
-def _server(request: Request) -> Server:
-    server: Server = request.app.state.server
-    return server
-
-
 AdminHandler = Callable[[Request, Account], Awaitable[Response]]
 
 
@@ -131,29 +125,17 @@ def admin_only(handler: AdminHandler) -> Callable[[Request], Awaitable[Response]
     return route
 
 
-async def _body(request: Request, model: type[B]) -> B | JSONResponse:
-    body = await read_body(request, model)
-    if isinstance(body, JSONResponse):
-        return body
-    assert isinstance(body, model)
-    return body
-
-
-async def _in_thread(call: Callable[[], T]) -> T:
-    return await asyncio.get_running_loop().run_in_executor(None, call)
-
-
 async def _account_named(request: Request, name: str) -> StoredAccount | JSONResponse:
-    server = _server(request)
+    server = server_of(request)
     key = name_key(name)
-    found = await _in_thread(lambda: server.accounts.by_key(key))
+    found = await in_thread(lambda: server.accounts.by_key(key))
     if found is None:
         return error_response(404, "not_found", f"no account is called {name!r}", "name")
     return found
 
 
 async def _table(request: Request, table_id: str) -> TableWriter | JSONResponse:
-    writer = await _server(request).lobby.load(table_id)
+    writer = await server_of(request).lobby.load(table_id)
     if writer is None:
         return error_response(404, "not_found", f"no table {table_id!r}", "table_id")
     return writer
@@ -161,7 +143,7 @@ async def _table(request: Request, table_id: str) -> TableWriter | JSONResponse:
 
 async def _commit(request: Request, ops: list[WriteOp]) -> JSONResponse | None:
     try:
-        await _server(request).committer.commit(ops)
+        await server_of(request).committer.commit(ops)
     except CommitFailed as exc:
         return error_response(503, "storage", str(exc))
     return None
@@ -184,9 +166,9 @@ def _limit(request: Request) -> tuple[int, int | None] | JSONResponse:
 # ---------------------------------------------------------------------- admin routes
 async def tables(request: Request, _admin: Account) -> Response:
     """``GET /api/admin/tables``: every table in memory, seats with their accounts."""
-    server = _server(request)
+    server = server_of(request)
     ids = moderation.seated_accounts(server.lobby)
-    names = await _in_thread(lambda: moderation.account_names(server.accounts.engine, ids))
+    names = await in_thread(lambda: moderation.account_names(server.accounts.engine, ids))
     return JSONResponse({"tables": moderation.live_tables(server.lobby, names)})
 
 
@@ -196,7 +178,7 @@ async def account(request: Request, _admin: Account) -> Response:
     target = await _account_named(request, request.path_params["name"])
     if isinstance(target, JSONResponse):
         return target
-    lobby = _server(request).lobby
+    lobby = server_of(request).lobby
     seats = [{"table_id": w.table.id, "seat": s.seat, "status": w.table.status,
               "kicked": s.token_hash == REVOKED_TOKEN}
              for w in lobby.writers.values() for s in w.table.seats
@@ -210,7 +192,7 @@ async def account(request: Request, _admin: Account) -> Response:
 
 async def kick(request: Request, admin: Account) -> Response:
     """``POST /api/admin/kick {table_id, seat}``: take a seat from its player."""
-    body = await _body(request, KickBody)
+    body = await read_body(request, KickBody)
     if isinstance(body, JSONResponse):
         return body
     writer = await _table(request, body.table_id)
@@ -240,7 +222,7 @@ async def kick(request: Request, admin: Account) -> Response:
 
 async def mute(request: Request, admin: Account) -> Response:
     """``POST /api/admin/mute {name, minutes}``: the account's chat lines are refused."""
-    body = await _body(request, MuteBody)
+    body = await read_body(request, MuteBody)
     if isinstance(body, JSONResponse):
         return body
     target = await _account_named(request, body.name)
@@ -251,13 +233,13 @@ async def mute(request: Request, admin: Account) -> Response:
                                                           f"{body.minutes} min")])
     if failed is not None:
         return failed
-    _server(request).lobby.mutes.set(target.id, until)
+    server_of(request).lobby.mutes.set(target.id, until)
     return JSONResponse({"name": target.name, "muted_until": _iso(until)})
 
 
 async def unmute(request: Request, admin: Account) -> Response:
     """``POST /api/admin/unmute {name}``."""
-    body = await _body(request, NameBody)
+    body = await read_body(request, NameBody)
     if isinstance(body, JSONResponse):
         return body
     target = await _account_named(request, body.name)
@@ -266,14 +248,14 @@ async def unmute(request: Request, admin: Account) -> Response:
     failed = await _commit(request, [*moderation.mute_ops(admin.id, target.id, None, "")])
     if failed is not None:
         return failed
-    _server(request).lobby.mutes.set(target.id, None)
+    server_of(request).lobby.mutes.set(target.id, None)
     return JSONResponse({"name": target.name, "muted_until": None})
 
 
 async def ban(request: Request, admin: Account) -> Response:
     """``POST /api/admin/ban {name}``: sessions ended, sockets closed, seats played by the
     computer, at once."""
-    body = await _body(request, NameBody)
+    body = await read_body(request, NameBody)
     if isinstance(body, JSONResponse):
         return body
     target = await _account_named(request, body.name)
@@ -287,7 +269,7 @@ async def ban(request: Request, admin: Account) -> Response:
     failed = await _commit(request, [*moderation.ban_ops(admin.id, target.id, True)])
     if failed is not None:
         return failed
-    closed = await moderation.remove_account(_server(request).lobby, target.id,
+    closed = await moderation.remove_account(server_of(request).lobby, target.id,
                                              moderation.BAN_REASON)
     log.info("admin %d banned account %d", admin.id, target.id,
              extra={"event": "admin_ban", "account": target.id})
@@ -296,7 +278,7 @@ async def ban(request: Request, admin: Account) -> Response:
 
 async def unban(request: Request, admin: Account) -> Response:
     """``POST /api/admin/unban {name}``."""
-    body = await _body(request, NameBody)
+    body = await read_body(request, NameBody)
     if isinstance(body, JSONResponse):
         return body
     target = await _account_named(request, body.name)
@@ -312,7 +294,7 @@ async def unban(request: Request, admin: Account) -> Response:
 
 async def close(request: Request, admin: Account) -> Response:
     """``POST /api/admin/close {table_id}``: the table stops for good (pool refunded)."""
-    body = await _body(request, TableBody)
+    body = await read_body(request, TableBody)
     if isinstance(body, JSONResponse):
         return body
     writer = await _table(request, body.table_id)
@@ -336,7 +318,7 @@ async def close(request: Request, admin: Account) -> Response:
 
 async def notice(request: Request, admin: Account) -> Response:
     """``POST /api/admin/notice {text}``: a notice to every connection of every table."""
-    body = await _body(request, NoticeBody)
+    body = await read_body(request, NoticeBody)
     if isinstance(body, JSONResponse):
         return body
     try:
@@ -347,37 +329,37 @@ async def notice(request: Request, admin: Account) -> Response:
     failed = await _commit(request, [moderation.log_row(admin.id, "notice", detail=text)])
     if failed is not None:
         return failed
-    sent = moderation.send_notice(_server(request).lobby, text)
+    sent = moderation.send_notice(server_of(request).lobby, text)
     return JSONResponse({"sent": sent})
+
+
+async def _page(request: Request, key: str,
+                read: Callable[[Engine, int, int | None], list[dict[str, Any]]]) -> Response:
+    """A page of rows, newest first: ``{key: rows}`` (``?limit=N&before=ID``)."""
+    page = _limit(request)
+    if isinstance(page, JSONResponse):
+        return page
+    engine = server_of(request).accounts.engine
+    return JSONResponse({key: await in_thread(read, engine, *page)})
 
 
 async def moderation_log(request: Request, _admin: Account) -> Response:
     """``GET /api/admin/log[?limit=N&before=ID]``: newest first."""
-    page = _limit(request)
-    if isinstance(page, JSONResponse):
-        return page
-    engine = _server(request).accounts.engine
-    rows = await _in_thread(lambda: moderation.read_log(engine, *page))
-    return JSONResponse({"log": rows})
+    return await _page(request, "log", moderation.read_log)
 
 
 async def reports(request: Request, _admin: Account) -> Response:
     """``GET /api/admin/reports[?limit=N&before=ID]``: newest first."""
-    page = _limit(request)
-    if isinstance(page, JSONResponse):
-        return page
-    engine = _server(request).accounts.engine
-    rows = await _in_thread(lambda: moderation.read_reports(engine, *page))
-    return JSONResponse({"reports": rows})
+    return await _page(request, "reports", moderation.read_reports)
 
 
 async def handled(request: Request, admin: Account) -> Response:
     """``POST /api/admin/reports/handled {id}``: a report was dealt with."""
-    body = await _body(request, HandledBody)
+    body = await read_body(request, HandledBody)
     if isinstance(body, JSONResponse):
         return body
-    engine = _server(request).accounts.engine
-    if not await _in_thread(lambda: moderation.report_exists(engine, body.id)):
+    engine = server_of(request).accounts.engine
+    if not await in_thread(lambda: moderation.report_exists(engine, body.id)):
         return error_response(404, "not_found", f"no report {body.id}", "id")
     failed = await _commit(request, [moderation.mark_handled(body.id), moderation.log_row(
         admin.id, "handled", detail=f"report {body.id}")])
@@ -390,10 +372,10 @@ async def handled(request: Request, admin: Account) -> Response:
 async def report(request: Request) -> Response:
     """``POST /api/reports {table_id, author, text[, token]}``: report a chat line said at
     that table recently, as a logged-in account or as the seat of ``token``."""
-    body = await _body(request, ReportBody)
+    body = await read_body(request, ReportBody)
     if isinstance(body, JSONResponse):
         return body
-    server = _server(request)
+    server = server_of(request)
     writer = server.lobby.get(body.table_id)
     if writer is None:
         return error_response(404, "not_found", f"no table {body.table_id!r}", "table_id")

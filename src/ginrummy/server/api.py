@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
@@ -17,6 +19,9 @@ from ginrummy.server.lobby import Lobby, LobbyError, known_levels
 from ginrummy.server.protocol import CreateTable, JoinTable
 from ginrummy.server.sessions import current_account
 
+if TYPE_CHECKING:
+    from ginrummy.server.app import Server
+
 log = logging.getLogger("ginrummy.server.api")
 
 
@@ -24,6 +29,22 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
     """The error body of docs/protocol.md."""
     return JSONResponse({"error": {"code": code, "message": message, "field": field}},
                         status_code=status)
+
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+
+def server_of(request: Request) -> Server:
+    """What the routes share (``app.state.server``)."""
+    server: Server = request.app.state.server
+    return server
+
+
+async def in_thread(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)`` in the default thread pool, off the event loop (database reads and
+    writes, password hashing)."""
+    return await asyncio.get_running_loop().run_in_executor(None, call, *args)
 
 
 def _lobby(request: Request) -> Lobby:
@@ -97,7 +118,6 @@ async def create_table(request: Request) -> JSONResponse:
     body = await read_body(request, CreateTable)
     if isinstance(body, JSONResponse):
         return body
-    assert isinstance(body, CreateTable)
     account = await current_account(request)  # an account's seat follows it everywhere
     try:
         created = await _lobby(request).create(
@@ -119,7 +139,6 @@ async def join_table(request: Request) -> JSONResponse:
     body = await read_body(request, JoinTable)
     if isinstance(body, JSONResponse):
         return body
-    assert isinstance(body, JoinTable)
     account = await current_account(request)
     try:
         joined = await _lobby(request).join(
@@ -140,7 +159,7 @@ def is_json(content_type: str | None) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
-async def read_body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
+async def read_body(request: Request, model: type[M]) -> M | JSONResponse:
     """The request's JSON body as ``model``, or the error answer (415, 400, 422)."""
     # A body of another type (text/plain, a form) is what a cross-site page can send without
     # a preflight: it is refused before it is read.

@@ -8,7 +8,6 @@ registers the buy-in, refund and payout hooks of :mod:`ginrummy.server.chips`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -19,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from ginrummy.server.api import error_response, read_body
+from ginrummy.server.api import error_response, in_thread, read_body, server_of
 from ginrummy.server.auth import seat_for_token
 from ginrummy.server.chips import Chips
 from ginrummy.server.committer import CommitFailed
@@ -53,11 +52,6 @@ class NoFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _server(request: Request) -> Server:
-    server: Server = request.app.state.server
-    return server
-
-
 def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat().replace("+00:00", "Z")
 
@@ -67,7 +61,7 @@ async def _read(server: Server, read: Callable[[Connection], T]) -> T:
     def run() -> T:
         with server.repository.engine.connect() as conn:
             return read(conn)
-    return await asyncio.get_running_loop().run_in_executor(None, run)
+    return await in_thread(run)
 
 
 async def _write(server: Server, write: Callable[[Connection], T]) -> T:
@@ -95,7 +89,7 @@ async def wallet(request: Request) -> JSONResponse:
     account = await current_account(request)
     if account is None:
         return error_response(401, "not_logged_in", "log in to see your chips")
-    server = _server(request)
+    server = server_of(request)
     try:
         exists = await _read(server, lambda conn: ledger.balance(
             conn, ledger.account_wallet(account.id)) is not None)
@@ -116,7 +110,7 @@ async def topup(request: Request) -> JSONResponse:
     account = await current_account(request)
     if account is None:
         return error_response(401, "not_logged_in", "log in to take your chips")
-    server = _server(request)
+    server = server_of(request)
     try:
         received = await _write(server, lambda conn: ledger.claim_topup(conn, account.id))
     except CommitFailed as exc:
@@ -140,9 +134,8 @@ async def leave_table(request: Request) -> JSONResponse:
     body = await read_body(request, LeaveTable)
     if isinstance(body, JSONResponse):
         return body
-    assert isinstance(body, LeaveTable)
     table_id = request.path_params["table_id"]
-    lobby = _server(request).lobby
+    lobby = server_of(request).lobby
     writer = await lobby.load(table_id)
     if writer is None:
         return error_response(404, "not_found", f"no table {table_id!r}")

@@ -9,9 +9,7 @@ are stored, so none of these shows a card of a match being played.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -19,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.rules import Ruleset
 from ginrummy.server import pages
-from ginrummy.server.api import error_response
+from ginrummy.server.api import error_response, in_thread
 from ginrummy.server.matchrecord import match_end_writes
 from ginrummy.server.names import name_key
 from ginrummy.server.ratings import CATEGORIES
@@ -36,12 +34,8 @@ RECENT_MATCHES = 10
 PAGE_SIZE = 50
 MAX_NAME_CHARS = 64
 
-T = TypeVar("T")
 
 
-async def _run(work: Callable[[], T]) -> T:
-    """Run a database read in a thread."""
-    return await asyncio.get_running_loop().run_in_executor(None, work)
 
 
 def _engine(request: Request) -> Any:
@@ -53,7 +47,7 @@ async def _account_named(request: Request, name: str) -> StoredAccount | None:
         return None
     key = name_key(name)
     store = account_store(request)
-    return await _run(lambda: store.by_key(key))
+    return await in_thread(lambda: store.by_key(key))
 
 
 def _not_found(what: str, field: str | None = None) -> JSONResponse:
@@ -77,7 +71,7 @@ async def leaderboard(request: Request) -> JSONResponse:
             me = None if viewer_id is None else players.board_entry(conn, category, viewer_id)
         return top, me
 
-    top, me = await _run(read)
+    top, me = await in_thread(read)
     return JSONResponse({"category": category, "top": [e.to_json() for e in top],
                          "me": None if me is None else me.to_json()})
 
@@ -139,7 +133,7 @@ async def profile(request: Request) -> JSONResponse:
                     players.account_totals(conn, account_id),
                     players.account_matches(conn, account_id, limit=RECENT_MATCHES))
 
-    ratings, history, totals, recent = await _run(read)
+    ratings, history, totals, recent = await in_thread(read)
     return JSONResponse({
         "name": account.name,
         "joined": account.created_at.isoformat(),
@@ -167,7 +161,7 @@ async def player_matches(request: Request) -> JSONResponse:
         return _not_found("no player by that name", "name")
     engine = _engine(request)
     account_id = account.id
-    found = await _run(lambda: players.account_matches(
+    found = await in_thread(lambda: players.account_matches(
         engine, account_id, before, PAGE_SIZE + 1))
     page = found[:PAGE_SIZE]
     return JSONResponse({"name": account.name,
@@ -194,7 +188,7 @@ async def _replayed(request: Request) -> tuple[players.StoredMatch, Any, list[An
             match = players.match_by_id(conn, match_id)
             return match, None if match is None else players.match_source(conn, match)
 
-    match, source = await _run(read)
+    match, source = await in_thread(read)
     if match is None or source is None:
         return _not_found("no match with that id", "match_id")
     rules_dict, pool_chips, events = source
