@@ -1,0 +1,162 @@
+"""The PettingZoo AEC environment: 2-4 seats, any preset and option, a hand or a match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ginrummy.env.actions import NUM_ACTIONS
+from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
+from ginrummy.env.observation import OBS_SIZE, PileMemory, encode_view, mask_array
+from ginrummy.rules import Ruleset
+from ginrummy.views import PlayerView, view
+
+__all__ = ["GinRummyAEC", "env", "observation_space", "raw_env"]
+
+Observation = dict[str, npt.NDArray[Any]]
+
+
+def observation_space() -> spaces.Dict:
+    """Each agent's observation: the tensor and the mask of legal action ids."""
+    return spaces.Dict({
+        "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+        "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+    })
+
+
+class GinRummyAEC(AECEnv[str, Observation, int]):
+    """Gin Rummy for 2-4 agents ``player_0`` ... (seat numbers), one decision per step.
+
+    ``preset`` (a name or a :class:`~ginrummy.rules.Ruleset`), ``players`` and ``options``
+    choose the rules; ``episode`` is ``"hand"`` (the first hand of a match) or ``"match"``;
+    ``reward`` is ``"points"`` (each hand's score as it ends) or ``"margin"`` (the match's
+    final totals), made zero-sum and multiplied by ``reward_scale``. A hand longer than
+    ``max_decisions`` decisions is truncated.
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "ginrummy_v0",
+                "is_parallelizable": False}
+
+    def __init__(self, preset: str | Ruleset = "eaai", players: int | None = None,
+                 options: dict[str, Any] | None = None, episode: str = "hand",
+                 reward: str = "points", reward_scale: float = 1.0,
+                 max_decisions: int = MAX_DECISIONS, render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
+                             f"or None, got {render_mode!r}")
+        rules = make_rules(preset, players, options)
+        self.config = GameConfig(rules, episode, reward, reward_scale, max_decisions)
+        self.render_mode = render_mode
+        self.game = Game(self.config)
+        self.possible_agents = [f"player_{seat}" for seat in range(rules.players)]
+        self.agents = self.possible_agents[:]
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._space = observation_space()
+        self.observation_spaces = {a: self._space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._memories = [PileMemory() for _ in self.possible_agents]
+        self._zeros = dict.fromkeys(self.possible_agents, 0.0)
+        self.rewards = self._zeros.copy()
+        self._cumulative_rewards = self._zeros.copy()
+        self.terminations = dict.fromkeys(self.possible_agents, False)
+        self.truncations = dict.fromkeys(self.possible_agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.possible_agents}
+        self.agent_selection = self.possible_agents[0]
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The same space for every agent."""
+        return self._space
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """``Discrete(109)``: the ids of :mod:`ginrummy.env.actions`."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new episode; the same ``seed`` replays the same deals and reshuffles."""
+        self.game.reset(seed)
+        self.agents = self.possible_agents[:]
+        self._memories = [PileMemory() for _ in self.possible_agents]
+        self.rewards = self._zeros.copy()
+        self._cumulative_rewards = self._zeros.copy()
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.to_move]
+
+    def view(self, agent: str) -> PlayerView:
+        """The agent's view of the current hand: everything its seat may know."""
+        return view(self.game.match, self._seats[agent])
+
+    def observe(self, agent: str) -> Observation:
+        """The agent's observation tensor and, on its turn, its legal action ids."""
+        seat = self._seats[agent]
+        seen = view(self.game.match, seat)
+        tensor = encode_view(seen, self._memories[seat].below_top(seen))
+        game = self.game
+        bits = game.legal_bits() if not game.over and game.to_move == seat else 0
+        return {"observation": tensor, "action_mask": mask_array(bits, NUM_ACTIONS)}
+
+    def step(self, action: int | None) -> None:
+        """Play the selected agent's action id (``None`` only once it is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to move: give an action id, not None")
+        game = self.game
+        try:
+            rewards = game.step(int(action))
+        except ValueError as error:
+            raise ValueError(f"{agent}: {error}") from None
+        self._cumulative_rewards[agent] = 0.0
+        if rewards is None:
+            self.rewards = self._zeros.copy()
+        else:
+            self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
+        if game.over:
+            done = dict.fromkeys(self.agents, True)
+            if game.truncated:
+                self.truncations = done
+            else:
+                self.terminations = done
+        else:
+            self.agent_selection = self.possible_agents[game.to_move]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The hand as text (every card shown: a developer's view, not an agent's)."""
+        text = repr(self.game.hand)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def raw_env(**kwargs: Any) -> GinRummyAEC:
+    """The environment without PettingZoo's checking wrappers (see :class:`GinRummyAEC`)."""
+    return GinRummyAEC(**kwargs)
+
+
+def env(**kwargs: Any) -> AECEnv[str, Observation, int]:
+    """The environment as PettingZoo's classic games ship it: an illegal action ends the
+    episode with -1 for its player, out-of-range actions assert, order is enforced.
+    ``env()`` with no arguments is a two-player ``eaai`` hand."""
+    wrapped: AECEnv[str, Observation, int] = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+

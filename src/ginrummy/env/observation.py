@@ -1,0 +1,181 @@
+"""The observation tensor: 387 numbers in [0, 1] built from one seat's view and nothing else.
+
+Seats are relative to the observer: opponent 1 is the next seat in turn order (the observer's
+left), then opponents 2 and 3 (zeros where the table has fewer players). Cards are indexed
+0-51 as in :mod:`ginrummy.cards` (``suit * 13 + rank``, ace = 0, suits spades, hearts,
+diamonds, clubs).
+
+=========  =====================================================================
+index      content
+=========  =====================================================================
+0-51       the observer's cards
+52-103     the top of the discard pile (the card that may be taken), if any
+104-155    the discard pile below its top (every discard the observer saw and
+           nobody took back; after a reshuffle those cards are in the stock)
+156-207    cards opponent 1 is known to hold: taken from the pile and still held,
+           or all of their cards once revealed after a knock (R4.8)
+208-259    the same for opponent 2
+260-311    the same for opponent 3
+312-363    the card taken from the pile this turn (R3.3: it may not be discarded)
+364-368    phase: offer, draw, discard, layoff, over (one-hot)
+369-372    the dealer: the observer, opponent 1, 2, 3 (one-hot)
+373        cards left in the stock / 52
+374        the knock limit in force / 10 (capped at 1)
+375        the observer's least deadwood / 100 (capped at 1)
+376-378    cards held by opponents 1, 2, 3 / 11
+379-381    players: 2, 3, 4 (one-hot)
+382        reshuffles so far / 2 (capped at 1)
+383-386    match scores of the observer and opponents 1, 2, 3 / target (capped at 1;
+           zeros for a lone hand or the single-hand format)
+=========  =====================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from ginrummy.actions import Discard, DrawDiscard, Knock, Reshuffle
+from ginrummy.engine import Phase
+from ginrummy.solver import deadwood_mask
+from ginrummy.views import PlayerView
+
+PLANES = 7
+CARD_FEATURES = PLANES * 52
+SCALARS = 23
+OBS_SIZE = CARD_FEATURES + SCALARS
+_PHASES = {Phase.OFFER: 0, Phase.DRAW: 1, Phase.DISCARD: 2, Phase.LAYOFF: 3, Phase.OVER: 4,
+           Phase.RESHUFFLE: 1}
+
+__all__ = ["OBS_SIZE", "PileMemory", "card_planes", "encode_batch", "encode_view",
+           "pile_below_top", "scalars"]
+
+
+def pile_below_top(view: PlayerView) -> int:
+    """The discard pile below its top card as a mask, from the view's log alone."""
+    pile: list[int] = [view.upcard]
+    _replay_pile(pile, view.log, 0)
+    return _pile_mask(pile)
+
+
+def _replay_pile(pile: list[int], log: tuple[object, ...], start: int) -> None:
+    for index in range(start, len(log)):
+        action = log[index][1]  # type: ignore[index]
+        kind = type(action)
+        if kind is Discard:
+            pile.append(action.card)
+        elif kind is DrawDiscard:
+            pile.pop()
+        elif kind is Knock:
+            if action.discard is not None:
+                pile.append(action.discard)
+        elif kind is Reshuffle:
+            del pile[:-1]
+
+
+def _pile_mask(pile: list[int]) -> int:
+    mask = 0
+    for card in pile[:-1]:
+        mask |= 1 << card
+    return mask
+
+
+@dataclass(slots=True)
+class PileMemory:
+    """:func:`pile_below_top`, remembered between views of one seat so that each view reads
+    only the log entries that are new (the result is the same)."""
+
+    key: tuple[int, int, int] = (-1, -1, -1)
+    read: int = 0
+    pile: list[int] = field(default_factory=list)
+
+    def below_top(self, view: PlayerView) -> int:
+        """The pile below its top in ``view``."""
+        log = view.log
+        key = (view.hand_number, view.dealer, view.upcard)
+        if key != self.key or len(log) < self.read:
+            self.key, self.read, self.pile = key, 0, [view.upcard]
+        _replay_pile(self.pile, log, self.read)
+        self.read = len(log)
+        return _pile_mask(self.pile)
+
+
+def card_planes(view: PlayerView, below_top: int) -> list[int]:
+    """The seven card planes of the observation as 52-bit masks (layout in the module doc)."""
+    seat = view.seat
+    if seat is None:
+        raise ValueError("a spectator's view has no observation: give a seat's view")
+    n = len(view.counts)
+    shown = view.revealed_masks if view.revealed_masks is not None else view.known_masks
+    top = view.top_discard
+    taken = view.taken
+    planes = [view.hand_mask, 0 if top is None else 1 << top, below_top]
+    for offset in (1, 2, 3):
+        planes.append(shown[(seat + offset) % n] if offset < n else 0)
+    planes.append(0 if taken is None else 1 << taken)
+    return planes
+
+
+def scalars(view: PlayerView) -> list[float]:
+    """The 23 numbers after the card planes (layout in the module doc)."""
+    seat = view.seat
+    assert seat is not None
+    n = len(view.counts)
+    out = [0.0] * SCALARS
+    out[_PHASES[view.phase]] = 1.0
+    out[5 + (view.dealer - seat) % n] = 1.0
+    out[9] = view.stock_size / 52
+    out[10] = min(view.knock_limit / 10, 1.0)
+    out[11] = min(deadwood_mask(view.hand_mask) / 100, 1.0)
+    counts = view.counts
+    for offset in range(1, n):
+        out[11 + offset] = counts[(seat + offset) % n] / 11
+    out[15 + n - 2] = 1.0
+    out[18] = min(view.reshuffles / 2, 1.0)
+    scores = view.scores
+    target = view.rules.target
+    if scores is not None and target:
+        for offset in range(n):
+            out[19 + offset] = min(scores[(seat + offset) % n] / target, 1.0)
+    return out
+
+
+def _unpack(masks: npt.NDArray[np.uint64], width: int) -> npt.NDArray[np.uint8]:
+    """Bits of each uint64 (little-endian, lowest first), the first ``width`` of each."""
+    bits = np.unpackbits(masks.view(np.uint8), axis=-1, bitorder="little")
+    return bits.reshape(*masks.shape, 64)[..., :width]
+
+
+def encode_view(view: PlayerView, below_top: int | None = None) -> npt.NDArray[np.float32]:
+    """The observation of ``view`` (``below_top``: :func:`pile_below_top`, if known)."""
+    if below_top is None:
+        below_top = pile_below_top(view)
+    out = np.empty(OBS_SIZE, dtype=np.float32)
+    masks = np.array(card_planes(view, below_top), dtype=np.uint64)
+    out[:CARD_FEATURES] = _unpack(masks, 52).reshape(-1)
+    out[CARD_FEATURES:] = scalars(view)
+    return out
+
+
+def encode_batch(planes: list[list[int]], numbers: list[list[float]],
+                 out: npt.NDArray[np.float32]) -> None:
+    """Fill ``out`` (rows, 387) from each row's :func:`card_planes` and :func:`scalars`."""
+    rows = len(planes)
+    masks = np.array(planes, dtype=np.uint64)
+    out[:rows, :CARD_FEATURES] = _unpack(masks, 52).reshape(rows, -1)
+    out[:rows, CARD_FEATURES:] = numbers
+
+
+def mask_array(bits: int, size: int) -> npt.NDArray[np.int8]:
+    """An int bitmask as an int8 array of ``size`` zeros and ones."""
+    words = np.array([bits & 0xFFFFFFFFFFFFFFFF, bits >> 64 & 0xFFFFFFFFFFFFFFFF],
+                     dtype=np.uint64)
+    return _unpack(words, 64).reshape(-1)[:size].astype(np.int8)
+
+
+def mask_batch(bits: list[int], size: int) -> npt.NDArray[np.int8]:
+    """Bitmasks as an int8 array (rows, ``size``)."""
+    words = np.array([[b & 0xFFFFFFFFFFFFFFFF, b >> 64] for b in bits], dtype=np.uint64)
+    return _unpack(words, 64).reshape(len(bits), -1)[:, :size].astype(np.int8)
