@@ -12,14 +12,14 @@ import { append, el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { drawnCard, renderHand, groupHand } from "./handview.js";
 import { botLabel, errorText } from "./lobby.js";
+import { TableMotion } from "./motion.js";
+import { MoveLog } from "./movelog.js";
 import { TurnNotifier } from "./notify.js";
 import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
 import { revealPanel, scoreSheet } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
 import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
 import { toast } from "./toast.js";
-
-const LOG_LINES = 4;
 
 export class TablePage {
   constructor(root, tableId, invite, navigate) {
@@ -41,6 +41,8 @@ export class TablePage {
     this.connStatus = "connecting";
     this.onKey = (event) => this.keydown(event);
     this.notifier = new TurnNotifier(); // tab title, favicon badge, sounds
+    this.motion = new TableMotion(); // cards moving (js/motion.js)
+    this.moveLog = new MoveLog(); // the whole hand's moves (js/movelog.js)
   }
 
   async start() {
@@ -72,6 +74,7 @@ export class TablePage {
     clearInterval(this.clockTimer);
     document.removeEventListener("keydown", this.onKey);
     this.notifier.stop();
+    this.motion.stop();
   }
 
   rerender() {
@@ -225,6 +228,7 @@ export class TablePage {
 
   render() {
     if (!this.regions) return;
+    this.motion.capture(); // where the cards are before the DOM is replaced
     const table = this.table;
     const names = this.names();
     this.renderHead(table);
@@ -243,6 +247,7 @@ export class TablePage {
     this.tickClock();
     const waiting = this.page.dataset.await;
     this.notifier.update({ mine: waiting === "act" || waiting === "sending", view, deadline: this.deadline, seat: this.seat });
+    this.motion.play(view, this.seat); // the cards that moved fly from there
   }
 
   renderHead(table) {
@@ -436,21 +441,7 @@ export class TablePage {
   }
 
   logLines(view, names) {
-    const log = view.log || [];
-    const first = Math.max(0, log.length - LOG_LINES);
-    const lines = log.slice(first).map((entry, offset) => {
-      const words = entry.action.split(" ");
-      const kind = words[0];
-      const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : "";
-      const name = entry.seat === null || entry.seat === undefined ? "" : names[entry.seat] || "";
-      // a move the clock played is told as the computer's, not the player's
-      const timedOut = this.clockMoves.get(`${view.hand_number}:${first + offset}`);
-      if (timedOut !== undefined) return el("li", { class: "clock-played" }, clockPlayedText(entry.action, name));
-      const key = `log.${kind}`;
-      if (!has(key)) return null;
-      return el("li", {}, t(key, { name, card }));
-    });
-    return el("ol", { class: "log", id: "log", "aria-label": t("table.log") }, lines);
+    return this.moveLog.render(view, names, this.clockMoves);
   }
 
   actionBar(view) {

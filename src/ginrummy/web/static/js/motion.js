@@ -1,0 +1,190 @@
+// Motion at the table (issue 13.2), with the Web Animations API and the FLIP approach: the
+// table records where the cards are (`capture`) before render() replaces the DOM, and once
+// the new DOM is in place (`play`) the cards that moved are animated from where they were to
+// where they now are. The DOM is final at once; only `transform` animates, so no input waits
+// and no state is delayed. A click or a key finishes every running animation at once, and
+// under `prefers-reduced-motion: reduce` nothing is animated at all.
+//
+// What moves: a drawn card from the stock or the discard pile into the hand (an opponent's
+// as a card back), a discard from the hand onto the pile, the deal at the start of each hand,
+// and the knocker's melds when they are laid down (the layoff panel) and at the reveal.
+
+/** One card's flight, in milliseconds (the issue: 150 to 350 ms). */
+export const MOVE_MS = 260;
+/** One dealt card's flight, and the gap between two dealt cards (the whole deal under 350 ms). */
+export const DEAL_MS = 200;
+export const DEAL_GAP_MS = 12;
+const MELD_GAP_MS = 15;
+const EASING = "cubic-bezier(0.2, 0.7, 0.3, 1)";
+const RENDER_TIMES_KEPT = 200;
+
+/** True when the browser asks for reduced motion (then nothing is ever animated). */
+export function reducedMotion() {
+  return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+}
+
+/** What the tests and the benchmark read: animations started, finished early, render() times. */
+const probe = { started: 0, skipped: 0, renderMs: [] };
+window.ginrummyMotion = probe;
+
+function rectOf(node) {
+  if (!node) return null;
+  const box = node.getBoundingClientRect();
+  return box.width > 0 && box.height > 0 ? { left: box.left, top: box.top, width: box.width, height: box.height } : null;
+}
+
+/** Where the cards are before a render: the piles, the own hand's cards, the other seats' backs. */
+function captureRects() {
+  const hand = new Map();
+  for (const node of document.querySelectorAll("#my-hand .card[data-card]")) hand.set(node.dataset.card, rectOf(node));
+  const seats = new Map();
+  for (const box of document.querySelectorAll(".seat-box[data-seat]")) {
+    const backs = box.querySelectorAll(".backs .card");
+    seats.set(Number(box.dataset.seat), rectOf(backs[backs.length - 1] || box));
+  }
+  const top = document.querySelector("#discard-pile .card[data-card]");
+  return {
+    stock: rectOf(document.querySelector("#stock .card")),
+    discard: rectOf(document.querySelector("#discard-pile .card")),
+    topDiscard: top ? top.dataset.card : null,
+    hand,
+    seats,
+  };
+}
+
+/** The last card back shown for `seat`, or its seat box. */
+function seatTarget(seat) {
+  const box = document.querySelector(`.seat-box[data-seat="${seat}"]`);
+  if (!box) return null;
+  const backs = box.querySelectorAll(".backs .card");
+  return backs[backs.length - 1] || null;
+}
+
+function handCard(code) {
+  return code ? document.querySelector(`#my-hand .card[data-card="${code}"]`) : null;
+}
+
+/** The hand number, knocker and reveal of a view: the melds are laid out when this changes. */
+function knockKey(view) {
+  return view.knock ? `${view.hand_number}|${view.knock.knocker}|${view.phase === "over" ? "over" : "layoff"}` : null;
+}
+
+/** Follows one table page's renders and animates what each new state moved. */
+export class TableMotion {
+  constructor() {
+    this.previous = null; // {hand, logLength, knock} of the last view rendered
+    this.running = new Set();
+    this.before = null;
+    this.onInput = () => this.finishAll();
+    // capture phase: the click that skips the motion is handled after the DOM is final
+    document.addEventListener("pointerdown", this.onInput, true);
+    document.addEventListener("keydown", this.onInput, true);
+  }
+
+  /** Called first in render(): records the cards' places and the render's start. */
+  capture() {
+    this.before = { at: performance.now(), rects: this.running.size || !reducedMotion() ? captureRects() : null };
+  }
+
+  /** Called last in render(): animates what changed between the previous view and `view`. */
+  play(view, seat) {
+    const before = this.before;
+    this.before = null;
+    if (before) {
+      probe.renderMs.push(performance.now() - before.at);
+      if (probe.renderMs.length > RENDER_TIMES_KEPT) probe.renderMs.shift();
+    }
+    if (!view) { this.previous = null; return; }
+    const log = view.log || [];
+    const previous = this.previous;
+    const key = knockKey(view);
+    const hand = `${view.hand_number}|${view.upcard}`; // a rematch numbers its hands from 1 again
+    this.previous = { hand, logLength: log.length, knock: key };
+    if (reducedMotion() || !before || !before.rects) return;
+    const rects = before.rects;
+    const newHand = previous ? previous.hand !== hand : log.length < view.seats.length;
+    if (newHand) {
+      if (view.phase !== "over") this.deal();
+      return;
+    }
+    if (!previous) return; // a page opened in the middle of a hand: nothing moved
+    if (log.length > previous.logLength) {
+      log.slice(previous.logLength).forEach((entry) => this.move(entry, view, seat, rects));
+    }
+    if (key && key !== previous.knock) this.layMelds(view, seat, rects);
+  }
+
+  /** One log entry's card: drawn into a hand, or discarded onto the pile. */
+  move(entry, view, seat, rects) {
+    const words = String(entry.action || "").split(" ");
+    const kind = words[0];
+    const mine = seat !== null && entry.seat === seat;
+    if (kind === "stock" || kind === "take") {
+      const from = kind === "stock" ? rects.stock : rects.discard;
+      const code = kind === "stock" ? entry.card : (view.taken || rects.topDiscard);
+      const target = mine ? handCard(code) : seatTarget(entry.seat);
+      this.fly(target, from, { duration: MOVE_MS });
+    } else if (kind === "discard" || kind === "knock" || kind === "gin") {
+      const code = words[1];
+      if (!code || code.startsWith("[") || view.top_discard !== code) return; // already taken, or big gin
+      const from = mine ? rects.hand.get(code) : rects.seats.get(entry.seat);
+      this.fly(document.querySelector("#discard-pile .card"), from, { duration: MOVE_MS });
+    }
+  }
+
+  /** The deal: every card of the own hand and every back of the others, from the stock. */
+  deal() {
+    const stock = rectOf(document.querySelector("#stock .card")) || rectOf(document.getElementById("stock"));
+    if (!stock) return;
+    const cards = [...document.querySelectorAll("#my-hand .card, .seat-box .backs .card")];
+    const gap = cards.length > 1 ? Math.min(DEAL_GAP_MS, 150 / cards.length) : 0;
+    cards.forEach((node, index) => this.fly(node, stock, { duration: DEAL_MS, delay: index * gap }));
+  }
+
+  /** The knocker's melds, laid out from the knocker's hand (or seat) where they are shown. */
+  layMelds(view, seat, rects) {
+    const knocker = view.knock.knocker;
+    const melded = new Set((view.knock.melds || []).flat());
+    const selector = `#layoff-panel .knocker-melds .card, #reveal .reveal-seat[data-seat="${knocker}"] .meld-group .card`;
+    const shown = [...document.querySelectorAll(selector)].filter((node) => melded.has(node.dataset.card));
+    shown.forEach((node, index) => {
+      const from = (knocker === seat && rects.hand.get(node.dataset.card)) || rects.seats.get(knocker);
+      this.fly(node, from, { duration: MOVE_MS, delay: index * MELD_GAP_MS });
+    });
+  }
+
+  /** FLIP: `node` is where it ends; it starts translated (and scaled) onto `from`. */
+  fly(node, from, { duration, delay = 0 }) {
+    const to = rectOf(node);
+    if (!to || !from) return;
+    const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+    const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) return;
+    const scale = Math.min(2, Math.max(0.4, from.width / to.width));
+    const animation = node.animate(
+      [{ transform: `translate(${dx}px, ${dy}px) scale(${scale})`, offset: 0 }],
+      { duration, delay, easing: EASING, fill: "backwards" });
+    this.running.add(animation);
+    const done = () => this.running.delete(animation);
+    animation.addEventListener("finish", done);
+    animation.addEventListener("cancel", done);
+    probe.started += 1;
+  }
+
+  /** A click or a key: every running animation jumps to its end. */
+  finishAll() {
+    if (!this.running.size) return;
+    for (const animation of [...this.running]) {
+      animation.finish();
+      probe.skipped += 1;
+    }
+    this.running.clear();
+  }
+
+  /** Leaving the table. */
+  stop() {
+    this.finishAll();
+    document.removeEventListener("pointerdown", this.onInput, true);
+    document.removeEventListener("keydown", this.onInput, true);
+  }
+}

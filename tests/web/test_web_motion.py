@@ -1,0 +1,294 @@
+"""Issue 13.2 in a real browser: cards move (js/motion.js) when drawn, discarded and dealt,
+a click or a key finishes the motion, `prefers-reduced-motion: reduce` turns every animation
+off over a whole hand, and the move log (js/movelog.js) tells every move of the hand, the
+computers' too, in full sentences (set-up as in test_web_browser.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from web_support import (
+    FrameRecorder,
+    ServerProcess,
+    browser_missing,
+    catalogue,
+    chromium,
+    create_table,
+    my_turn,
+    new_page,
+    play_turn,
+    play_until,
+    running_server,
+    wait_for_await,
+)
+
+if browser_missing():
+    pytest.skip(browser_missing() or "", allow_module_level=True)
+
+from playwright.sync_api import Browser, BrowserContext, Page
+
+# Every Element.animate call (where the animated card is) and, sampled at every frame, the
+# most animations running at once in the document (before the page's own code runs).
+ANIMATION_PROBE_JS = """() => {
+    window.__animations = [];
+    window.__mostRunning = 0;
+    const animate = Element.prototype.animate;
+    Element.prototype.animate = function (...args) {
+        const animation = animate.apply(this, args);
+        const where = this.closest('#my-hand') ? 'hand' : this.closest('#discard-pile') ? 'pile'
+            : this.closest('.seat-box') ? 'seat' : 'other';
+        window.__animations.push({where, card: this.dataset.card || null,
+            running: document.getAnimations().length});
+        return animation;
+    };
+    const sample = () => {
+        window.__mostRunning = Math.max(window.__mostRunning, document.getAnimations().length);
+        requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+}"""
+
+IDLE_JS = "() => document.getAnimations().length === 0"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with running_server(tmp_path_factory.mktemp("motion")) as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+def motion_page(browser: Browser, server: ServerProcess, *, reduce: bool = False,
+                recorder: FrameRecorder | None = None) -> tuple[BrowserContext, Page]:
+    """A fresh context (with `prefers-reduced-motion: reduce` when asked) and page, probed."""
+    if not reduce:
+        context, page = new_page(browser, server.base, recorder=recorder)
+    else:
+        context = browser.new_context(base_url=server.base, locale="en-US",
+                                      viewport={"width": 1280, "height": 900},
+                                      reduced_motion="reduce")
+        context.set_default_timeout(30_000)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page.errors = errors  # type: ignore[attr-defined]
+        if recorder is not None:
+            recorder.attach(page)
+    page.add_init_script(script=f"({ANIMATION_PROBE_JS})()")
+    return context, page
+
+
+MISSING = re.compile(r"missing message (\S+)")
+
+
+def own_errors(page: Page) -> list[str]:
+    """The page's errors, except catalogue keys missing outside this area's (the move log's,
+    the cards' and the clock's): other parts of the client are edited at the same time."""
+    def mine(error: str) -> bool:
+        missing = MISSING.search(error)
+        return missing is None or missing.group(1).startswith(("movelog.", "log.", "card.", "clock."))
+    return [e for e in page.errors if mine(e)]  # type: ignore[attr-defined]
+
+
+def animations(page: Page) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = page.evaluate("() => window.__animations")
+    return found
+
+
+def forget_animations(page: Page) -> None:
+    page.wait_for_function(IDLE_JS)
+    page.evaluate("() => { window.__animations = []; }")
+
+
+def after_state(page: Page, action: Any) -> None:
+    """Run ``action`` (a click) and wait for the state that answers it."""
+    before = int(page.get_attribute("#table-page", "data-version") or -1)
+    action()
+    page.wait_for_function("v => Number(document.getElementById('table-page').dataset.version)"
+                           " > v", arg=before, polling=10)
+
+
+def test_draw_and_discard_start_animations(server: ServerProcess, browser: Browser) -> None:
+    """With normal motion the deal, a draw from the stock (the drawn card flies into the hand)
+    and a discard (the card flies onto the pile) each start animations; so do the
+    computer's draws (into its seat) and discards."""
+    _, page = motion_page(browser, server)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    page.wait_for_function("() => window.__animations.length > 0")
+    dealt = animations(page)
+    assert sum(1 for a in dealt if a["where"] == "hand") >= 10, dealt  # the deal
+    my_turn(page)
+    if page.locator("#action-pass").count():
+        after_state(page, lambda: page.keyboard.press("p"))
+        my_turn(page)
+    forget_animations(page)
+    after_state(page, lambda: page.click("#stock"))
+    page.wait_for_function("() => document.getAnimations().length > 0", polling="raf")
+    drawn = page.get_attribute("#my-hand .card[data-drawn='true']", "data-card")
+    moved = animations(page)
+    assert {"where": "hand", "card": drawn} in [{"where": a["where"], "card": a["card"]}
+                                                for a in moved], (drawn, moved)
+    assert all(a["running"] >= 1 for a in moved)
+    forget_animations(page)
+    card = page.locator(f'#my-hand .card[data-card="{drawn}"]')
+    card.click()
+    after_state(page, card.click)
+    moved = animations(page)
+    assert any(a["where"] == "pile" and a["card"] == drawn for a in moved), moved
+    # the computer answers: its draw flies into its seat, its discard onto the pile
+    my_turn(page)
+    wheres = {a["where"] for a in animations(page)}
+    assert {"seat", "pile"} <= wheres, animations(page)
+    assert own_errors(page) == []
+
+
+def test_a_click_or_a_key_finishes_the_motion(server: ServerProcess, browser: Browser) -> None:
+    """Animations slowed down tenfold (DevTools) are still running when a click on the page
+    or a key arrives, and that click or key ends every one of them at once."""
+    context, page = motion_page(browser, server)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    my_turn(page)
+    if page.locator("#action-pass").count():
+        after_state(page, lambda: page.keyboard.press("p"))
+        my_turn(page)
+    page.wait_for_function(IDLE_JS)
+    devtools = context.new_cdp_session(page)
+    devtools.send("Animation.enable")
+    devtools.send("Animation.setPlaybackRate", {"playbackRate": 0.1})
+    after_state(page, lambda: page.click("#stock"))
+    assert page.evaluate("() => document.getAnimations().length") > 0
+    box = page.locator("#status-line").bounding_box()
+    assert box is not None
+    skipped = page.evaluate("() => window.ginrummyMotion.skipped")
+    page.mouse.click(box["x"] + 2, box["y"] + box["height"] / 2)
+    assert page.evaluate("() => document.getAnimations().length") == 0
+    assert page.evaluate("() => window.ginrummyMotion.skipped") > skipped
+    # a key: the discard's card flies (slowly), Shift ends it
+    drawn = page.get_attribute("#my-hand .card[data-drawn='true']", "data-card")
+    card = page.locator(f'#my-hand .card[data-card="{drawn}"]')
+    card.click()
+    after_state(page, card.click)
+    assert page.evaluate("() => document.getAnimations().length") > 0
+    page.keyboard.press("Shift")
+    assert page.evaluate("() => document.getAnimations().length") == 0
+    devtools.send("Animation.setPlaybackRate", {"playbackRate": 1})
+    assert own_errors(page) == []
+
+
+def test_reduced_motion_animates_nothing_over_a_whole_hand(
+        server: ServerProcess, browser: Browser) -> None:
+    """Under `prefers-reduced-motion: reduce` (set on the Playwright context) a whole hand is
+    dealt and played to its end without a single animation: none started, none running at
+    any frame."""
+    _, page = motion_page(browser, server, reduce=True)
+    assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    moves = play_until([page], {"next", "over"})
+    assert len(moves) >= 2, moves
+    assert page.get_attribute("#table-page", "data-phase") == "over"
+    assert animations(page) == []
+    assert page.evaluate("() => window.__mostRunning") == 0
+    assert page.evaluate("() => window.ginrummyMotion.started") == 0
+    assert own_errors(page) == []
+
+
+def card_names() -> dict[str, str]:
+    """Every card's full English name ("7s" -> "7 of spades")."""
+    texts = catalogue("en")
+    suits = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
+    return {rank + suit: texts["card.name"].replace("{rank}", texts[f"card.rank_name.{rank}"])
+            .replace("{suit}", texts[f"card.suit.{name}"])
+            for rank in "A23456789TJQK" for suit, name in suits.items()}
+
+
+LOG_STATE_JS = """() => {
+    const log = document.getElementById('log');
+    const lines = [...log.querySelectorAll('.log-move')];
+    return {lines: lines.map((l) => ({text: l.textContent, seat: l.dataset.seat,
+                                      index: Number(l.dataset.index)})),
+            rounds: [...log.querySelectorAll('.log-round-label')].map((l) => l.textContent),
+            scrollTop: log.scrollTop, clientHeight: log.clientHeight,
+            scrollHeight: log.scrollHeight, overflowY: getComputedStyle(log).overflowY};
+}"""
+
+
+def check_log(page: Page, frames: FrameRecorder, names: dict[int, str]) -> int:
+    """The page's log has one line per entry of the last state's log, each a sentence naming
+    the player and the cards of the move; returns the number of lines."""
+    state = frames.states()[-1].message
+    log = state["view"]["log"]
+    shown = page.evaluate(LOG_STATE_JS)
+    lines = shown["lines"]
+    assert len(lines) == len(log), (len(lines), len(log), lines[-3:], log[-3:])
+    full = card_names()
+    previous_discard = state["view"]["upcard"]
+    for entry, line in zip(log, lines, strict=True):
+        text = line["text"]
+        words = entry["action"].split()
+        kind = words[0]
+        assert text.endswith("."), text
+        if kind != "reshuffle":
+            assert text.startswith(names[entry["seat"]]), (text, entry)
+            assert line["seat"] == str(entry["seat"])
+        if kind in ("discard", "knock", "gin") and len(words) > 1 and words[1] in full:
+            assert full[words[1]] in text, (text, entry)
+        if kind == "discard":
+            previous_discard = words[1]
+        if kind == "take":
+            assert full[previous_discard] in text, (text, previous_discard)
+        if kind == "stock":
+            if entry["seat"] == state["view"]["seat"]:
+                assert full[entry["card"]] in text, (text, entry)
+            else:  # another seat's stock draw names no card
+                assert not any(name in text for name in full.values()), text
+    if len(lines) > 1:
+        assert len(shown["rounds"]) >= 1 and shown["rounds"][0] == "Round 1", shown["rounds"]
+    assert shown["overflowY"] == "auto"
+    # scrolled to the newest line
+    assert shown["scrollTop"] + shown["clientHeight"] >= shown["scrollHeight"] - 2, shown
+    return len(lines)
+
+
+def test_the_log_tells_every_move_of_a_three_player_hand(
+        server: ServerProcess, browser: Browser) -> None:
+    """A 3-player arena table with two computers: at each of the player's turns and at the
+    end, the log has a line for every entry of the state's log (the computers' moves
+    included), grouped by round, and is scrolled to the newest line inside itself."""
+    frames = FrameRecorder()
+    _, page = motion_page(browser, server, recorder=frames)
+    create_table(page, "Ann", preset="arena", players=3, bots={1: "simple", 2: "simple"})
+    names = {0: "Ann", 1: page.inner_text('.seat-box[data-seat="1"] .player-name'),
+             2: page.inner_text('.seat-box[data-seat="2"] .player-name')}
+    assert names[1] != names[2]
+    most = 0
+    for _ in range(6):  # void hands are dealt again (R6.1)
+        for _ in range(200):
+            _, state = wait_for_await([page], {"act", "next", "over"}, timeout=30)
+            page.wait_for_timeout(30)  # frames reach the recorder a moment after the page
+            most = max(most, check_log(page, frames, names))
+            if state != "act":
+                break
+            play_turn(page)
+        if state == "over":
+            break
+        page.click("#next-hand")
+        wait_for_await([page], {"act", "wait"})
+    else:
+        raise AssertionError("the arena hand did not end")
+    shown = page.evaluate(LOG_STATE_JS)
+    seats = {line["seat"] for line in shown["lines"]}
+    assert {"0", "1", "2"} <= seats, seats  # the computers' moves are in it
+    assert most >= 6
+    if shown["scrollHeight"] > shown["clientHeight"]:
+        assert shown["scrollTop"] > 0  # a long log scrolled inside itself to its end
+    assert re.fullmatch(r"Moves of hand \d+", page.get_attribute("#log", "aria-label") or "")
+    assert own_errors(page) == []
