@@ -88,6 +88,7 @@ def motion_page(browser: Browser, server: ServerProcess, *, reduce: bool = False
 
 
 MISSING = re.compile(r"missing message (\S+)")
+OWN_KEYS = ("movelog.", "log.", "card.", "clock.")
 
 
 def own_errors(page: Page) -> list[str]:
@@ -95,7 +96,7 @@ def own_errors(page: Page) -> list[str]:
     the cards' and the clock's): other parts of the client are edited at the same time."""
     def mine(error: str) -> bool:
         missing = MISSING.search(error)
-        return missing is None or missing.group(1).startswith(("movelog.", "log.", "card.", "clock."))
+        return missing is None or missing.group(1).startswith(OWN_KEYS)
     return [e for e in page.errors if mine(e)]  # type: ignore[attr-defined]
 
 
