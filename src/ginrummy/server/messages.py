@@ -18,6 +18,7 @@ from ginrummy.actions import Action, Knock, LayOff, action_text
 from ginrummy.engine import Hand, Phase
 from ginrummy.server.jsontext import dumps
 from ginrummy.server.kinds import SeatKind, TableStatus
+from ginrummy.server.layoffhints import knock_arrangements, layoff_hints
 from ginrummy.server.protocol import Code
 from ginrummy.server.viewcache import ViewCache
 from ginrummy.solver import knock_options_mask
@@ -154,6 +155,8 @@ class KnockHint(TypedDict):
 
     action: str
     deadwood: int
+    arrangements: list[str]
+    """Every least-deadwood arrangement of this discard as a knock action, ``action`` first."""
 
 
 class SeatBody(TypedDict):
@@ -174,6 +177,8 @@ class SharedBody(TypedDict):
     sheet: list[dict[str, Any]]
     result: dict[str, Any] | None
     rematch: list[int]
+    resigned: list[int]
+    previous: dict[str, Any] | None
 
 
 class State(SeatBody, SharedBody):
@@ -329,7 +334,8 @@ class StateMessages:
             player_view = self.views.view_dict(match, seat, table.version)
             if seat is not None:
                 hints = _hints(hand, seat, self.views.best_melds(hand, seat))
-                if not hand.over and hand.to_move == seat and table.stuck is None:
+                if table.running_hand() is hand and hand.to_move == seat \
+                        and table.stuck is None and seat not in table.resigned:
                     legal = [_legal_text(a, hand) for a in hand.legal_actions()]
         return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
                 "hints": hints}
@@ -343,6 +349,8 @@ class StateMessages:
             "sheet": [] if match is None else self.views.sheet(match),
             "result": None if match is None or match.result is None else match.result.to_dict(),
             "rematch": [s.seat for s in table.seats if s.rematch],
+            "resigned": list(table.resigned),
+            "previous": table.previous,
         }
 
 
@@ -387,8 +395,10 @@ def _hints(hand: Hand, seat: int, best: dict[str, Any]) -> dict[str, Any]:
         for option in knock_options_mask(own_cards(hand, seat), hand.knock_limit,
                                           hand.rules.big_gin, forbidden):
             knock = Knock(option.discard, option.arrangement.melds)
-            knocks.append({"action": action_text(knock, option.gin), "deadwood": option.deadwood})
+            knocks.append({"action": action_text(knock, option.gin), "deadwood": option.deadwood,
+                           "arrangements": knock_arrangements(option)})
     elif hand.phase is Phase.LAYOFF:
         defence = hand.best_defence(seat)
         hints["defence"] = str(LayOff(defence.melds, defence.layoffs))
+        hints.update(layoff_hints(hand, seat, defence))
     return hints

@@ -1,0 +1,95 @@
+"""A chosen deal that reaches the layoff step at once, for the layoff tests (server and
+browser): a classic table where seat 1 (the computer) knocks on its first turn and seat 0 (a
+guest whose token the test knows) must lay off.
+
+Seat 1 knocks with [7h 8h 9h] [4s 4d 4c] [Ks Kd Kc], keeping 2c. Seat 0 holds Qs Qd Qh Th
+Jh Kh 9c 2d 3d 5c: its best melds, [Th Jh Qh Kh], leave 39. Th then Jh fit the hearts run's
+upper end (Jh only after Th), Kh is the kings' fourth card; 9c 2d 3d 5c fit nothing. The best
+defence melds the queens, lays off Th, Jh and Kh and keeps 19.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ginrummy.cards import CARD_NAMES
+from ginrummy.engine import Hand
+from ginrummy.rules import Ruleset
+from ginrummy.server.auth import secret_hash
+from ginrummy.server.kinds import EventKind, SeatKind, Source, TableStatus
+from ginrummy.storage import (
+    InsertEvent,
+    InsertTable,
+    Repository,
+    StoredEvent,
+    StoredSeat,
+    StoredTable,
+    migrate,
+    open_engine,
+)
+
+DEFENDER = ["Qs", "Qd", "Qh", "Th", "Jh", "Kh", "9c", "2d", "3d", "5c"]
+KNOCKER = ["7h", "8h", "4s", "4d", "4c", "Ks", "Kd", "Kc", "2c", "Jc"]
+UPCARD = "6s"
+STOCK_TOP = ["6d", "9h"]
+"""Seat 0 draws 6d and throws it back; seat 1 draws 9h and knocks, discarding Jc."""
+KNOCK = "knock Jc [7h 8h 9h] [4s 4d 4c] [Ks Kd Kc]"
+ACTIONS = [(0, "stock"), (0, "discard 6d"), (1, "stock"), (1, KNOCK)]
+KNOCKER_MELDS = [["7h", "8h", "9h"], ["4s", "4d", "4c"], ["Ks", "Kd", "Kc"]]
+FITTING = {"Th", "Kh"}
+"""The cards that fit a meld before anything is laid off (Jh fits only after Th)."""
+DEADWOOD_BEFORE = 39
+DEADWOOD_AFTER = 19
+DEALER = 1
+
+
+def rules() -> Ruleset:
+    return Ruleset.preset("classic")
+
+
+def deck() -> list[int]:
+    """The 52 cards in dealing order: one at a time from the dealer's left (seat 0 first),
+    then the upcard, then the stock from its top."""
+    index = {name: i for i, name in enumerate(CARD_NAMES)}
+    named = [card for pair in zip(DEFENDER, KNOCKER, strict=True) for card in pair]
+    named += [UPCARD, *STOCK_TOP]
+    rest = [name for name in CARD_NAMES if name not in named]
+    return [index[name] for name in named + rest]
+
+
+def layoff_hand() -> Hand:
+    """The hand at seat 0's layoff step."""
+    hand = Hand(rules(), DEALER, deck())
+    for seat, action in ACTIONS:
+        hand.apply(action, seat)
+    return hand
+
+
+def stored_table(table_id: str, token: str) -> StoredTable:
+    """The table as the server stores it: seat 0 a guest holding ``token``, seat 1 the
+    computer (``simple``), the match at seat 0's layoff step."""
+    events = [StoredEvent(1, EventKind.MATCH, json.dumps({"first_dealer": DEALER})),
+              StoredEvent(2, EventKind.DEAL, " ".join(CARD_NAMES[c] for c in deck()))]
+    for seat, action in ACTIONS:
+        source = Source.HUMAN if seat == 0 else Source.BOT
+        events.append(StoredEvent(len(events) + 1, EventKind.ACTION, action, seat, source))
+    seats = [StoredSeat(0, SeatKind.HUMAN, "Ann", None, secret_hash(token)),
+             StoredSeat(1, SeatKind.BOT, "Simple", "simple")]
+    return StoredTable(id=table_id, name="Layoffs", preset="classic", rules=rules().to_dict(),
+                       players=2, public=True, invite_hash=None, clock_ms=0, pool_chips=None,
+                       status=TableStatus.PLAYING, version=len(events), seats=seats,
+                       events=events)
+
+
+def seed_database(db_file: Path, table_id: str, token: str) -> None:
+    """A migrated SQLite database at ``db_file`` holding :func:`stored_table` (a server
+    started on it restores the table at seat 0's layoff step)."""
+    engine = open_engine(f"sqlite:///{db_file}")
+    try:
+        migrate(engine)
+        table = stored_table(table_id, token)
+        Repository(engine).write([InsertTable(table),
+                                  *(InsertEvent(table_id, event) for event in table.events)])
+    finally:
+        engine.dispose()
