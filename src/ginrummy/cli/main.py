@@ -26,6 +26,7 @@ examples:
   ginrummy play --preset arena --players 3 --pool 500
   ginrummy analyze "3s 5s 6s 5c 6c 3d 6d 4h 5h 6h 7h"
   ginrummy analyze --record game.ginrec.json --hand 2 --move 9
+  ginrummy coach game.ginrec.json --seat 0   where a player lost points, move by move
   ginrummy simulate --players simple,simple --hands 2000 --seed 1 --preset eaai --json
   ginrummy tournament --players simple,random --preset eaai --matches 200 --seed 1 --jobs 2
   ginrummy replay ginrummy-20250101-120000.ginrec.json --verbose
@@ -116,6 +117,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_tournament_arguments(tournament)
     add_rules_arguments(tournament, convenience=False)
 
+    coach = sub.add_parser(
+        "coach", help="where a player lost points: the expert's verdict on every decision "
+        "of a game record",
+        description="For every decision of one player in a game record: the expert's value "
+        "of each legal choice from that player's view at the time, the choice made and the "
+        "points it cost; then points lost by kind, the costliest moves and the accuracy. "
+        "See docs/coach.md.")
+    from ginrummy.cli.coach import add_coach_arguments
+
+    add_coach_arguments(coach)
+
     replay = sub.add_parser(
         "replay", help="replay a game record, checking every action and result",
         description="Replay a game record file: each hand's result and the final score.")
@@ -173,6 +185,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ginrummy.cli.tournament import run_tournament_command
 
         return run_tournament_command(args)
+    if command == "coach":
+        from ginrummy.cli.coach import run_coach
+
+        return run_coach(args)
     if command == "replay":
         from ginrummy.cli.replay import run_replay
 

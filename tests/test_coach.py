@@ -1,0 +1,226 @@
+"""The coach (docs/coach.md): its values are the advisor's (the hint key's) at the same budget
+and seed, the moves it did not rank are scored in the advisor's own worlds, a discard that
+breaks a made meld is the costliest move of its hand, and it uses only the player's view."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from ginrummy import coach
+from ginrummy.actions import Action, Discard, LayOff
+from ginrummy.bots import make_bot
+from ginrummy.bots.advisor import advise
+from ginrummy.bots.belief import belief_of
+from ginrummy.bots.expert import ExpertBot, _playout_rules
+from ginrummy.cards import parse_card_list
+from ginrummy.engine import CHANCE, Phase
+from ginrummy.gameloop import play_match
+from ginrummy.match import Match
+from ginrummy.records import GameRecord
+from ginrummy.rules import Ruleset
+from ginrummy.solver import best_melds, deadwood_mask
+from ginrummy.views import view
+
+BUDGET = 6.0
+SEED = 3
+RULES = Ruleset.preset("classic")
+SHORT = Ruleset.preset("classic", target=25)
+NEAR_KNOCK = 12
+
+
+def short_record(seed: int = 3) -> GameRecord:
+    """A short match of two simple players (one or two hands)."""
+    match = play_match(SHORT, [make_bot("simple", seed), make_bot("simple", seed + 1)],
+                       seed=seed)
+    return GameRecord.from_match(match, ["ann", "bob"])
+
+
+def played_record(rules: Ruleset, seed: int,
+                  override: Callable[[Match, int], Action | None]) -> GameRecord:
+    """One hand: seat 0 the expert (the coach's budget and seed), seat 1 the simple player;
+    ``override(match, seat)`` may replace a move."""
+    match = Match(rules, first_dealer=1, seed=seed)
+    match.start_hand()
+    players = [ExpertBot(SEED, BUDGET, safety_stop=False), make_bot("simple", seed)]
+    rng = random.Random(seed)
+    hand = match.hand
+    while not hand.over:
+        if hand.to_move == CHANCE:
+            match.apply(hand.reshuffle_order(rng))
+            continue
+        seat = hand.to_move
+        action = override(match, seat)
+        if action is None:
+            action = players[seat].choose(view(match, seat), hand.legal_actions())
+        match.apply(action)
+    return GameRecord.from_match(match, ["you", "simple"])
+
+
+def test_values_are_the_advisors_at_the_same_budget_and_seed() -> None:
+    record = short_record()
+    found = coach.positions(record, 0)
+    assert len(found) >= 6
+    compared = 0
+    for position in found:
+        verdict = coach.judge(position, BUDGET, SEED)
+        advice = advise(position.view, list(position.legal), budget_ms=BUDGET, seed=SEED,
+                        safety_stop=False)
+        by_action = {c.action: c for c in verdict.choices}
+        assert verdict.choices[0].action == str(advice[0].action)  # the expert's choice first
+        for a in advice:
+            if a.samples:
+                assert by_action[str(a.action)].value == a.value
+                assert by_action[str(a.action)].advised
+                compared += 1
+        # every legal choice has a value, and the move played is one of them
+        assert {str(a) for a in position.legal} <= set(by_action)
+        assert by_action[verdict.played].value == verdict.played_value
+        # the best is what the expert plays; a move valued above it costs nothing
+        assert verdict.best == str(advice[0].action)
+        assert verdict.best_value == by_action[verdict.best].value
+        assert verdict.cost == max(0.0, verdict.best_value - verdict.played_value)
+    assert compared > 10
+
+
+def test_unranked_choices_are_scored_in_the_advisors_own_worlds() -> None:
+    record = short_record()
+    position = next(p for p in coach.positions(record, 0) if p.view.phase is Phase.DISCARD
+                    and len(p.legal) > 6)
+    v = position.view
+    advice = advise(v, list(position.legal), budget_ms=BUDGET, seed=SEED, safety_stop=False)
+    chosen = advice[0]  # the expert's choice is scored in every world sampled
+    worlds = max(a.samples for a in advice)
+    assert chosen.samples == worlds
+    belief = belief_of(v)
+    score, _cost = coach._scorer(v, chosen.action, belief, _playout_rules(v, belief))
+    sampled = coach._worlds(v, SEED, belief_of(v), worlds)
+    assert sum(score(w) for w in sampled) / worlds == pytest.approx(chosen.value, abs=1e-9)
+
+
+def _break_a_meld(done: list[int]) -> Callable[[Match, int], Action | None]:
+    """Seat 0's first discard where it could knock (or nearly) and holds a made meld of
+    three: instead, the card of that meld that leaves the most deadwood."""
+
+    def override(match: Match, seat: int) -> Action | None:
+        hand = match.hand
+        if done or seat != 0 or hand.phase is not Phase.DISCARD:
+            return None
+        mask = hand.hands[0]
+        melds = [m for m in best_melds(mask).melds if len(m) == 3]
+        legal = set(hand.legal_actions())
+        least = min(deadwood_mask(mask & ~(1 << a.card)) for a in legal
+                    if isinstance(a, Discard))
+        if not melds or least > NEAR_KNOCK:
+            return None
+        worst = max((c for m in melds for c in m if Discard(c) in legal),
+                    key=lambda c: deadwood_mask(mask & ~(1 << c)), default=None)
+        if worst is None:
+            return None
+        done.append(len(hand.action_log_text()) + 1)
+        return Discard(worst)
+
+    return override
+
+
+@pytest.mark.parametrize("seed", [3, 5, 8])
+def test_discarding_a_card_of_a_made_meld_is_the_costliest_move_of_its_hand(seed: int) -> None:
+    done: list[int] = []
+    record = played_record(RULES, seed, _break_a_meld(done))
+    assert done, "no meld broken: pick another seed"
+    report = coach.coach_record(record, 0, BUDGET, SEED)
+    bad = next(v for v in report.verdicts if v.move == done[0])
+    assert bad.played.startswith("discard") and bad.kind in ("discard", "knock")
+    assert bad.cost > 0 and not bad.accurate
+    same_hand = [v for v in report.verdicts if v.hand == bad.hand]
+    assert max(same_hand, key=lambda v: v.cost) is bad
+    assert report.summary()["costliest"][0]["move"] == bad.move
+
+
+def test_a_worse_layoff_costs_its_points() -> None:
+    layoffs: list[tuple[LayOff, LayOff]] = []
+
+    def lay_nothing(match: Match, seat: int) -> Action | None:
+        hand = match.hand
+        if hand.phase is not Phase.LAYOFF or seat != 0:
+            return None
+        best = hand.legal_actions()[0]
+        assert isinstance(best, LayOff)
+        worse = LayOff((), ())
+        layoffs.append((best, worse))
+        return worse
+
+    for seed in range(40):  # a hand seat 1 knocks and seat 0 had something to lay down
+        layoffs.clear()
+        record = played_record(RULES, seed, lay_nothing)
+        if layoffs and (layoffs[0][0].melds or layoffs[0][0].layoffs):
+            break
+    else:
+        pytest.fail("no knock by seat 1 against a hand with melds in 40 deals")
+    verdict = coach.coach_record(record, 0, BUDGET, SEED).verdicts[-1]
+    assert verdict.kind == "layoff" and verdict.played == "layoff"
+    best, _worse = layoffs[0]
+    assert verdict.best == str(best)
+    assert verdict.cost > 0  # keeping the melds as deadwood loses points, exactly counted
+    assert not verdict.forced
+
+
+def test_only_the_players_view_counts() -> None:
+    """Two records that differ only in stock cards nobody drew coach the same."""
+    record = short_record(seed=3)
+    entry = record.hands[-1]
+    deck = entry["deck"].split()
+    drawn = sum(1 for a in entry["actions"] if a == "stock")
+    first_stock = 2 * SHORT.cards_per_hand + 1
+    undrawn = list(range(first_stock + drawn + 1, len(deck)))
+    assert len(undrawn) >= 4
+    swapped = list(deck)
+    a, b = undrawn[-1], undrawn[-3]
+    swapped[a], swapped[b] = swapped[b], swapped[a]
+    other = GameRecord.from_json({**record.to_json(),
+                                  "hands": [*record.hands[:-1],
+                                            {**entry, "deck": " ".join(swapped)}]})
+    assert other.to_json() != record.to_json()
+    one = coach.coach_record(record, 1, 2.0, SEED).to_dict()
+    two = coach.coach_record(other, 1, 2.0, SEED).to_dict()
+    assert one == two
+    replayed = {(h + 1, a + 2): match.hand.hands[1] for match, h, a in record.replay_states()}
+    for verdict in one["verdicts"]:  # the cards shown are the seat's own, as held then
+        held = replayed[verdict["hand"], verdict["move"]]
+        assert set(parse_card_list(" ".join(verdict["cards"]))) == {
+            c for c in range(52) if held >> c & 1}
+
+
+def test_summary_adds_up() -> None:
+    report = coach.coach_record(short_record(), 0, BUDGET, SEED)
+    summary = report.summary()
+    real = [v for v in report.verdicts if not v.forced]
+    assert summary["counted"] == len(real)
+    assert summary["total_lost"] == pytest.approx(sum(summary["lost"].values()), abs=0.05)
+    assert set(summary["lost"]) == set(coach.KINDS)
+    accurate = [v for v in real if v.cost <= coach.ACCURATE_WITHIN]
+    assert summary["accuracy"] == round(100 * len(accurate) / len(real), 1)
+    costs = [c["cost"] for c in summary["costliest"]]
+    assert costs == sorted(costs, reverse=True) and len(costs) == min(3, len(real))
+    assert costs[0] == round(max(v.cost for v in real), 2)
+    assert sum(h["lost"] for h in summary["lost_by_hand"]) == pytest.approx(
+        summary["total_lost"], abs=0.05)
+
+
+def test_progress_is_reported_per_decision() -> None:
+    record = short_record()
+    seen: list[tuple[int, int]] = []
+    report = coach.coach_record(record, 1, 2.0, 0, lambda done, total: seen.append((done,
+                                                                                   total)))
+    total = len(report.verdicts)
+    assert seen == [(i, total) for i in range(1, total + 1)]
+
+
+def test_bad_input_is_named() -> None:
+    record = short_record()
+    with pytest.raises(ValueError, match="seat 2: the record has seats 0 to 1"):
+        coach.coach_record(record, 2, BUDGET)
+    with pytest.raises(ValueError, match="budget"):
+        coach.coach_record(record, 0, 0)
