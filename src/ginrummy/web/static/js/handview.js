@@ -1,6 +1,9 @@
 // The viewer's own hand: melds grouped and highlighted (from the server's hints), deadwood
 // shown, sorted by rank or suit, cards chosen by click or keyboard, discarded by a second
 // click, Enter, or a drag onto the discard pile (pointer events: mouse, pen and touch).
+// For the keyboard the hand is one tab stop (a roving tabindex): Tab lands on the chosen card
+// (else the last one focused, else the first), the arrow keys, Home and End move between the
+// cards, and Enter or Space chooses a card, then discards it.
 import { cardElement, sortCards, sortKey } from "./cards.js";
 import { el } from "./dom.js";
 import { t } from "./i18n.js";
@@ -39,15 +42,24 @@ export function drawnCard(view) {
   return card && (view.hand || []).includes(card) ? card : null;
 }
 
+/** The card that holds the hand's one tab stop: the chosen one, else `focusCard`, else the first. */
+export function tabStop(order, selected, focusCard) {
+  if (selected && order.includes(selected)) return selected;
+  if (focusCard && order.includes(focusCard)) return focusCard;
+  return order[0] || null;
+}
+
 /**
  * Render the hand. `options`: {hand, hints, sortBy, discardable: Set, selected, taken,
- * drawn (the card just drawn, marked until the discard), onSelect(card), onDiscard(card),
- * dropTarget: () => Element|null}
+ * drawn (the card just drawn, marked until the discard), focusCard (the card last focused),
+ * onSelect(card), onDiscard(card), onFocus(card), dropTarget: () => Element|null}
  */
 export function renderHand(options) {
   const { hand, hints, sortBy, discardable, selected, taken, drawn } = options;
   const groups = groupHand(hand, hints, sortBy);
+  const stop = tabStop(groups.flatMap((g) => g.cards), selected, options.focusCard);
   const container = el("div", { class: "hand", id: "my-hand", role: "listbox", "aria-label": t("hand.label") });
+  container.addEventListener("keydown", (event) => handKey(event, container, options));
   for (const group of groups) {
     if (group.cards.length === 0) continue;
     const box = el("div", { class: group.meld ? "meld-group" : "deadwood-group" },
@@ -58,7 +70,7 @@ export function renderHand(options) {
         class: [can ? "playable" : "", code === selected ? "selected" : "", code === taken ? "taken" : "",
           group.meld ? "in-meld" : "", code === drawn ? "drawn" : ""].filter(Boolean).join(" "),
         role: "option",
-        tabindex: can ? "0" : "-1",
+        tabindex: code === stop ? "0" : "-1",
         "aria-selected": code === selected ? "true" : "false",
         "aria-disabled": can ? null : "true",
       });
@@ -73,6 +85,37 @@ export function renderHand(options) {
     container.append(box);
   }
   return container;
+}
+
+const STEPS = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
+
+/** The hand's keys: arrows, Home and End move the focus (choosing a card that may be
+ * discarded, as a click would), Enter or Space chooses the focused card, then discards it. */
+function handKey(event, container, options) {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const card = event.target.closest?.("[data-card]");
+  if (!card || !container.contains(card)) return;
+  const cards = [...container.querySelectorAll("[data-card]")];
+  const index = cards.indexOf(card);
+  let next = null;
+  if (event.key in STEPS) next = cards[(index + STEPS[event.key] + cards.length) % cards.length];
+  else if (event.key === "Home") next = cards[0];
+  else if (event.key === "End") next = cards[cards.length - 1];
+  if (next) {
+    event.preventDefault();
+    for (const other of cards) other.tabIndex = other === next ? 0 : -1;
+    next.focus();
+    const code = next.dataset.card;
+    options.onFocus?.(code);
+    if (options.discardable.has(code) && options.selected !== code) options.onSelect(code);
+    return;
+  }
+  if (event.key !== "Enter" && event.key !== " ") return;
+  event.preventDefault();
+  const code = card.dataset.card;
+  if (!options.discardable.has(code)) return;
+  if (options.selected === code) options.onDiscard(code);
+  else options.onSelect(code);
 }
 
 function attachPointer(node, code, options) {

@@ -36,6 +36,9 @@ export const prefs = {
   /** Sounds (js/sound.js): on unless the top bar's switch turned them off. */
   get sound() { return read("sound", true); },
   set sound(value) { write("sound", Boolean(value)); },
+  /** One-key shortcuts at the table (S, T, K, ...; js/shortcuts.js): on unless switched off. */
+  get shortcuts() { return read("shortcuts", true); },
+  set shortcuts(value) { write("shortcuts", Boolean(value)); },
   get nickname() { return read("nickname", ""); },
   set nickname(value) { write("nickname", value); },
 };

@@ -2,6 +2,7 @@
 // Everything shown comes from the server's `state` (the seat's own view, legal actions and
 // hints); nothing secret is computed here.
 import { upgradeForm } from "./account.js";
+import { MoveAnnouncer } from "./announce.js";
 import { api } from "./api.js";
 import { knockPanel, layoffPanel } from "./arrange.js";
 import { cardBack, cardElement, cardText, parseAction } from "./cards.js";
@@ -9,6 +10,8 @@ import { Chat } from "./chat.js";
 import { clockElement, clockPlayedText, formatClock, updateClock } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { append, el, replaceChildren } from "./dom.js";
+import { tableName } from "./format.js";
+import { rememberFocus, restoreFocus } from "./focus.js";
 import { has, number, t } from "./i18n.js";
 import { drawnCard, renderHand, groupHand } from "./handview.js";
 import { botLabel, errorText } from "./lobby.js";
@@ -19,7 +22,11 @@ import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
 import { revealPanel, scoreSheet } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
 import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
+import { shortcutsOn } from "./shortcuts.js";
 import { toast } from "./toast.js";
+
+/** Keys the focused hand handles itself (js/handview.js): they are not shortcuts there. */
+const HAND_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", " "]);
 
 export class TablePage {
   constructor(root, tableId, invite, navigate) {
@@ -41,6 +48,8 @@ export class TablePage {
     this.connStatus = "connecting";
     this.onKey = (event) => this.keydown(event);
     this.notifier = new TurnNotifier(); // tab title, favicon badge, sounds
+    this.announcer = new MoveAnnouncer(); // each move told once to screen readers
+    this.handFocus = null; // the hand's card last focused (its tab stop)
     this.motion = new TableMotion(); // cards moving (js/motion.js)
     this.moveLog = new MoveLog(); // the whole hand's moves (js/movelog.js)
   }
@@ -74,6 +83,7 @@ export class TablePage {
     clearInterval(this.clockTimer);
     document.removeEventListener("keydown", this.onKey);
     this.notifier.stop();
+    this.announcer.clear();
     this.motion.stop();
   }
 
@@ -125,6 +135,16 @@ export class TablePage {
     this.deadline = msg.clock
       ? { seat: msg.clock.seat, at: performance.now() + msg.clock.remaining_ms, total: msg.clock.per_turn_ms } : null;
     this.render();
+    this.announce(view);
+  }
+
+  /** The new moves of this state, told once in the live region (js/announce.js). */
+  announce(view) {
+    const names = this.names();
+    const over = this.state.result ? t("table.match_over")
+      : view && view.result && view.result.outcome === "void" ? t("table.hand_void") : t("table.hand_over");
+    this.announcer.update(this.state, { names, seat: this.seat, clockMoves: this.clockMoves, ending: over,
+      prompt: this.page.dataset.await === "act" ? this.statusText(view, names) : null });
   }
 
   /** A server notice: the administrators' text, or (kind `clock`) a move the clock played. */
@@ -195,7 +215,7 @@ export class TablePage {
       head: el("div", { class: "table-head" }),
       join: el("div", { class: "join-slot" }),
       account: el("div", { class: "account-slot" }),
-      status: el("p", { class: "status-line", id: "status-line", role: "status" }),
+      status: el("p", { class: "status-line", id: "status-line" }), // not live: js/announce.js tells the moves
       opponents: el("div", { class: "opponents", id: "opponents" }),
       center: el("div", { class: "center", id: "center" }),
       me: el("div", { class: "me", id: "me" }),
@@ -206,9 +226,11 @@ export class TablePage {
     append(this.page, [
       this.regions.head, this.regions.join, this.regions.account,
       el("div", { class: "table-layout" },
-        el("div", { class: "play-area" }, this.regions.status, this.regions.opponents, this.regions.center,
+        el("div", { class: "play-area" }, el("h2", { class: "visually-hidden" }, t("a11y.play_heading")),
+          this.regions.status, this.regions.opponents, this.regions.center,
           this.regions.reveal, this.regions.me),
-        el("aside", { class: "side" }, this.regions.sheet, this.chat.root)),
+        el("aside", { class: "side" }, el("h2", { class: "visually-hidden" }, t("a11y.side_heading")),
+          this.regions.sheet, this.chat.root)),
     ]);
     replaceChildren(this.root, this.page);
   }
@@ -228,6 +250,7 @@ export class TablePage {
 
   render() {
     if (!this.regions) return;
+    const focus = rememberFocus(this.page); // given back below (replaceChildren drops it)
     this.motion.capture(); // where the cards are before the DOM is replaced
     const table = this.table;
     const names = this.names();
@@ -248,13 +271,14 @@ export class TablePage {
     const waiting = this.page.dataset.await;
     this.notifier.update({ mine: waiting === "act" || waiting === "sending", view, deadline: this.deadline, seat: this.seat });
     this.motion.play(view, this.seat); // the cards that moved fly from there
+    restoreFocus(focus, this.page);
   }
 
   renderHead(table) {
     const invite = this.invite && table && !table.public
       ? `${location.origin}/?table=${encodeURIComponent(this.tableId)}&invite=${encodeURIComponent(this.invite)}` : null;
     replaceChildren(this.regions.head,
-      el("h1", { class: "table-name", text: table ? (table.name || table.id) : this.tableId }),
+      el("h1", { class: "table-name", text: table ? tableName(table) : this.tableId }),
       table ? el("p", { class: "rules-summary" }, rulesSummary(table.preset, table.rules)) : null,
       el("div", { class: "actions" },
         el("button", { type: "button", id: "rules-button", onclick: () => this.openRules() }, t("rules.button")),
@@ -262,8 +286,8 @@ export class TablePage {
         el("span", { class: "conn", id: "conn-status", dataset: { status: this.connStatus } }, t(`conn.${this.connStatus}`)),
         this.seat === null && this.state ? el("span", { class: "badge" }, t("table.spectating")) : null,
         table && table.buy_in ? el("span", { class: "badge pool", id: "table-pool", dataset: { buyIn: String(table.buy_in), pool: String(table.pool_chips ?? "") } },
-          t("lobby.buy_in", { chips: number(table.buy_in) }),
-          table.pool_chips ? [" · ", t("table.pool", { chips: number(table.pool_chips) })] : null) : null),
+          t("lobby.buy_in", { count: table.buy_in, chips: number(table.buy_in) }),
+          table.pool_chips ? [" · ", t("table.pool", { count: table.pool_chips, chips: number(table.pool_chips) })] : null) : null),
       invite ? el("p", { class: "invite" }, el("label", { for: "invite-link" }, t("table.invite")), " ",
         el("input", { id: "invite-link", type: "text", readonly: true, value: invite }),
         el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(invite).then(() => toast(t("table.copied"))) },
@@ -333,7 +357,7 @@ export class TablePage {
     }
     const waiting = table && table.status === "waiting" && this.seat !== null && !this.view;
     replaceChildren(slot, waiting ? el("div", { class: "actions leave-box" },
-      table.buy_in ? el("span", {}, t("table.leave_refund", { chips: number(table.buy_in) })) : null,
+      table.buy_in ? el("span", {}, t("table.leave_refund", { count: table.buy_in, chips: number(table.buy_in) })) : null,
       el("button", { type: "button", id: "leave-table", onclick: () => this.leave() }, t("table.leave"))) : null);
   }
 
@@ -391,10 +415,10 @@ export class TablePage {
         el("span", { class: "player-name", text: names[s] || "" }),
         isMe ? el("span", { class: "badge" }, t("seat.you")) : null,
         tags,
-        score !== null ? el("span", { class: "score" }, t("seat.score", { points: score })) : null,
+        score !== null ? el("span", { class: "score" }, t("seat.score", { count: score, points: score })) : null,
         clockElement(s, this.deadline)),
       !isMe && seatView ? el("div", { class: "seat-cards" },
-        el("span", { class: "backs", "aria-label": t("seat.count", { count: seatView.count }) },
+        el("span", { class: "backs", "aria-hidden": "true" }, // the count beside says it
           Array.from({ length: Math.min(seatView.count, 11) }, () => cardBack({ class: "mini", "aria-hidden": "true" }))),
         el("span", { class: "count" }, t("seat.count", { count: seatView.count })),
         known.length ? el("span", { class: "known" }, t("seat.known"), " ", known.map((c) => cardElement(c, { class: "mini" }))) : null)
@@ -501,6 +525,8 @@ export class TablePage {
     const hand = renderHand({
       hand: view.hand, hints, sortBy, discardable, selected: this.selected, taken: view.taken,
       drawn: drawnCard(view),
+      focusCard: this.handFocus,
+      onFocus: (card) => { this.handFocus = card; },
       onSelect: (card) => { this.selected = card; this.render(); },
       onDiscard: (card) => this.act(`discard ${card}`),
       dropTarget: () => document.getElementById("discard-pile"),
@@ -523,7 +549,8 @@ export class TablePage {
       const key = `layoff|${this.state.version}|${proposal}`;
       if (!this.panelCache.has(key)) {
         this.panelCache.clear();
-        this.panelCache.set(key, layoffPanel({ proposal, hand: view.hand, knock: view.knock, send: (a) => this.act(a) }));
+        this.panelCache.set(key, layoffPanel({ proposal, hand: view.hand, knock: view.knock, hints: this.state.hints,
+          laidOff: view.laid_off, send: (a) => this.act(a) }));
       }
       return this.panelCache.get(key);
     }
@@ -532,7 +559,7 @@ export class TablePage {
       if (!this.panelCache.has(key)) {
         this.panelCache.clear();
         this.panelCache.set(key, knockPanel({
-          legal, hand: view.hand, wantGin: this.panel === "gin", knockLimit: view.knock_limit,
+          legal, hand: view.hand, hints: this.state.hints, wantGin: this.panel === "gin", knockLimit: view.knock_limit,
           send: (a) => this.act(a), cancel: () => { this.panel = null; this.render(); },
         }));
       }
@@ -587,7 +614,7 @@ export class TablePage {
     if (!table) return;
     const extra = [
       el("p", {}, table.clock_seconds ? t("lobby.clock", { seconds: table.clock_seconds }) : t("lobby.no_clock")),
-      table.pool_chips ? el("p", {}, t("lobby.pool", { chips: number(table.pool_chips) })) : null,
+      table.pool_chips ? el("p", {}, t("lobby.pool", { count: table.pool_chips, chips: number(table.pool_chips) })) : null,
     ];
     const dialog = rulesDialog(table.preset, (this.view && this.view.ruleset) || table.rules, extra);
     document.body.append(dialog);
@@ -601,6 +628,8 @@ export class TablePage {
     const target = event.target;
     if (target && (target.closest?.("input, textarea, select, dialog[open]") || (event.key === "Enter" && target.closest?.("button")))) return;
     if (document.querySelector("dialog[open]")) return;
+    if (target && target.closest?.("#my-hand") && HAND_KEYS.has(event.key)) return; // js/handview.js's
+    if (!shortcutsOn() && event.key !== "Escape") return; // switched off in the settings (WCAG 2.1.4)
     const view = this.view;
     const key = event.key;
     if (key === "?") { event.preventDefault(); document.getElementById("help-dialog")?.showModal(); return; }
