@@ -16,7 +16,7 @@ def test_members_are_the_stored_and_sent_strings() -> None:
     assert [k.value for k in SeatKind] == ["empty", "human", "bot"]
     assert [s.value for s in TableStatus] == ["waiting", "playing", "over", "stuck",
                                               "abandoned", "closed"]
-    assert [e.value for e in EventKind] == ["match", "deal", "action"]
+    assert [e.value for e in EventKind] == ["match", "deal", "action", "resign"]
     assert [s.value for s in Source] == ["human", "bot", "clock", "away", "chance"]
     assert SeatKind.BOT == "bot" and f"{Source.CLOCK}" == "clock"
     assert Seat(0, "human").kind is SeatKind.HUMAN  # a stored row's text becomes a member

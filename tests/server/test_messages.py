@@ -44,5 +44,6 @@ def test_chat_and_ack_texts() -> None:
 
 
 def test_the_client_types() -> None:
-    expected = {"hello", "action", "chat", "mute", "rematch", "next", "resync", "ping"}
+    expected = {"hello", "action", "chat", "mute", "rematch", "next", "resync", "ping",
+                "resign", "leave"}
     assert expected == CLIENT_TYPES

@@ -39,6 +39,7 @@ class EventKind(StrEnum):
     MATCH = "match"    # a match starts (its first dealer)
     DEAL = "deal"      # a hand's 52-card deck
     ACTION = "action"  # an action in notation (a seat's, or chance's reshuffle)
+    RESIGN = "resign"  # a seat resigned the match (docs/protocol.md, *Resign and leave*)
 
 
 class Source(StrEnum):

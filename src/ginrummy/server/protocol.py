@@ -35,6 +35,7 @@ class Code(StrEnum):
     STORAGE = "storage"
     ENDLESS_HAND = "endless_hand"
     MUTED = "muted"
+    RESIGNED = "resigned"
 
 
 class Close:
@@ -91,7 +92,7 @@ class MuteMessage(_Message):
 class SimpleMessage(_Message):
     """Messages with no field besides their type."""
 
-    type: Literal["rematch", "next", "resync", "ping"]
+    type: Literal["rematch", "next", "resync", "ping", "resign", "leave"]
 
 
 AnyClientMessage = Hello | ActionMessage | ChatMessage | MuteMessage | SimpleMessage

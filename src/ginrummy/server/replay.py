@@ -18,6 +18,7 @@ from ginrummy.match import Match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Format, Ruleset
 from ginrummy.server.kinds import EventKind
+from ginrummy.server.resign import ends_match, resign_match
 from ginrummy.storage import StoredEvent
 
 
@@ -63,6 +64,10 @@ def replay_match(rules: Ruleset, pool_chips: int | None, events: Sequence[Stored
                 seat = None if event.seat is None or event.seat < 0 else event.seat
                 match.apply(parse_action(event.payload), seat)
                 steps.append(_step(match, seat, event.payload))
+            elif event.kind == EventKind.RESIGN and event.seat is not None:
+                if ends_match(match):  # two players: the other seat wins (server/resign.py)
+                    resign_match(match, event.seat)
+                steps.append(_step(match, event.seat, "resign"))
             else:
                 raise ReplayError(f"version {event.version}: a {event.kind} event inside a "
                                   f"match")

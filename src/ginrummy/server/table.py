@@ -25,6 +25,7 @@ from ginrummy.rules import Format, Ruleset
 from ginrummy.server.kinds import EventKind, SeatKind, Source, TableStatus
 from ginrummy.server.messages import State, StateMessages, TableEntry
 from ginrummy.server.protocol import Code, MessageError
+from ginrummy.server.resign import ends_match, finished_sheet, resign_match
 from ginrummy.storage import StoredEvent, StoredSeat, StoredTable, utcnow
 
 CLIENT_IDS_KEPT = 256
@@ -66,11 +67,24 @@ class Seat:
     account_id: int | None = None
     """The account sitting here: its sessions on any device take the seat."""
     connections: int = 0
-    away: bool = False
+    left: bool = field(default=False, repr=False)
+    """The person is not there (held too long, or left the match): the ``away`` of presence."""
     ready: bool = False
+    resigned: bool = False
+    """The seat resigned this match and the others play on: the computer plays it to the end,
+    and it stays ``away`` (so that it counts as abandoned) even while its person watches."""
 
     def __post_init__(self) -> None:
         self.kind = SeatKind(self.kind)  # a stored row's text
+
+    @property
+    def away(self) -> bool:
+        """True while the computer plays this person's seat (absent, or resigned)."""
+        return self.left or self.resigned
+
+    @away.setter
+    def away(self, value: bool) -> None:
+        self.left = value
 
     @property
     def human(self) -> bool:
@@ -123,6 +137,10 @@ class GameTable:
     """Chips each account pays into the pool when it sits down (arena tables)."""
     match_first_version: int | None = None
     """The version of the current match's ``match`` event (where its record starts)."""
+    resigned: list[int] = field(default_factory=list)
+    """The seats that resigned the current match, in order."""
+    previous: dict[str, Any] | None = None
+    """The previous match's score sheet and result (kept after a rematch)."""
 
     # ----------------------------------------------------------------- storage
     @classmethod
@@ -160,12 +178,17 @@ class GameTable:
         if event.kind == EventKind.MATCH:
             first_dealer = int(json.loads(event.payload)["first_dealer"])
             pool = self.pool_chips if self.rules.format is Format.SINGLE_HAND else None
+            if self.match is not None:
+                self.previous = finished_sheet(self.match, self.resigned)
+            self.resigned = []
             self.match = Match(self.rules, first_dealer=first_dealer, pool_cents=pool)
             self.match_first_version = event.version
             self.client_ids.clear()
             for seat in self.seats:
                 seat.rematch = False
                 seat.ready = False
+                if seat.resigned:  # the person plays the new match, if there
+                    seat.resigned, seat.left = False, seat.connections == 0
         elif event.kind == EventKind.DEAL:
             assert self.match is not None, "a deal before any match"
             self.match.start_hand(parse_card_list(event.payload))
@@ -181,6 +204,13 @@ class GameTable:
                 ids[event.client_id] = event.version
                 while len(ids) > CLIENT_IDS_KEPT:
                     ids.popitem(last=False)
+        elif event.kind == EventKind.RESIGN:
+            assert self.match is not None and event.seat is not None, "a stray resignation"
+            self.resigned.append(event.seat)
+            if ends_match(self.match):
+                resign_match(self.match, event.seat)
+            else:
+                self.seats[event.seat].resigned = True
         else:
             raise ValueError(f"unknown event kind {event.kind!r}")
         self.version = event.version
@@ -215,6 +245,10 @@ class GameTable:
         return StoredEvent(self.version + 1, EventKind.ACTION, str(action), seat, source,
                            client_id)
 
+    def resign_event(self, seat: int) -> StoredEvent:
+        """A seat resigns the match (docs/protocol.md, *Resign and leave*)."""
+        return StoredEvent(self.version + 1, EventKind.RESIGN, "resign", seat, Source.HUMAN)
+
     def reshuffle_event(self) -> StoredEvent:
         """The due reshuffle, ordered with ``secrets.SystemRandom``."""
         hand = self.hand
@@ -237,9 +271,25 @@ class GameTable:
         return all(s.kind != SeatKind.EMPTY for s in self.seats)
 
     def running_hand(self) -> Hand | None:
-        """The hand being played (not over), if any."""
+        """The hand being played (not over, in a match not over: a resignation ends a match
+        during a hand), if any."""
         hand = self.hand
-        return hand if hand is not None and not hand.over else None
+        over = hand is None or hand.over or self.match is None or self.match.over
+        return None if over else hand
+
+    def check_resign(self, seat: int | None) -> None:
+        """:class:`MessageError` when ``seat`` (``None``: a spectator) may not resign now."""
+        if seat is None:
+            raise MessageError(Code.NOT_SEATED, "spectators cannot resign")
+        if self.stuck is not None:
+            raise MessageError(Code.NO_HAND, f"the table was stopped: {self.stuck}")
+        if self.match is None or not self.match.hands:
+            raise MessageError(Code.NO_HAND, "no match is being played: before the first deal "
+                               "leave the table instead (POST /api/tables/{id}/leave)")
+        if self.match.over:
+            raise MessageError(Code.NO_HAND, "the match is over: there is nothing to resign")
+        if seat in self.resigned:
+            raise MessageError(Code.RESIGNED, f"seat {seat} has already resigned this match")
 
     def next_step(self) -> Step:
         """What must happen next for the game to go on."""
@@ -272,6 +322,9 @@ class GameTable:
             raise MessageError(Code.NO_HAND, f"the table was stopped: {self.stuck}")
         if hand is None or self.match is None or self.match.over:
             raise MessageError(Code.NO_HAND, "no hand is being played")
+        if seat in self.resigned:
+            raise MessageError(Code.RESIGNED, f"seat {seat} resigned this match: the computer "
+                               "plays it")
         try:
             action = parse_action(text)
         except ValueError as exc:

@@ -334,6 +334,51 @@ class TableWriter:
             self.broadcast()
             await self._advance()
 
+    async def resign(self, conn: Connection) -> None:
+        """A seat resigns the running match (a stored ``resign`` event; the match's end, when
+        it ends, commits with it): :mod:`ginrummy.server.resign` says what follows."""
+        async with self.lock:
+            table = self.table
+            try:
+                table.check_resign(conn.seat)
+            except MessageError as exc:
+                conn.send(error(exc.code, str(exc)))
+                return
+            seat = conn.seat
+            assert seat is not None
+            try:
+                await self._commit([lambda: table.resign_event(seat)])
+            except CommitFailed as exc:
+                conn.send(error(Code.STORAGE, str(exc)))
+                return
+            log.info("table %s: seat %d resigned at version %d", table.id, seat,
+                     self.table.version)
+            await self._advance()
+
+    async def leave_match(self, conn: Connection) -> None:
+        """A seat leaves a running match: the computer plays it from now on (``away``, not
+        stored: as after a hold), until its person comes back with the seat's token."""
+        async with self.lock:
+            table = self.table
+            if conn.seat is None:
+                conn.send(error(Code.NOT_SEATED, "spectators have no seat to leave"))
+                return
+            if table.stuck is not None or table.match is None or table.match.over:
+                conn.send(error(Code.NO_HAND, "no match is being played: before the first "
+                                "deal leave with POST /api/tables/{id}/leave"))
+                return
+            seat = table.seats[conn.seat]
+            if seat.away:
+                conn.send(error(Code.RESIGNED if seat.resigned else Code.NO_HAND,
+                                f"the computer already plays seat {seat.seat}"))
+                return
+            seat.away = True
+            self.timers.release(seat.seat)
+            log.info("table %s: seat %d left the match, the computer plays it", table.id,
+                     seat.seat)
+            self.broadcast()
+            await self._advance()
+
     async def join(self, nickname: str, seat_no: int | None,
                    account_id: int | None = None) -> tuple[int, str]:
         """Seat a guest or an account (a given seat or the first empty one); returns (seat,

@@ -206,3 +206,7 @@ async def _dispatch(conn: Connection, writer: TableWriter, text: str) -> None:
             await writer.rematch(conn)
         elif msg.type == "next":
             await writer.ready(conn)
+        elif msg.type == "resign":
+            await writer.resign(conn)
+        elif msg.type == "leave":
+            await writer.leave_match(conn)
