@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from plurals import message
 from web_support import (
     LANGUAGES,
     ServerProcess,
@@ -139,7 +140,7 @@ def test_create_form_numbers_follow_the_choices(server: ServerProcess, browser: 
     open_lobby(page)
     classic = Ruleset.preset("classic")
     two = classic.cards_per_hand
-    assert fill_in(en["rules.summary_cards"], cards=two) in summary(page)
+    assert fill_in(message(en, "en", "rules.summary_cards", two), cards=two) in summary(page)
     assert fill_in(en["rules.summary_match"], target=classic.target) in summary(page)
     assert page.is_hidden("#create-pool-line")
     page.click("#create-form details.options summary")
@@ -148,22 +149,24 @@ def test_create_form_numbers_follow_the_choices(server: ServerProcess, browser: 
         assert cards != two  # the rules' own number: 7
         page.select_option("#create-players", str(players))
         text = summary(page)
-        assert fill_in(en["rules.summary_cards"], cards=cards) in text, text
+        assert fill_in(message(en, "en", "rules.summary_cards", cards), cards=cards) in text, text
         assert en["rules.summary_single"] in text and "match to" not in text, text
         assert page.input_value("#opt-hand_size") == str(cards)
         assert page.input_value("#opt-format") == "single_hand"
         assert page.is_disabled("#opt-target") and page.input_value("#opt-target") == ""
         line = page.inner_text("#create-pool-line")
         assert en["create.pool_none"] in line
-        assert fill_in(en["sheet.payout_rule"], threshold=classic.payout_threshold) not in line
+        assert fill_in(message(en, "en", "sheet.payout_rule", classic.payout_threshold),
+                       threshold=classic.payout_threshold, share="75%") not in line
     page.fill("#create-pool", "600")
     line = page.inner_text("#create-pool-line")
-    assert fill_in(en["lobby.pool"], chips=600) in line, line
-    assert fill_in(en["sheet.payout_rule"], threshold=classic.payout_threshold) in line, line
+    assert fill_in(message(en, "en", "lobby.pool", 600), chips=600) in line, line
+    assert fill_in(message(en, "en", "sheet.payout_rule", classic.payout_threshold),
+                       threshold=classic.payout_threshold, share="75%") in line, line
     page.fill("#create-pool", "")
     page.select_option("#create-players", "2")  # the preset's own match comes back
     assert page.input_value("#opt-format") == "match"
-    assert fill_in(en["rules.summary_cards"], cards=two) in summary(page)
+    assert fill_in(message(en, "en", "rules.summary_cards", two), cards=two) in summary(page)
     assert fill_in(en["rules.summary_match"], target=classic.target) in summary(page)
     assert page.is_hidden("#create-pool-line")
 
@@ -189,15 +192,16 @@ def test_create_form_numbers_follow_the_choices(server: ServerProcess, browser: 
     page.fill("#create-pool", "1000")
     page.fill("#opt-payout_threshold", "40")
     line = page.inner_text("#create-pool-line")
-    assert fill_in(en["lobby.pool"], chips="1,000") in line, line
-    assert fill_in(en["sheet.payout_rule"], threshold=40) in line, line
+    assert fill_in(message(en, "en", "lobby.pool", 1000), chips="1,000") in line, line
+    payout_rule = message(en, "en", "sheet.payout_rule", 40)
+    assert fill_in(payout_rule, threshold=40, share="75%") in line, line
     page.click("#create-submit")  # three computers: dealt at once, 7 cards each
     wait_for_first_state(page)
     page.wait_for_selector("#my-hand .card")
     cards = Ruleset.preset("arena", players=4).cards_per_hand
     assert page.locator("#my-hand .card").count() in (cards, cards + 1)
     shown = page.inner_text(".table-head .rules-summary")
-    assert fill_in(en["rules.summary_cards"], cards=cards) in shown
+    assert fill_in(message(en, "en", "rules.summary_cards", cards), cards=cards) in shown
     no_errors(page)
 
 
@@ -214,7 +218,7 @@ def test_lobby_texts_in_each_language(server: ServerProcess, browser: Browser, l
     assert texts["quick.help"] in page.inner_text("#quick-form")
     page.select_option("#create-players", "3")
     cards = Ruleset.preset("arena", players=3).cards_per_hand
-    assert fill_in(texts["rules.summary_cards"], cards=cards) in summary(page)
+    assert fill_in(message(texts, lang, "rules.summary_cards", cards), cards=cards) in summary(page)
     assert texts["rules.summary_single"] in summary(page)
     assert texts["create.pool_none"] in page.inner_text("#create-pool-line")
     shown = [page.inner_text(selector) for selector in
@@ -246,7 +250,8 @@ def test_buy_in_pool_line_follows_the_players(server: ServerProcess, browser: Br
         page.select_option("#create-players", str(players))
         page.fill("#create-buy-in", "50")
         line = page.inner_text("#create-pool-line")
-        pool = fill_in(en["create.pool_buy_in"], chips=50 * players, buy_in=50, players=players)
+        pool = fill_in(message(en, "en", "create.pool_buy_in", 50 * players),
+                       chips=50 * players, buy_in=50, players=players)
         assert pool in line, line
     page.click("#quick-submit")  # no nickname asked: the account's name
     wait_for_first_state(page)
@@ -272,8 +277,9 @@ def test_a_new_language_keeps_the_choices(server: ServerProcess, browser: Browse
     cards = Ruleset.preset("arena", players=3).cards_per_hand
     text = summary(page)
     assert fill_in(fr["rules.summary_knock"], limit=4) in text, text
-    assert fill_in(fr["rules.summary_cards"], cards=cards) in text, text
-    assert fill_in(fr["lobby.pool"], chips=500) in page.inner_text("#create-pool-line")
+    assert fill_in(message(fr, "fr", "rules.summary_cards", cards), cards=cards) in text, text
+    pool_line = page.inner_text("#create-pool-line")
+    assert fill_in(message(fr, "fr", "lobby.pool", 500), chips=500) in pool_line
     page.click("#create-submit")
     wait_for_first_state(page)
     shown = page.inner_text(".table-head .rules-summary")

@@ -425,6 +425,7 @@ ALWAYS_SAME = re.compile(r"^(card\.rank\.[2-9TAK]|card\.rank_name\.[2-9T]|preset
 
 
 def may_match_english(lang: str, key: str) -> bool:
+    key = re.sub(r"\.(zero|one|two|few|many|other)$", "", key)  # a plural message's forms
     return bool(ALWAYS_SAME.match(key)) or key in SAME_AS_ENGLISH.get(lang, set())
 
 

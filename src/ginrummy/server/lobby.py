@@ -176,7 +176,8 @@ class Lobby:
         against its quota (:class:`LobbyError` 429 ``too_many_tables`` when spent). A
         logged-in creator's ``account`` (id, name) takes seat 0 under the account's name."""
         nickname = account[1] if account is not None else _name(body.nickname, 24, "nickname")
-        name = _name(body.name, 40, "name") if body.name else f"{nickname}'s table"
+        # no name: "" stored, each client shows a default name in its viewer's language
+        name = _name(body.name, 40, "name") if body.name else ""
         rules = _rules(body)
         players = rules.players
         seats = [Seat(i) for i in range(players)]

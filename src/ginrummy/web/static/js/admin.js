@@ -4,7 +4,7 @@ import { api, ApiError } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
-import { dateText } from "./format.js";
+import { dateText, tableName } from "./format.js";
 import { currentAccount, isAdmin, link, profilePath } from "./session.js";
 import { toast } from "./toast.js";
 
@@ -82,10 +82,10 @@ export class AdminPage {
       onchange: (e) => { this.typed.kick[table.id] = e.target.value; } },
     seats.map((s) => el("option", { value: s.seat, selected: String(s.seat) === chosen }, `${t("seat.label", { n: s.seat + 1 })}: ${s.name || ""}`)));
     return el("tr", { dataset: { table: table.id } },
-      el("td", {}, link(`/?table=${encodeURIComponent(table.id)}`, table.name || table.id, { class: "table-name" })),
+      el("td", {}, link(`/?table=${encodeURIComponent(table.id)}`, tableName(table), { class: "table-name" })),
       el("td", {}, has(`status.${table.status}`) ? t(`status.${table.status}`) : table.status),
       el("td", {}, (table.seats || []).map((s) => s.kind === "human" ? s.name : s.kind === "bot" ? t("seat.computer", { level: s.level }) : "–").join(", ")),
-      el("td", {}, table.pool_chips ? t("sheet.chips", { chips: number(table.pool_chips) }) : ""),
+      el("td", {}, table.pool_chips ? t("sheet.chips", { count: table.pool_chips, chips: number(table.pool_chips) }) : ""),
       el("td", { class: "actions" },
         seats.length ? [seatSelect, el("button", { type: "button", class: "small kick-button",
           onclick: () => this.act("kick", { table_id: table.id, seat: Number(seatSelect.value) }) }, t("admin.kick"))] : null,

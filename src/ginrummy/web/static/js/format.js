@@ -1,4 +1,5 @@
-// Shared formatting of the players' pages: rating categories, dates, ratings, rates.
+// Shared formatting: rating categories, dates, ratings, rates, chip counts, table names and the
+// prize pool rule in the page's language.
 import { has, language, number, t } from "./i18n.js";
 import { presetLabel } from "./rules.js";
 
@@ -41,4 +42,34 @@ export function deltaText(before, after) {
   if (before === null || before === undefined || after === null || after === undefined) return "";
   const delta = Math.round(after) - Math.round(before);
   return delta > 0 ? `+${number(delta)}` : delta < 0 ? `−${number(-delta)}` : "±0";
+}
+
+/** The least share of the prize pool the winner takes, by payout rule (R6.4): `linear_cap`
+ * shares at most a quarter of the pool among the others (scoring.split_pool). */
+export const WINNER_MIN_SHARE = { linear_cap: 0.75 };
+
+/** The prize pool rule of a single-hand table in words, its numbers from the table's rules:
+ * the winner's least share (by its `payout`) and the `payout_threshold`. */
+export function payoutRuleText(rules) {
+  const threshold = rules.payout_threshold;
+  const share = WINNER_MIN_SHARE[rules.payout] ?? WINNER_MIN_SHARE.linear_cap;
+  return t("sheet.payout_rule", { count: threshold, threshold: number(threshold), share: percentText(share) });
+}
+
+/** A count of chips in words ("1 chip", "5 żetonów"), the plural form the language's. */
+export function chipsText(chips) {
+  return t("sheet.chips", { count: chips, chips: number(chips) });
+}
+
+/** Names that take the elided form of the default table name ("Table d'Anna"). */
+const STARTS_WITH_VOWEL = /^[aeiouyàâäæéèêëîïôöœùûüÿ]/i;
+
+/** A table's name in the viewer's language: its own name, or for a table created without one
+ * (the server stores "") the catalogue's default after the player at the first seat ("Ann's
+ * table", "Table d'Anna", "Stół gracza Ann", "Ann asztala"); the id while that seat is free. */
+export function tableName(table) {
+  if (table.name) return table.name;
+  const host = (table.seats || []).find((seat) => seat.seat === 0)?.name;
+  if (!host) return table.id;
+  return t(STARTS_WITH_VOWEL.test(host) ? "create.default_name_vowel" : "create.default_name", { name: host });
 }

@@ -48,11 +48,38 @@ export function onLanguageChange(listener) {
   listeners.add(listener);
 }
 
-/** The message `key` with {placeholders} filled from `params`. */
+// A plural message `key` is the group of keys `key.one`, `key.few`, `key.many`, `key.other`...:
+// one per category Intl.PluralRules gives for the catalogue's language (en, hu: one, other;
+// fr: one, many, other; pl: one, few, many, other), chosen by the `count` param. Every
+// language has `one`, so a key such as clock.played.other alone is a plain message.
+const pluralRules = new Map();
+
+function pluralCategory(lang, count) {
+  if (!pluralRules.has(lang)) pluralRules.set(lang, new Intl.PluralRules(lang));
+  return pluralRules.get(lang).select(count);
+}
+
+/** The text of `key` in `source` (a catalogue in `lang`): a plain message, or the plural form
+ * of a plural message for `params.count`; undefined when `source` has neither. */
+function lookup(source, lang, key, params) {
+  const plain = source[key];
+  if (plain !== undefined) return plain;
+  const other = source[`${key}.other`];
+  if (other === undefined || source[`${key}.one`] === undefined) return undefined;
+  const count = Number(params.count);
+  if (params.count === undefined || params.count === null || Number.isNaN(count)) {
+    console.warn("missing message count", key);
+    return other;
+  }
+  return source[`${key}.${pluralCategory(lang, count)}`] ?? other;
+}
+
+/** The message `key` with {placeholders} filled from `params`; a plural message (keys
+ * `key.one`, `key.other`...) takes the form of `params.count` in the current language. */
 export function t(key, params = {}) {
-  let text = catalogue[key];
+  let text = lookup(catalogue, current, key, params);
   if (text === undefined) {
-    text = fallback[key];
+    text = lookup(fallback, "en", key, params);
     if (text === undefined) {
       console.warn("missing message", key);
       return key;
@@ -62,9 +89,11 @@ export function t(key, params = {}) {
     Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole);
 }
 
-/** True when the catalogue has `key` (for optional labels such as unknown rule options). */
+/** True when the catalogue has `key`, a plain or a plural message (for optional labels such as
+ * unknown rule options). */
 export function has(key) {
-  return Object.prototype.hasOwnProperty.call(catalogue, key);
+  const own = (name) => Object.prototype.hasOwnProperty.call(catalogue, name);
+  return own(key) || (own(`${key}.one`) && own(`${key}.other`));
 }
 
 /** Translate the static markup: [data-i18n] text, [data-i18n-title] and [data-i18n-label]. */

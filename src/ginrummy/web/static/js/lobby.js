@@ -1,6 +1,7 @@
 // The lobby: open tables with their rules and seats, the create-table form, join and watch.
 import { api, ApiError } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
+import { payoutRuleText, tableName } from "./format.js";
 import { has, number, t } from "./i18n.js";
 import { prefs, saveSeat, seatFor } from "./prefs.js";
 import {
@@ -147,8 +148,8 @@ export class Lobby {
     const details = [
       el("span", {}, t(`status.${table.status}`)),
       table.clock_seconds ? el("span", {}, t("lobby.clock", { seconds: table.clock_seconds })) : el("span", {}, t("lobby.no_clock")),
-      table.pool_chips ? el("span", {}, t("lobby.pool", { chips: number(table.pool_chips) })) : null,
-      table.buy_in ? el("span", { class: "buy-in" }, t("lobby.buy_in", { chips: number(table.buy_in) })) : null,
+      table.pool_chips ? el("span", {}, t("lobby.pool", { count: table.pool_chips, chips: number(table.pool_chips) })) : null,
+      table.buy_in ? el("span", { class: "buy-in" }, t("lobby.buy_in", { count: table.buy_in, chips: number(table.buy_in) })) : null,
     ];
     const actions = [];
     if (mine) {
@@ -172,7 +173,7 @@ export class Lobby {
       },
     }, t("rules.button")));
     return el("article", { class: "table-entry", dataset: { table: table.id } },
-      el("h3", { class: "table-name", text: table.name || table.id }),
+      el("h3", { class: "table-name", text: tableName(table) }),
       el("p", { class: "rules-summary" }, rulesSummary(table.preset, table.rules)),
       seats,
       el("p", { class: "table-details" }, details),
@@ -246,7 +247,6 @@ export class Lobby {
     try {
       const answer = await api.create({
         nickname,
-        name: t("create.default_name", { name: nickname }).slice(0, 40),
         preset: this.quick.preset,
         options: {},
         players: 2,
@@ -374,9 +374,9 @@ export class Lobby {
       return;
     }
     const pool = each > 0
-      ? t("create.pool_buy_in", { chips: number(each * rules.players), buy_in: number(each), players: rules.players })
-      : t("lobby.pool", { chips: number(fixed) });
-    replaceChildren(line, pool, " ", t("sheet.payout_rule", { threshold: rules.payout_threshold }));
+      ? t("create.pool_buy_in", { count: each * rules.players, chips: number(each * rules.players), buy_in: number(each), players: rules.players })
+      : t("lobby.pool", { count: fixed, chips: number(fixed) });
+    replaceChildren(line, pool, " ", payoutRuleText(rules));
   }
 
   /** A value some player counts may not choose (`value_players` in the schema: the match
@@ -469,7 +469,7 @@ export class Lobby {
     const pool = poolLabel.hidden ? "" : document.getElementById("create-pool").value;
     const body = {
       nickname,
-      name: document.getElementById("create-name").value.trim() || t("create.default_name", { name: nickname }).slice(0, 40),
+      name: document.getElementById("create-name").value.trim() || null, // none: each viewer sees the default in his language
       preset: this.form.preset,
       options: this.readOptions(),
       players: this.form.players,

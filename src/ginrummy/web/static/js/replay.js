@@ -123,7 +123,7 @@ export class ReplayPage {
       el("div", { class: "seat-title" },
         this.isAccount(seat) ? link(profilePath(names[seat]), names[seat], { class: "player-name" })
           : el("span", { class: "player-name", text: names[seat] }),
-        scores[seat] !== undefined && scores[seat] !== null ? el("span", { class: "score" }, t("seat.score", { points: number(scores[seat]) })) : null,
+        scores[seat] !== undefined && scores[seat] !== null ? el("span", { class: "score" }, t("seat.score", { count: scores[seat], points: number(scores[seat]) })) : null,
         el("span", { class: "count" }, t("seat.count", { count: cards.length }))),
       el("div", { class: "card-row replay-hand" }, sortCards(cards, prefs.sort).map((code) => cardElement(code, { class: "mini" })))));
     replaceChildren(this.root, el("section", { class: "replay-page", id: "replay-page",

@@ -2,6 +2,7 @@
 // score sheet (hands, line / game / shutout bonuses; penalties and payouts for single hands).
 import { cardElement, cardRow } from "./cards.js";
 import { el } from "./dom.js";
+import { chipsText, payoutRuleText } from "./format.js";
 import { number, t } from "./i18n.js";
 
 /** Why the hand scored what it did, one line per reason, from the result and the rules. */
@@ -27,9 +28,10 @@ export function explain(result, rules, names) {
     }
   } else {
     if (result.outcome === "gin" || result.outcome === "big_gin") {
-      lines.push(t("result.single_gin_line", { name: name(k), bonus: result.outcome === "big_gin" ? rules.big_gin_bonus : rules.gin_bonus }));
+      const bonus = result.outcome === "big_gin" ? rules.big_gin_bonus : rules.gin_bonus;
+      lines.push(t("result.single_gin_line", { name: name(k), count: bonus, bonus }));
     } else if (result.outcome === "undercut") {
-      lines.push(t("result.single_undercut_line", { name: name(winner), knocker: name(k), penalty: rules.knocker_undercut_penalty }));
+      lines.push(t("result.single_undercut_line", { name: name(winner), knocker: name(k), count: rules.knocker_undercut_penalty, penalty: rules.knocker_undercut_penalty }));
     } else {
       lines.push(t("result.single_knock_line", { name: name(winner) }));
     }
@@ -73,8 +75,8 @@ export function revealPanel(view, names, footer = null) {
         unmatched.length ? el("span", { class: "deadwood-group" }, el("span", { class: "group-label" }, t("hand.deadwood_cards")),
           unmatched.map((c) => cardElement(c, { class: "mini" }))) : null),
       result ? el("p", {}, t("reveal.deadwood", { points: result.deadwood[s] }),
-        result.penalties ? [" · ", t("reveal.penalty", { points: result.penalties[s] })]
-          : [" · ", t("reveal.points", { points: result.points[s] })]) : null);
+        result.penalties ? [" · ", t("reveal.penalty", { count: result.penalties[s], points: result.penalties[s] })]
+          : [" · ", t("reveal.points", { count: result.points[s], points: result.points[s] })]) : null);
   });
   return el("section", { class: "panel reveal", id: "reveal", "aria-labelledby": "reveal-title" },
     el("h3", { id: "reveal-title" }, t("reveal.title", { n: view.hand_number })),
@@ -128,7 +130,7 @@ export function scoreSheet(state, names) {
       }
       if (result.payouts) {
         foot.push(el("tr", { class: "payouts" }, el("th", { scope: "row", colspan: "2" }, t("sheet.payouts")),
-          result.payouts.map((v) => el("td", {}, t("sheet.chips", { chips: number(v) })))));
+          result.payouts.map((v) => el("td", {}, chipsText(v)))));
       }
     }
   }
@@ -136,6 +138,6 @@ export function scoreSheet(state, names) {
     el("h3", { id: "sheet-title" }, t("sheet.title")),
     el("div", { class: "scroll-x" }, el("table", {}, el("thead", {}, head), el("tbody", {}, body), el("tfoot", {}, foot))),
     result ? el("p", { class: "match-winner", id: "match-winner" },
-      t(rules.format === "match" ? "sheet.match_winner" : "sheet.hand_winner", { name: names[result.winner], margin: result.margin })) : null,
-    result && result.payouts ? el("p", { class: "muted" }, t("sheet.payout_rule", { threshold: rules.payout_threshold })) : null);
+      t(rules.format === "match" ? "sheet.match_winner" : "sheet.hand_winner", { name: names[result.winner], count: result.margin, margin: result.margin })) : null,
+    result && result.payouts ? el("p", { class: "muted" }, payoutRuleText(rules)) : null);
 }

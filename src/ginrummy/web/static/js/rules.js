@@ -86,7 +86,7 @@ export function rulesSummary(preset, rules) {
   parts.push(rules.format === "match"
     ? t("rules.summary_match", { target: rules.target })
     : t("rules.summary_single"));
-  parts.push(t("rules.summary_cards", { cards: rules.hand_size }));
+  parts.push(t("rules.summary_cards", { count: rules.hand_size, cards: rules.hand_size }));
   // R5.4: the first upcard's value is the knock limit, the option's only if lower
   parts.push(t(rules.oklahoma_knock_limit ? "rules.summary_knock_oklahoma" : "rules.summary_knock",
     { limit: rules.knock_limit }));

@@ -138,7 +138,7 @@ export function renderAccountArea() {
     link("/history", t("nav.history"), { id: "nav-history", class: "nav-link" }),
     account.role === "admin" ? link("/admin", t("nav.admin"), { id: "nav-admin", class: "nav-link" }) : null,
     link(profilePath(account.name), account.name, { id: "nav-me", class: "nav-link player-name" }),
-    link("/wallet", balance === null ? t("nav.wallet") : t("nav.balance", { chips: number(balance) }),
+    link("/wallet", balance === null ? t("nav.wallet") : t("nav.balance", { count: balance, chips: number(balance) }),
       { id: "nav-balance", class: "nav-link balance", dataset: { chips: balance === null ? "" : String(balance) } }),
     el("button", { type: "button", id: "logout-button", class: "small",
       onclick: async () => { await logout(); go("/"); } }, t("account.logout")));

@@ -54,7 +54,7 @@ export class WalletPage {
     try {
       const answer = await api.topup();
       this.error = null;
-      toast(t("wallet.received", { chips: number(answer.received ?? 0) }));
+      toast(t("wallet.received", { count: answer.received ?? 0, chips: number(answer.received ?? 0) }));
     } catch (error) {
       this.error = accountErrorText(error);
     }
@@ -72,11 +72,11 @@ export class WalletPage {
         this.error ? el("p", { class: "form-error", role: "alert", id: "wallet-error" }, this.error) : null,
         wallet ? [
           el("p", { class: "balance-line" }, t("wallet.balance"), " ",
-            el("strong", { id: "wallet-balance", dataset: { chips: String(wallet.balance) } }, t("sheet.chips", { chips: number(wallet.balance) }))),
+            el("strong", { id: "wallet-balance", dataset: { chips: String(wallet.balance) } }, t("sheet.chips", { count: wallet.balance, chips: number(wallet.balance) }))),
           el("div", { class: "actions" },
             el("button", { type: "button", class: "primary", id: "wallet-topup", disabled: this.busy || !topup.available,
               onclick: () => this.topup() },
-            topup.available ? t("wallet.topup", { chips: number(topup.amount ?? 0) }) : t("wallet.topup_none")),
+            topup.available ? t("wallet.topup", { count: topup.amount ?? 0, chips: number(topup.amount ?? 0) }) : t("wallet.topup_none")),
             topup.available ? null : el("span", { class: "muted", id: "wallet-next" },
               // taken today: the next one tomorrow; else the balance is not below the top-up level
               topup.next_at ? t("wallet.next_topup", { date: dateText(topup.next_at) }) : t("wallet.topup_full"))),
