@@ -240,6 +240,30 @@ def test_every_rule_option_has_a_label() -> None:
                 assert f"value.{name}.{value}" in english, (preset, name, value)
 
 
+def call_params(source: str, start: int) -> str:
+    """The text of the params object literal that starts at ``source[start]`` ("{")."""
+    depth = 0
+    for end in range(start, len(source)):
+        depth += {"{": 1, "}": -1}.get(source[end], 0)
+        if depth == 0:
+            return source[start:end + 1]
+    raise AssertionError(f"unbalanced params at {start}")
+
+
+def test_every_plural_message_is_given_its_count() -> None:
+    """t("seat.score", {...}) without a count would fall back to the other form ("1 points")."""
+    plural = {k for k, m in messages(catalogue("en")).items() if isinstance(m, dict)}
+    source = client_sources()
+    calls = [(m[1], m.end() - 1) for m in re.finditer(r'(?<![\w.])t\("([\w.]+)",\s*\{', source)
+             if m[1] in plural]
+    assert len(calls) >= 20
+    missing = [key for key, start in calls
+               if not re.search(r"\bcount\b", call_params(source, start))]
+    assert missing == []
+    bare = re.findall(r'(?<![\w.])t\("([\w.]+)"\)', source)
+    assert sorted(set(bare) & plural) == []
+
+
 def test_the_client_restates_no_option_list() -> None:
     """The create form and the rules list come from GET /api/rules/schema: no array or set
     literal of the client names two rule options."""
