@@ -39,7 +39,8 @@ ANIMATION_PROBE_JS = """() => {
     Element.prototype.animate = function (...args) {
         const animation = animate.apply(this, args);
         const where = this.closest('#my-hand') ? 'hand' : this.closest('#discard-pile') ? 'pile'
-            : this.closest('.seat-box') ? 'seat' : 'other';
+            : this.closest('.seat-box') ? 'seat' : this.closest('#reveal') ? 'reveal'
+            : this.closest('#layoff-panel') ? 'layoff' : 'other';
         window.__animations.push({where, card: this.dataset.card || null,
             running: document.getAnimations().length});
         return animation;
@@ -149,6 +150,34 @@ def test_draw_and_discard_start_animations(server: ServerProcess, browser: Brows
     my_turn(page)
     wheres = {a["where"] for a in animations(page)}
     assert {"seat", "pile"} <= wheres, animations(page)
+    assert own_errors(page) == []
+
+
+def test_the_knockers_melds_are_laid_out(server: ServerProcess, browser: Browser) -> None:
+    """Hands are played to their end until one ends in a knock or gin: every card of the
+    knocker's melds shown at the reveal (or, for a defender, first in the layoff panel) flies
+    from the knocker's hand or seat; the next hand is dealt with motion again."""
+    frames = FrameRecorder()
+    _, page = motion_page(browser, server, recorder=frames)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    for _ in range(4):
+        play_until([page], {"next", "over"})
+        page.wait_for_selector("#reveal")
+        page.wait_for_timeout(30)  # frames reach the recorder a moment after the page
+        knock = frames.states()[-1].message["view"]["knock"]
+        if knock is not None:
+            melded = {card for meld in knock["melds"] for card in meld}
+            laid = {a["card"] for a in animations(page) if a["where"] in ("reveal", "layoff")}
+            assert melded and melded <= laid, (knock, animations(page))
+            break
+        if page.get_attribute("#table-page", "data-await") == "over":
+            break
+        page.evaluate("() => { window.__animations = []; }")
+        page.click("#next-hand")
+        page.wait_for_function("() => window.__animations.filter(a => a.where === 'hand')"
+                               ".length >= 10")  # the next hand is dealt
+    else:
+        raise AssertionError("no hand ended in a knock")
     assert own_errors(page) == []
 
 

@@ -79,6 +79,7 @@ function knockKey(view) {
 export class TableMotion {
   constructor() {
     this.previous = null; // {hand, logLength, knock} of the last view rendered
+    this.lastView = null;
     this.running = new Set();
     this.before = null;
     this.onInput = () => this.finishAll();
@@ -87,10 +88,11 @@ export class TableMotion {
     document.addEventListener("keydown", this.onInput, true);
   }
 
-  /** Called first in render(): records the cards' places and the render's start. */
-  capture() {
+  /** Called first in render(), with the view about to be shown: records the cards' places
+   * (not for a render of the view already shown: a card chosen, the hand sorted, a notice). */
+  capture(view) {
     const at = performance.now();
-    const rects = reducedMotion() ? null : captureRects();
+    const rects = reducedMotion() || (view && view === this.lastView) ? null : captureRects();
     this.before = { at, rects, spent: performance.now() - at };
   }
 
@@ -108,6 +110,7 @@ export class TableMotion {
   }
 
   animate(view, seat, before) {
+    this.lastView = view;
     if (!view) { this.previous = null; return; }
     const log = view.log || [];
     const previous = this.previous;

@@ -251,7 +251,7 @@ export class TablePage {
   render() {
     if (!this.regions) return;
     const focus = rememberFocus(this.page); // given back below (replaceChildren drops it)
-    this.motion.capture(); // where the cards are before the DOM is replaced
+    this.motion.capture(this.view); // where the cards are before the DOM is replaced
     const table = this.table;
     const names = this.names();
     this.renderHead(table);
