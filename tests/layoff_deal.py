@@ -44,18 +44,32 @@ DEADWOOD_AFTER = 19
 DEALER = 1
 
 
+KNOCK_HAND = ["5h", "6h", "7h", "8h", "8d", "8c", "8s", "Ad", "2c", "4d"]
+"""The knock deal: seat 0 holds these, draws 3c and may knock discarding 4d, 3c, 2c or Ad
+(deadwood 6 to 9), each with the 8h in the run or in the set of eights."""
+KNOCK_OTHER = ["Ks", "Qd", "Jc", "9s", "7c", "5s", "3h", "Th", "6c", "2s"]
+KNOCK_UPCARD = "Kh"
+KNOCK_DRAW = "3c"
+
+
 def rules() -> Ruleset:
     return Ruleset.preset("classic")
 
 
-def deck() -> list[int]:
+def deck(seat0: list[str] = DEFENDER, seat1: list[str] = KNOCKER, upcard: str = UPCARD,
+         stock_top: list[str] = STOCK_TOP) -> list[int]:
     """The 52 cards in dealing order: one at a time from the dealer's left (seat 0 first),
     then the upcard, then the stock from its top."""
     index = {name: i for i, name in enumerate(CARD_NAMES)}
-    named = [card for pair in zip(DEFENDER, KNOCKER, strict=True) for card in pair]
-    named += [UPCARD, *STOCK_TOP]
+    named = [card for pair in zip(seat0, seat1, strict=True) for card in pair]
+    named += [upcard, *stock_top]
     rest = [name for name in CARD_NAMES if name not in named]
     return [index[name] for name in named + rest]
+
+
+def knock_deck() -> list[int]:
+    """The knock deal's cards (seat 0 draws :data:`KNOCK_DRAW` first)."""
+    return deck(KNOCK_HAND, KNOCK_OTHER, KNOCK_UPCARD, [KNOCK_DRAW])
 
 
 def layoff_hand() -> Hand:
@@ -66,12 +80,14 @@ def layoff_hand() -> Hand:
     return hand
 
 
-def stored_table(table_id: str, token: str) -> StoredTable:
+def stored_table(table_id: str, token: str, knock: bool = False) -> StoredTable:
     """The table as the server stores it: seat 0 a guest holding ``token``, seat 1 the
-    computer (``simple``), the match at seat 0's layoff step."""
+    computer (``simple``), the match at seat 0's layoff step (``knock``: the knock deal, seat 0
+    about to discard or knock)."""
+    cards = knock_deck() if knock else deck()
     events = [StoredEvent(1, EventKind.MATCH, json.dumps({"first_dealer": DEALER})),
-              StoredEvent(2, EventKind.DEAL, " ".join(CARD_NAMES[c] for c in deck()))]
-    for seat, action in ACTIONS:
+              StoredEvent(2, EventKind.DEAL, " ".join(CARD_NAMES[c] for c in cards))]
+    for seat, action in [(0, "stock")] if knock else ACTIONS:
         source = Source.HUMAN if seat == 0 else Source.BOT
         events.append(StoredEvent(len(events) + 1, EventKind.ACTION, action, seat, source))
     seats = [StoredSeat(0, SeatKind.HUMAN, "Ann", None, secret_hash(token)),
@@ -82,14 +98,15 @@ def stored_table(table_id: str, token: str) -> StoredTable:
                        events=events)
 
 
-def seed_database(db_file: Path, table_id: str, token: str) -> None:
-    """A migrated SQLite database at ``db_file`` holding :func:`stored_table` (a server
-    started on it restores the table at seat 0's layoff step)."""
+def seed_database(db_file: Path, tables: dict[str, tuple[str, bool]]) -> None:
+    """A migrated SQLite database at ``db_file`` holding a :func:`stored_table` for each
+    ``id: (token, knock)`` (a server started on it restores them)."""
     engine = open_engine(f"sqlite:///{db_file}")
     try:
         migrate(engine)
-        table = stored_table(table_id, token)
-        Repository(engine).write([InsertTable(table),
-                                  *(InsertEvent(table_id, event) for event in table.events)])
+        for table_id, (token, knock) in tables.items():
+            table = stored_table(table_id, token, knock)
+            Repository(engine).write([InsertTable(table),
+                                      *(InsertEvent(table_id, e) for e in table.events)])
     finally:
         engine.dispose()

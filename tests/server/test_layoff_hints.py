@@ -31,7 +31,7 @@ TOKEN = "ann-secret-token"
 @pytest.fixture
 def layoff_server(tmp_path: Path) -> Iterator[LiveServer]:
     """A server restored with the chosen deal at seat 0's layoff step."""
-    seed_database(tmp_path / "test.db", TABLE, TOKEN)
+    seed_database(tmp_path / "test.db", {TABLE: (TOKEN, False)})
     with live_server(tmp_path) as server:
         yield server
 

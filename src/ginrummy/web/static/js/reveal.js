@@ -1,5 +1,6 @@
 // The end-of-hand reveal (every hand, melds, layoffs, deadwood, the points and why) and the
 // score sheet (hands, line / game / shutout bonuses; penalties and payouts for single hands).
+import { numberedKnockerMelds } from "./arrange.js";
 import { cardElement, cardRow } from "./cards.js";
 import { el } from "./dom.js";
 import { chipsText, payoutRuleText } from "./format.js";
@@ -69,7 +70,8 @@ export function revealPanel(view, names, footer = null) {
     return el("div", { class: "reveal-seat", dataset: { seat: s } },
       el("h4", {}, el("span", { class: "player-name", text: names[s] }), role ? ` (${role})` : ""),
       el("div", { class: "reveal-cards" },
-        melds.map((m) => el("span", { class: "meld-group" }, m.map((c) => cardElement(c, { class: "mini" })))),
+        knock && s === knock.knocker ? numberedKnockerMelds(view)
+          : melds.map((m) => el("span", { class: "meld-group" }, m.map((c) => cardElement(c, { class: "mini" })))),
         layoffs.length ? el("span", { class: "layoff-group" }, el("span", { class: "group-label" }, t("reveal.laid_off")),
           layoffs.map(([c, i]) => el("span", { class: "layoff-item" }, cardElement(c, { class: "mini" }), t("arrange.onto_meld", { n: i + 1 })))) : null,
         unmatched.length ? el("span", { class: "deadwood-group" }, el("span", { class: "group-label" }, t("hand.deadwood_cards")),
