@@ -15,7 +15,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
-from ginrummy.server import account_api, admin_api, chips_api, pages, player_api, static
+from ginrummy.server import (
+    account_api,
+    admin_api,
+    chips_api,
+    coach_api,
+    pages,
+    player_api,
+    static,
+)
 from ginrummy.server.api import ROUTES
 from ginrummy.server.committer import GroupCommitter
 from ginrummy.server.edge import RequestGuard, SecurityHeaders
@@ -29,7 +37,7 @@ from ginrummy.storage.accounts import AccountStore
 
 log = logging.getLogger("ginrummy.server")
 
-EXTENSIONS = (account_api, player_api, chips_api, admin_api)
+EXTENSIONS = (account_api, player_api, chips_api, admin_api, coach_api)
 """The players' layer: each module's ``ROUTES`` are served and its ``install(server)``
 registers its hooks when the server starts."""
 
