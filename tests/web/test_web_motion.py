@@ -322,3 +322,87 @@ def test_the_log_tells_every_move_of_a_three_player_hand(
         assert shown["scrollTop"] > 0  # a long log scrolled inside itself to its end
     assert re.fullmatch(r"Moves of hand \d+", page.get_attribute("#log", "aria-label") or "")
     assert own_errors(page) == []
+
+
+# The page's own move log module (its URL is versioned: /v/<hash>/js/movelog.js), given a
+# made-up 3-seat hand: the viewer (seat 0) drew 7s from the stock, Bob took the upcard and a
+# discard, knocked, and the defenders laid off; the clock played Cleo's first discard.
+SENTENCES_JS = """async () => {
+    const app = document.querySelector('script[type=module]').src;
+    const { MoveLog, moveSentence } = await import(new URL('movelog.js', app).href);
+    const turn = [
+        {seat: 1, action: 'take', card: null}, {seat: 1, action: 'discard Kd', card: null},
+        {seat: 2, action: 'stock', card: null}, {seat: 2, action: 'discard 5h', card: null},
+        {seat: 0, action: 'stock', card: '7s'}, {seat: 0, action: 'discard 2d', card: null}];
+    const later = [];
+    for (let i = 0; i < 4; i += 1) later.push(
+        {seat: 1, action: 'stock', card: null}, {seat: 1, action: 'discard 8c', card: null},
+        {seat: 2, action: 'stock', card: null}, {seat: 2, action: 'discard 9d', card: null},
+        {seat: 0, action: 'stock', card: '3h'}, {seat: 0, action: 'discard 3h', card: null});
+    const log = [...turn, ...later, {seat: 1, action: 'take', card: null},
+        {seat: 1, action: 'knock 4c [4h 5h 6h] [Js Jd Jc]', card: null},
+        {seat: 2, action: 'layoff 7h@0 Qs@1', card: null}, {seat: 0, action: 'layoff', card: null}];
+    const view = {hand_number: 2, upcard: '9c', seat: 0, log};
+    const names = ['Ann', 'Bob', 'Cleo'];
+    const clock = new Map([['2:3', 'discard 5h'], ['1:0', 'stock']]);
+    const moveLog = new MoveLog();
+    const root = moveLog.render(view, names, clock);
+    document.body.append(root);
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    const lines = [...root.querySelectorAll('.log-move')];
+    const atEnd = () => root.scrollTop + root.clientHeight >= root.scrollHeight - 2;
+    const shown = {lines: lines.map((l) => l.textContent), clockLines:
+        [...root.querySelectorAll('.log-move.clock-played')].map((l) => Number(l.dataset.index)),
+        rounds: [...root.querySelectorAll('.log-round-label')].map((l) => l.textContent),
+        scrollable: root.scrollHeight > root.clientHeight, atEnd: atEnd(),
+        label: root.getAttribute('aria-label')};
+    // a reader scrolled up stays there while nothing new comes; a new move scrolls to it
+    root.scrollTop = 0;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    moveLog.render(view, names, clock);
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    shown.keptTop = root.scrollTop;
+    moveLog.render({...view, log: [...log, {seat: 1, action: 'layoff', card: null}]}, names, clock);
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    shown.newAtEnd = atEnd();
+    shown.sameElement = moveLog.render(view, names, clock) === root;
+    shown.gin = moveSentence({seat: 2, action: 'gin 2c [As 2s 3s]'}, {name: 'Cleo'});
+    shown.bigGin = moveSentence({seat: 2, action: 'gin [As 2s 3s]'}, {name: 'Cleo'});
+    shown.reshuffle = moveSentence({seat: 2, action: 'reshuffle'}, {name: 'Cleo'});
+    root.remove();
+    return shown;
+}"""
+
+
+def test_move_log_sentences_rounds_and_scrolling(server: ServerProcess, browser: Browser) -> None:
+    """The move log of a made-up 3-seat hand: one full sentence a move naming the player and
+    the cards (the card taken, the viewer's own stock draw, the knock's discard, the cards
+    laid off; no card for another seat's stock draw), the clock's move told as such, rounds
+    and the layoffs grouped; scrolled to its end, kept where a reader scrolled to, and
+    scrolled to a new move."""
+    _, page = motion_page(browser, server)
+    page.goto("/")
+    page.wait_for_selector("#create-form")
+    shown = page.evaluate(SENTENCES_JS)
+    lines = shown["lines"]
+    assert len(lines) == 34
+    assert lines[:6] == [
+        "Bob takes the 9 of clubs from the discard pile.", "Bob discards the king of diamonds.",
+        "Cleo draws from the stock.",
+        "Time ran out: the computer discarded 5 of hearts for Cleo.",
+        "Ann draws the 7 of spades from the stock.", "Ann discards the 2 of diamonds."]
+    assert lines[-4:] == [
+        "Bob takes the 3 of hearts from the discard pile.",
+        "Bob knocks and discards the 4 of clubs.",
+        "Cleo lays off 7 of hearts and queen of spades.", "Ann lays off no card."]
+    assert shown["clockLines"] == [3]  # the other hand's clock move is not this hand's
+    assert shown["rounds"] == ["Round 1", "Round 2", "Round 3", "Round 4", "Round 5",
+                               "Round 6", "Layoffs"]
+    assert shown["label"] == "Moves of hand 2"
+    assert shown["scrollable"] and shown["atEnd"]
+    assert shown["keptTop"] == 0
+    assert shown["newAtEnd"] and shown["sameElement"]
+    assert shown["gin"] == "Cleo goes gin and discards the 2 of clubs."
+    assert shown["bigGin"] == "Cleo goes big gin."
+    assert shown["reshuffle"] == "The discards are reshuffled into a new stock."
+    assert own_errors(page) == []
