@@ -19,11 +19,12 @@ import { TableMotion } from "./motion.js";
 import { MoveLog } from "./movelog.js";
 import { TurnNotifier } from "./notify.js";
 import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
-import { revealPanel, scoreSheet } from "./reveal.js";
+import { revealPanel } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
 import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
 import { shortcutsOn } from "./shortcuts.js";
 import { toast } from "./toast.js";
+import { currentSheet, matchControls, overText, previousSheet, variantBar } from "./variant.js";
 
 /** Keys the focused hand handles itself (js/handview.js): they are not shortcuts there. */
 const HAND_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", " "]);
@@ -141,7 +142,7 @@ export class TablePage {
   /** The new moves of this state, told once in the live region (js/announce.js). */
   announce(view) {
     const names = this.names();
-    const over = this.state.result ? t("table.match_over")
+    const over = this.state.result ? overText(this.state, names)
       : view && view.result && view.result.outcome === "void" ? t("table.hand_void") : t("table.hand_over");
     this.announcer.update(this.state, { names, seat: this.seat, clockMoves: this.clockMoves, ending: over,
       prompt: this.page.dataset.await === "act" ? this.statusText(view, names) : null });
@@ -264,8 +265,8 @@ export class TablePage {
     this.renderCenter(view, names);
     this.renderMe(view, names);
     this.renderReveal(names);
-    replaceChildren(this.regions.sheet, this.state && (this.state.sheet?.length || this.state.result)
-      ? scoreSheet(this.state, names) : null, this.rematchBox(names));
+    replaceChildren(this.regions.sheet, matchControls(this), this.state && (this.state.sheet?.length || this.state.result)
+      ? currentSheet(this.state, names) : null, this.rematchBox(names), previousSheet(this.state, names));
     this.markPage(view);
     this.tickClock();
     const waiting = this.page.dataset.await;
@@ -280,6 +281,7 @@ export class TablePage {
     replaceChildren(this.regions.head,
       el("h1", { class: "table-name", text: table ? tableName(table) : this.tableId }),
       table ? el("p", { class: "rules-summary" }, rulesSummary(table.preset, table.rules)) : null,
+      variantBar(this),
       el("div", { class: "actions" },
         el("button", { type: "button", id: "rules-button", onclick: () => this.openRules() }, t("rules.button")),
         el("button", { type: "button", id: "lobby-button", onclick: () => this.navigate(null) }, t("table.back")),
@@ -376,7 +378,7 @@ export class TablePage {
     if (!this.state) return t("table.connecting");
     if (this.table && this.table.status === "closed") return t("table.closed");
     if (!view) return t("table.waiting_players");
-    if (this.state.result) return t("table.match_over");
+    if (this.state.result) return overText(this.state, names);
     if (view.phase === "over") return view.result && view.result.outcome === "void" ? t("table.hand_void") : t("table.hand_over");
     const mine = this.seat !== null && view.to_move === this.seat;
     if (mine) {
@@ -593,7 +595,7 @@ export class TablePage {
     const asked = (this.state.rematch || []).map((s) => names[s]);
     const mine = this.seat !== null && (this.state.rematch || []).includes(this.seat);
     return el("section", { class: "panel rematch", id: "rematch-box" },
-      el("p", {}, t("table.match_over")),
+      el("p", {}, overText(this.state, names)),
       // a rematch is not offered at a buy-in table (each match is paid for when sitting down)
       this.seat !== null && !this.table?.buy_in ? el("button", { type: "button", class: "primary", id: "rematch", disabled: mine,
         onclick: () => { this.connection.rematch(); } }, mine ? t("table.rematch_asked") : t("table.rematch")) : null,
