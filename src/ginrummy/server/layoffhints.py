@@ -10,10 +10,11 @@ melds, which are on the table, are named.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TypedDict
 
 from ginrummy.actions import Knock, action_text
-from ginrummy.cards import CARD_NAMES
+from ginrummy.cards import CARD_NAMES, LANE
 from ginrummy.engine import Hand, layoff_chaining
 from ginrummy.solver import Defence, KnockOption, best_arrangements, layoff_targets
 from ginrummy.views import own_cards
@@ -47,6 +48,8 @@ def knock_arrangements(option: KnockOption) -> list[str]:
         return texts  # big gin: every card is melded, any split is the same declaration
     rest = option.arrangement.melds
     held = [c for meld in rest for c in meld] + list(option.arrangement.unmatched)
+    if not _set_card_fits_a_run(held):
+        return texts  # no card could go in a set or a run: one way only
     for arrangement in best_arrangements(held):
         text = action_text(Knock(option.discard, arrangement.melds), option.gin)
         if text not in texts:
@@ -54,6 +57,16 @@ def knock_arrangements(option: KnockOption) -> list[str]:
         if len(texts) >= MAX_ARRANGEMENTS:
             break
     return texts
+
+
+def _set_card_fits_a_run(held: list[int]) -> bool:
+    """Whether some card of a rank held three or four times has a card of its suit next to it:
+    only then can the same cards be melded in more than one way (a set or a run)."""
+    cards = set(held)
+    ranks = Counter(c % LANE for c in held)
+    return any(ranks[c % LANE] >= 3 and ((c % LANE > 0 and c - 1 in cards)
+                                         or (c % LANE < LANE - 1 and c + 1 in cards))
+               for c in held)
 
 
 def layoff_hints(hand: Hand, seat: int, defence: Defence) -> LayoffHints:
