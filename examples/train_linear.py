@@ -2,14 +2,16 @@
 
 The agent sees :mod:`ginrummy.env`'s observation and action mask; its policy is a softmax
 over the legal action ids of ``theta . phi(observation, id)``, a linear function of ten
-features of each legal id read from the observation (:func:`action_features`). It plays two-player ``eaai`` hands against the
-``random`` computer player (a random seat each hand), and learns from each hand's points
+features of each legal id read from the observation (:func:`action_features`). It plays
+two-player ``eaai`` hands against the ``random`` computer player (a random seat each hand),
+and learns from each hand's points
 (zero-sum, divided by 25) minus a running baseline. Every ``--eval-every`` training hands it
 plays ``--eval-hands`` greedy hands against ``random`` and against ``simple`` (the same deals
 for every checkpoint) and records its points per hand; the learning curve goes to ``--png``
 (matplotlib, when installed) and the figures to standard output.
 
-    python examples/train_linear.py [--hands 6000] [--seed 1] [--png docs/img/env-learning-curve.png]
+    python examples/train_linear.py [--hands 2000] [--seed 1] \
+        [--png docs/img/env-learning-curve.png]
 """
 
 from __future__ import annotations

@@ -68,5 +68,5 @@ def test_names_and_chance() -> None:
     assert encode(parse_action("layoff [As 2s 3s]")) == LAYOFF_ID
     with pytest.raises(ValueError, match="chance action"):
         encode(Reshuffle((1, 2)))
-    with pytest.raises(ValueError, match="outside 0..108"):
+    with pytest.raises(ValueError, match=r"outside 0\.\.108"):
         action_name(109)

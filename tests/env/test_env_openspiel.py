@@ -10,7 +10,6 @@ import pytest
 from ginrummy import Ruleset
 from ginrummy.actions import Knock
 from ginrummy.engine import Hand, Phase
-from ginrummy.solver import deadwood_mask
 from ginrummy.env.actions import DISCARD_BASE, KNOCK_BASE, LAYOFF_ID, decode, encode, legal_ids
 from ginrummy.env.openspiel_codec import (
     OS_KNOCK,
@@ -21,6 +20,7 @@ from ginrummy.env.openspiel_codec import (
     our_card,
     to_openspiel,
 )
+from ginrummy.solver import deadwood_mask
 
 pyspiel = pytest.importorskip("pyspiel")
 

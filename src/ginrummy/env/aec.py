@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
@@ -29,7 +29,7 @@ def observation_space() -> spaces.Dict:
     })
 
 
-class GinRummyAEC(AECEnv[str, Observation, int]):
+class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hints
     """Gin Rummy for 2-4 agents ``player_0`` ... (seat numbers), one decision per step.
 
     ``preset`` (a name or a :class:`~ginrummy.rules.Ruleset`), ``players`` and ``options``
@@ -39,7 +39,7 @@ class GinRummyAEC(AECEnv[str, Observation, int]):
     ``max_decisions`` decisions is truncated.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "ginrummy_v0",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "ginrummy_v0",
                 "is_parallelizable": False}
 
     def __init__(self, preset: str | Ruleset = "eaai", players: int | None = None,
@@ -149,11 +149,11 @@ def raw_env(**kwargs: Any) -> GinRummyAEC:
     return GinRummyAEC(**kwargs)
 
 
-def env(**kwargs: Any) -> AECEnv[str, Observation, int]:
+def env(**kwargs: Any) -> Any:
     """The environment as PettingZoo's classic games ship it: an illegal action ends the
     episode with -1 for its player, out-of-range actions assert, order is enforced.
     ``env()`` with no arguments is a two-player ``eaai`` hand."""
-    wrapped: AECEnv[str, Observation, int] = raw_env(**kwargs)
+    wrapped: Any = raw_env(**kwargs)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

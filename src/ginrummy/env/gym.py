@@ -20,7 +20,7 @@ from ginrummy.views import PlayerView, view
 __all__ = ["GinRummyGym"]
 
 
-class GinRummyGym(gymnasium.Env[Observation, int]):
+class GinRummyGym(gymnasium.Env[dict[str, Any], np.int64]):
     """Gin Rummy against computer players, as one Gymnasium environment.
 
     ``opponents``: one computer level for every other seat (``"random"``, ``"simple"``,
@@ -32,7 +32,7 @@ class GinRummyGym(gymnasium.Env[Observation, int]):
     The reward of a step is the agent's share of every reward until its next decision.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012  # Env's own
 
     def __init__(self, opponents: str | Sequence[str] = "random", seat: int | None = 0,
                  preset: str | Ruleset = "eaai", players: int | None = None,
@@ -82,7 +82,7 @@ class GinRummyGym(gymnasium.Env[Observation, int]):
         self._play_opponents()
         return self._observe(), {"seat": self.seat}
 
-    def step(self, action: int) -> tuple[Observation, SupportsFloat, bool, bool,
+    def step(self, action: np.int64 | int) -> tuple[Observation, SupportsFloat, bool, bool,
                                          dict[str, Any]]:
         """Play the agent's action id, then the computer players up to its next decision."""
         game = self.game
@@ -104,7 +104,7 @@ class GinRummyGym(gymnasium.Env[Observation, int]):
         """The agent's view of the current hand."""
         return view(self.game.match, self.seat)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         """The hand as text (every card shown)."""
         return repr(self.game.hand) if self.render_mode == "ansi" else None
 

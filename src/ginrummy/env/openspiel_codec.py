@@ -33,8 +33,8 @@ from ginrummy.actions import (
     Pass,
 )
 from ginrummy.cards import rank_of, suit_of
-from ginrummy.env.actions import decode, encode
 from ginrummy.engine import Hand
+from ginrummy.env.actions import decode, encode
 
 OS_DRAW_UPCARD = 52
 OS_DRAW_STOCK = 53
