@@ -7,6 +7,7 @@ import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { categoryLabel } from "./format.js";
+import { replayCoach } from "./coachview.js";
 import { prefs } from "./prefs.js";
 import { outcomeLabel } from "./reveal.js";
 import { link, profilePath } from "./session.js";
@@ -142,6 +143,7 @@ export class ReplayPage {
           top ? cardElement(top, { class: "mini" }) : el("em", {}, t("replay.empty")),
           discard.length > 1 ? el("span", { class: "muted" }, " ", t("seat.count", { count: discard.length })) : null)),
       el("div", { class: "replay-hands", id: "replay-hands" }, hands),
-      el("p", { class: "muted" }, t("replay.keys")))));
+      el("p", { class: "muted" }, t("replay.keys"))),
+    replayCoach(this)));
   }
 }

@@ -7,6 +7,7 @@ import { api } from "./api.js";
 import { knockPanel, layoffPanel } from "./arrange.js";
 import { cardBack, cardElement, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
+import { tableCoach } from "./coachview.js";
 import { clockElement, clockPlayedText, formatClock, updateClock } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { append, el, replaceChildren } from "./dom.js";
@@ -600,7 +601,8 @@ export class TablePage {
       this.seat !== null && !this.table?.buy_in ? el("button", { type: "button", class: "primary", id: "rematch", disabled: mine,
         onclick: () => { this.connection.rematch(); } }, mine ? t("table.rematch_asked") : t("table.rematch")) : null,
       asked.length ? el("p", { class: "muted" }, t("table.rematch_waiting", { names: asked.join(", ") })) : null,
-      currentAccount() ? el("p", {}, link("/history", t("table.see_history"), { id: "history-link" })) : null);
+      currentAccount() ? el("p", {}, link("/history", t("table.see_history"), { id: "history-link" })) : null,
+      tableCoach(this));
   }
 
   tickClock() {

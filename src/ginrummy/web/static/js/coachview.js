@@ -1,0 +1,194 @@
+// The coach's verdicts on a finished match (docs/coach.md): where the player lost points, move
+// by move, valued by the expert from what the player could see at the time. The history's
+// replay asks GET /api/matches/{id}/coach (an account's own matches); the end of a match at
+// the table asks POST /api/tables/{id}/coach (a seated player: the guest's seat token in the
+// body). The server answers 202 while its worker process computes, then 200 with the report.
+import { cardText } from "./cards.js";
+import { el } from "./dom.js";
+import { number, t } from "./i18n.js";
+import { currentAccount } from "./session.js";
+
+const enc = encodeURIComponent;
+const FIRST_WAIT_MS = 400;
+
+/** The verdicts of one player in one match, fetched once on demand. */
+export class Coach {
+  constructor(method, path, body, onChange) {
+    this.method = method;
+    this.path = path;
+    this.body = body;
+    this.onChange = onChange;
+    this.state = "idle"; // idle, running, done, error
+    this.report = null;
+    this.error = null;
+    this.byMove = new Map();
+  }
+
+  async run() {
+    if (this.state === "running" || this.state === "done") return;
+    this.state = "running";
+    this.error = null;
+    this.onChange();
+    let wait = FIRST_WAIT_MS;
+    for (;;) {
+      let response = null;
+      let data = null;
+      try {
+        const headers = { Accept: "application/json" };
+        const options = { method: this.method, credentials: "same-origin", headers };
+        if (this.body !== undefined) {
+          headers["Content-Type"] = "application/json";
+          options.body = JSON.stringify(this.body);
+        }
+        response = await fetch(this.path, options);
+        data = await response.json().catch(() => null);
+      } catch {
+        return this.fail("coach.failed");
+      }
+      if (response.status === 200 && data && data.coach) return this.done(data.coach);
+      if (response.status !== 202) {
+        const code = data && data.error && data.error.code;
+        return this.fail(code === "busy" ? "coach.busy" : code === "forbidden" ? "coach.not_yours"
+          : code === "not_logged_in" ? "coach.login" : "coach.failed");
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      wait = Math.max(wait, (data && data.retry_ms) || 1000);
+    }
+  }
+
+  done(report) {
+    this.report = report;
+    this.byMove = new Map(report.verdicts.map((v) => [`${v.hand}:${v.move}`, v]));
+    this.state = "done";
+    this.onChange();
+  }
+
+  fail(key) {
+    this.state = "error";
+    this.error = key;
+    this.onChange();
+  }
+
+  /** The verdict on move `move` (from 1) of hand `hand` (from 1), or null (not the player's). */
+  verdictAt(hand, move) {
+    return this.byMove.get(`${hand}:${move}`) || null;
+  }
+}
+
+/** A move of the record's notation in words ("discard 7♥", "knock, discarding 7♠"). */
+export function actionLabel(text) {
+  const words = String(text || "").trim().split(/\s+/);
+  const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : null;
+  switch (words[0]) {
+    case "discard": return t("coach.action.discard", { card });
+    case "knock": return t("coach.action.knock", { card });
+    case "gin": return card ? t("coach.action.gin", { card }) : t("coach.action.big_gin");
+    case "take": return t("coach.action.take");
+    case "stock": return t("coach.action.stock");
+    case "pass": return t("coach.action.pass");
+    case "layoff": {
+      const cards = words.slice(1).join(" ").replace(/[[\]]/g, " ").split(/\s+/)
+        .map((w) => w.replace(/@\d+$/, "")).filter((w) => /^[A2-9TJQK][shdc]$/i.test(w));
+      return cards.length ? t("coach.action.layoff", { cards: cards.map(cardText).join(" ") })
+        : t("coach.action.layoff_none");
+    }
+    default: return String(text || "");
+  }
+}
+
+function points(value) {
+  const rounded = Math.round(value * 10) / 10;
+  return { count: rounded, points: number(rounded) };
+}
+
+/** One verdict in a sentence: as good as the expert's choice, or what it cost. */
+export function verdictLine(verdict) {
+  const played = actionLabel(verdict.played);
+  if (verdict.forced) return t("coach.forced", { played });
+  if (verdict.accurate) return t("coach.good", { played });
+  const cost = points(verdict.cost);
+  return t("coach.cost", { played, best: actionLabel(verdict.best), count: cost.count, points: cost.points });
+}
+
+function where(verdict) {
+  return t("coach.at", { hand: number(verdict.hand), move: number(verdict.move) });
+}
+
+function verdictItem(verdict) {
+  const choices = [...verdict.choices].sort((a, b) => b.value - a.value);
+  return el("li", { class: `coach-move${verdict.accurate ? "" : " coach-costly"}`, dataset: { hand: verdict.hand, move: verdict.move } },
+    el("span", { class: "coach-where" }, where(verdict)), " ", verdictLine(verdict),
+    el("ul", { class: "coach-choices muted" }, choices.map((c) => el("li", {},
+      t("coach.choice", { action: actionLabel(c.action), count: Math.round(c.value * 10) / 10, value: number(Math.round(c.value * 10) / 10) })))));
+}
+
+function summary(report) {
+  const s = report.summary;
+  const lost = s.lost;
+  const byId = new Map(report.verdicts.map((v) => [`${v.hand}:${v.move}`, v]));
+  return [
+    s.accuracy === null ? null : el("p", { class: "coach-accuracy", id: "coach-accuracy", dataset: { accuracy: s.accuracy } },
+      t("coach.accuracy", { accuracy: number(s.accuracy) }), " ",
+      t("coach.accurate", { count: s.counted, accurate: number(s.accurate), decisions: number(s.counted) })),
+    el("p", { class: "coach-lost", id: "coach-lost" }, t("coach.lost", {
+      draw: number(lost.draw), discard: number(lost.discard), knock: number(lost.knock), layoff: number(lost.layoff) })),
+    s.costliest.length ? el("h3", {}, t("coach.costliest")) : null,
+    s.costliest.length ? el("ol", { class: "coach-costliest", id: "coach-costliest" },
+      s.costliest.map((c) => verdictItem(byId.get(`${c.hand}:${c.move}`)))) : null,
+  ];
+}
+
+/** The coach's panel: the button that asks, the wait, the error, or the summary (and, with
+ * `everyMove`, every decision in a list that opens). */
+export function coachPanel(coach, { everyMove = false } = {}) {
+  let body;
+  if (coach.state === "idle") {
+    body = [el("p", { class: "muted" }, t("coach.intro")),
+      el("button", { type: "button", id: "coach-ask", onclick: () => coach.run() }, t("coach.show"))];
+  } else if (coach.state === "running") {
+    body = el("p", { class: "muted", id: "coach-running", role: "status" }, t("coach.running"));
+  } else if (coach.state === "error") {
+    body = el("p", { class: "form-error", id: "coach-error", role: "alert" }, t(coach.error));
+  } else {
+    body = [summary(coach.report), everyMove ? el("details", { id: "coach-every" },
+      el("summary", {}, t("coach.every")),
+      el("ol", { class: "coach-moves" }, coach.report.verdicts.map(verdictItem))) : null];
+  }
+  return el("section", { class: "panel coach-panel", id: "coach-panel", "aria-labelledby": "coach-title", dataset: { state: coach.state } },
+    el("h2", { id: "coach-title" }, t("coach.title")), body);
+}
+
+/** The replay page's coach (an account's own match): the verdict on the step shown, and the
+ * panel; null when the viewer did not play in the match. */
+export function replayCoach(page) {
+  const account = currentAccount();
+  const replay = page.replay;
+  if (!account || !replay) return null;
+  const mine = (replay.players || []).some((p) => p && typeof p === "object" && p.account && p.name === account.name);
+  if (!mine) return null;
+  if (!page.coach) page.coach = new Coach("GET", `/api/matches/${enc(page.matchId)}/coach`, undefined, () => page.render());
+  const coach = page.coach;
+  let hand = 0;
+  let move = 0;
+  const steps = page.steps;
+  for (let i = 0; i <= page.index && i < steps.length; i += 1) {
+    if (steps[i].action === "deal") { hand += 1; move = 0; } else move += 1;
+  }
+  const verdict = coach.state === "done" && move > 0 ? coach.verdictAt(hand, move) : null;
+  return el("div", { class: "coach-replay" },
+    verdict ? el("p", { class: `coach-verdict${verdict.accurate ? "" : " coach-costly"}`, id: "coach-step-verdict" }, verdictLine(verdict)) : null,
+    coachPanel(coach));
+}
+
+/** The end of a match at the table: the seated player's coach (null for a spectator, or while
+ * the match goes on). A new match gets a new coach. */
+export function tableCoach(page) {
+  const result = page.state && page.state.result;
+  if (page.seat === null || page.seat === undefined || !result) return null;
+  const key = `${page.tableId}:${JSON.stringify(result)}`;
+  if (!page.coachFor || page.coachFor.key !== key) {
+    const token = page.stored && page.stored.token;
+    page.coachFor = { key, coach: new Coach("POST", `/api/tables/${enc(page.tableId)}/coach`, token ? { token } : {}, () => page.render()) };
+  }
+  return coachPanel(page.coachFor.coach, { everyMove: true });
+}

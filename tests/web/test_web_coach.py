@@ -1,0 +1,119 @@
+"""The coach in a real browser (Chromium through Playwright) against a real `ginrummy serve`
+process (issue 15.9): the replay of an account's own match shows the coach's summary and the
+verdict on each of the account's moves; the end of a match at the table shows a seated
+guest every decision of its own. The matches are stored before the server starts (the
+docs/records.md match: seat 1 knocks, seat 0 lays off)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from web_support import ServerProcess, browser_missing, chromium, new_page
+
+if browser_missing():
+    pytest.skip(browser_missing() or "", allow_module_level=True)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+from player_helpers import example_table, store
+from playwright.sync_api import Browser
+
+from ginrummy.server.auth import secret_hash
+from ginrummy.server.names import name_key
+from ginrummy.storage import migrate, open_engine, players
+from ginrummy.storage.accounts import AccountStore
+
+COACH_TIMEOUT_MS = 90_000
+PASSWORD = "correct horse battery"
+GUEST_TOKEN = secrets.token_urlsafe(24)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, Path]]:
+    """A server whose database holds a finished table whose seat 0 is a guest holding
+    ``GUEST_TOKEN``."""
+    db = tmp_path_factory.mktemp("coach") / "coach.db"
+    server = ServerProcess(db)
+    server.start()
+    engine = open_engine(f"sqlite:///{db}")
+    migrate(engine)
+    table = example_table("cw2", [None, "expert"], ["Guest", "Expert"])
+    table.seats[0].token_hash = secret_hash(GUEST_TOKEN)
+    store(engine, table)
+    engine.dispose()
+    try:
+        yield server, db
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+def test_the_replay_shows_the_coach_on_the_accounts_own_moves(
+        prepared: tuple[ServerProcess, Path], browser: Browser) -> None:
+    server, db = prepared
+    context, page = new_page(browser, server.base)
+    signup = context.request.post("/api/account/signup", headers={"Origin": server.base},
+                                  data={"name": "Ann", "password": PASSWORD})
+    assert signup.status == 201, signup.text()
+    context.add_init_script("localStorage.setItem('ginrummy.loggedIn', 'true');")  # as a login
+    engine = open_engine(f"sqlite:///{db}")
+    ann = AccountStore(engine).by_key(name_key("Ann"))
+    assert ann is not None
+    store(engine, example_table("cw1", ["expert", ann.id], ["Expert", "Ann"]))
+    (match_id,) = [m.id for m in players.account_matches(engine, ann.id)]
+    engine.dispose()
+    page.goto(f"/replay/{match_id}")
+    page.wait_for_selector("#replay-page[data-steps]")
+    page.click("#coach-ask")
+    page.wait_for_selector("#coach-accuracy", timeout=COACH_TIMEOUT_MS)
+    assert page.locator("#coach-costliest li.coach-move").count() >= 1
+    assert "Points lost: draw" in page.inner_text("#coach-lost")
+    # step 3 is Ann's first move (she is seat 1: take), step 1 the expert's
+    for _ in range(3):
+        page.click("#replay-next")
+    page.wait_for_selector('#replay-page[data-step="3"]')
+    assert page.locator("#coach-step-verdict").count() == 1
+    verdict = page.inner_text("#coach-step-verdict")
+    assert "take the top discard" in verdict or "draw from the stock" in verdict
+    page.click("#replay-first")
+    page.click("#replay-next")
+    page.wait_for_selector('#replay-page[data-step="1"]')
+    assert page.locator("#coach-step-verdict").count() == 0  # not Ann's move
+    assert page.locator("#coach-panel").get_attribute("data-state") == "done"
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+    # somebody else (not logged in) sees the replay, not the coach
+    context, page = new_page(browser, server.base)
+    page.goto(f"/replay/{match_id}")
+    page.wait_for_selector("#replay-page[data-steps]")
+    assert page.locator("#coach-panel").count() == 0
+    context.close()
+
+
+def test_the_end_of_a_match_shows_the_seated_guest_every_decision(
+        prepared: tuple[ServerProcess, Path], browser: Browser) -> None:
+    server, _db = prepared
+    context, page = new_page(browser, server.base, locale="fr-FR")
+    seat = {"seat": 0, "token": GUEST_TOKEN, "invite": None, "name": "Guest"}
+    context.add_init_script(
+        f"localStorage.setItem('ginrummy.seat.cw2', {json.dumps(json.dumps(seat))});")
+    page.goto("/?table=cw2")
+    page.wait_for_selector("#rematch-box #coach-ask")
+    assert page.inner_text("#coach-title") == "Entraîneur"
+    page.click("#coach-ask")
+    page.wait_for_selector("#coach-accuracy", timeout=COACH_TIMEOUT_MS)
+    page.click("#coach-every summary")
+    moves = page.locator("#coach-every .coach-moves > li")
+    assert moves.count() == 5  # seat 0: take, discard, take, discard, layoff
+    assert "Manche" in moves.first.inner_text()
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
