@@ -201,10 +201,10 @@ def plot(result: dict[str, object], refs: dict[str, float], path: str) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Train, evaluate, print the figures as JSON lines, write the PNG."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=6000)
-    parser.add_argument("--eval-every", type=int, default=1000)
+    parser.add_argument("--hands", type=int, default=2000)
+    parser.add_argument("--eval-every", type=int, default=250)
     parser.add_argument("--eval-hands", type=int, default=200)
-    parser.add_argument("--lr", type=float, default=0.05)
+    parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--png", default=None, help="where to write the learning curve")
     args = parser.parse_args(argv)

@@ -1,0 +1,26 @@
+"""examples/train_linear.py learns: after a few hundred hands it beats random clearly."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_linear_agent_learns_to_beat_random() -> None:
+    spec = importlib.util.spec_from_file_location("train_linear",
+                                                  ROOT / "examples/train_linear.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = argparse.Namespace(hands=300, eval_every=300, eval_hands=40, lr=0.01, seed=1)
+    result = module.train(args)
+    first, last = result["curve"][0], result["curve"][-1]
+    assert abs(first["vs_random"]) < 15          # untrained: a random player
+    assert last["vs_random"] > 25                # trained: wins clearly against random
+    assert last["vs_simple"] > first["vs_simple"] + 15
