@@ -157,6 +157,18 @@ def test_only_fitting_cards_are_offered_and_a_tap_or_a_drag_lays_them_off(
     page.locator('#layoff-cards .offer-card[data-card="Jh"]').drag_to(
         page.locator('#knocker-melds .layoff-meld[data-meld="1"]'))
     assert laid_off(page) == {"Th": 1, "Jh": 1}
+    # by keyboard: Enter on a card moves the focus to the meld it fits, Enter lays it off;
+    # Enter on a laid-off card takes it back and the focus returns to it
+    page.focus('#layoff-cards .offer-card[data-card="Kh"]')
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "layoff-meld-3"
+    page.keyboard.press("Enter")
+    assert laid_off(page) == {"Th": 1, "Jh": 1, "Kh": 3}
+    assert page.evaluate("document.activeElement.id") == "confirm-layoff"  # nothing else fits
+    page.focus('#knocker-melds .take-back[data-card="Kh"]')
+    page.keyboard.press("Enter")
+    assert laid_off(page) == {"Th": 1, "Jh": 1}
+    assert page.evaluate("document.activeElement.dataset.card") == "Kh"
     assert deadwood_now(page) == DEADWOOD_AFTER + 10  # Kh kept
     assert page.locator("#layoff-best").count() == 1  # not the best: it can be restored
 

@@ -224,6 +224,7 @@ export function layoffPanel({ proposal, hand, knock, hints = null, laidOff = [],
   let melds = [];
   let layoffs = [];
   let picked = null; // the card chosen to lay off (tap the card, then a meld)
+  let focusNext = null; // where the keyboard focus goes after the next render (a selector)
 
   const free = () => {
     const used = new Set([...melds.flat(), ...layoffs.map((l) => l.card)]);
@@ -233,11 +234,13 @@ export function layoffPanel({ proposal, hand, knock, hints = null, laidOff = [],
     if (!fits.meldsFor(card, layoffs).includes(meld)) return;
     layoffs.push({ card, meld });
     picked = null;
+    focusNext = "#layoff-cards .offer-card, #confirm-layoff";
     render();
   };
   const takeBack = (card, meld) => {
     const gone = new Set(fits.dependants(card, meld, layoffs));
     layoffs = layoffs.filter((l) => !gone.has(l));
+    focusNext = `#layoff-cards .offer-card[data-card="${card}"], #confirm-layoff`;
     render();
   };
   const reset = () => {
@@ -281,12 +284,15 @@ export function layoffPanel({ proposal, hand, knock, hints = null, laidOff = [],
     }, cardElement(code, { class: "playable" }));
     attachDrag(button, code, (meld) => layOff(code, meld), () => {
       picked = picked === code ? null : code;
+      focusNext = picked ? "#knocker-melds .meld-target.can-take" : `#layoff-cards .offer-card[data-card="${code}"]`;
       render();
     });
     return button;
   };
 
   const render = () => {
+    // a re-render keeps the keyboard focus in the sheet: on the element the step calls for
+    const hadFocus = panel.contains(document.activeElement);
     const deadwood = points(free());
     const own = melds.map((meld, index) => el("div", { class: "meld-group" },
       meld.map((c) => cardElement(c, { class: "mini" })),
@@ -306,6 +312,8 @@ export function layoffPanel({ proposal, hand, knock, hints = null, laidOff = [],
         el("button", { type: "button", class: "primary", id: "confirm-layoff", onclick: () => send(proposalText()) },
           t("action.confirm_layoff")),
         isBest ? null : el("button", { type: "button", id: "layoff-best", onclick: reset }, t("layoff.use_best"))));
+    if (hadFocus && focusNext) board.querySelector(focusNext)?.focus();
+    focusNext = null;
   };
   const proposalText = () => {
     const parts = [...melds.map(meldText), ...layoffs.map((l) => `${l.card}@${l.meld}`)];
