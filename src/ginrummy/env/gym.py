@@ -126,4 +126,4 @@ class GinRummyGym(gymnasium.Env[dict[str, Any], np.int64]):
         tensor = encode_view(seen, self._memory.below_top(seen))
         bits = self.game.legal_bits()
         return {"observation": tensor,
-                "action_mask": mask_array(bits, NUM_ACTIONS).astype(np.int8)}
+                "action_mask": mask_array(bits, NUM_ACTIONS)}

@@ -170,12 +170,13 @@ def encode_batch(planes: list[list[int]], numbers: list[list[float]],
 
 def mask_array(bits: int, size: int) -> npt.NDArray[np.int8]:
     """An int bitmask as an int8 array of ``size`` zeros and ones."""
-    words = np.array([bits & 0xFFFFFFFFFFFFFFFF, bits >> 64 & 0xFFFFFFFFFFFFFFFF],
-                     dtype=np.uint64)
-    return _unpack(words, 64).reshape(-1)[:size].astype(np.int8)
+    raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")[:size].view(np.int8)
 
 
 def mask_batch(bits: list[int], size: int) -> npt.NDArray[np.int8]:
     """Bitmasks as an int8 array (rows, ``size``)."""
-    words = np.array([[b & 0xFFFFFFFFFFFFFFFF, b >> 64] for b in bits], dtype=np.uint64)
-    return _unpack(words, 64).reshape(len(bits), -1)[:, :size].astype(np.int8)
+    width = (size + 7) // 8
+    raw = np.frombuffer(b"".join([b.to_bytes(width, "little") for b in bits]), np.uint8)
+    return np.unpackbits(raw.reshape(len(bits), width), axis=1,
+                         bitorder="little")[:, :size].view(np.int8)
