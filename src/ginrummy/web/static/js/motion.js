@@ -58,7 +58,7 @@ function captureRects() {
   };
 }
 
-/** The last card back shown for `seat`, or its seat box. */
+/** The last card back shown for `seat` (null when none is shown). */
 function seatTarget(seat) {
   const box = document.querySelector(`.seat-box[data-seat="${seat}"]`);
   if (!box) return null;
