@@ -4,8 +4,12 @@ breaks a made meld is the costliest move of its hand, and it uses only the playe
 
 from __future__ import annotations
 
+import json
 import random
+import re
+import shlex
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +20,7 @@ from ginrummy.bots.advisor import advise
 from ginrummy.bots.belief import belief_of
 from ginrummy.bots.expert import ExpertBot, _playout_rules
 from ginrummy.cards import parse_card_list
+from ginrummy.cli.main import main
 from ginrummy.engine import CHANCE, Phase
 from ginrummy.gameloop import play_match
 from ginrummy.match import Match
@@ -24,6 +29,7 @@ from ginrummy.rules import Ruleset
 from ginrummy.solver import best_melds, deadwood_mask
 from ginrummy.views import view
 
+ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 6.0
 SEED = 3
 RULES = Ruleset.preset("classic")
@@ -224,3 +230,27 @@ def test_bad_input_is_named() -> None:
         coach.coach_record(record, 2, BUDGET)
     with pytest.raises(ValueError, match="budget"):
         coach.coach_record(record, 0, 0)
+
+
+def test_the_docs_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/coach.md: the Python example prints what the page says, and the commands run on
+    the record it saved, the first ending with the summary the page shows."""
+    text = (ROOT / "docs" / "coach.md").read_text(encoding="utf-8")
+    example = re.search(r"```python\n(.*?)```\n\nprints\n\n```text\n(.*?)```", text, re.S)
+    assert example is not None
+    code, printed = example.groups()
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/coach.md", "exec"), {})
+    assert capsys.readouterr().out == printed
+    commands = re.search(r"```sh\n(ginrummy coach game\.ginrec\.json.*?)```", text, re.S)
+    summary = re.search(r"ends with\n\n```text\n(.*?)```", text, re.S)
+    assert commands is not None and summary is not None
+    outputs = []
+    for line in commands.group(1).splitlines():
+        argv = shlex.split(line)
+        assert argv[0] == "ginrummy"
+        assert main(argv[1:]) == 0, line
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0].endswith(summary.group(1))
+    assert json.loads(outputs[1])["seat"] == 1

@@ -18,8 +18,9 @@ from web_support import ServerProcess, browser_missing, chromium, new_page
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
+# the server tests' helpers store a finished match the way the server does
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
-from player_helpers import example_table, store
+from player_helpers import example_table, store  # type: ignore[import-not-found]
 from playwright.sync_api import Browser
 
 from ginrummy.server.auth import secret_hash

@@ -110,7 +110,7 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
     accuracy = summary["accuracy"]
     lines = [f"Accuracy: {'-' if accuracy is None else f'{accuracy:.1f}%'} "
              f"({summary['accurate']} of {summary['counted']} decisions within "
-             f"{summary['accurate_within']:g} point of the best)",
+             f"{summary['accurate_within']:g} point of the expert's choice)",
              "Points lost: " + ", ".join(f"{kind} {lost:.1f}"
                                          for kind, lost in summary["lost"].items())
              + f"; total {summary['total_lost']:.1f}"]
@@ -142,7 +142,7 @@ def print_rich_report(data: dict[str, Any], console: Any) -> None:
                       _choices_text(v))
     console.print(table)
     for line in _summary_lines(data["summary"]):
-        console.print(line, markup=False, highlight=False)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def run_coach(args: argparse.Namespace) -> int:
