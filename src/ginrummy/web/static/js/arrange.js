@@ -6,7 +6,7 @@
 // comes from the server's hints (`layoff_targets`): nothing is guessed about the rules here.
 import { cardElement, cardText, isMeld, meldText, parseAction, points, sortCards } from "./cards.js";
 import { append, el, replaceChildren } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { language, number, t } from "./i18n.js";
 
 /**
  * An editable arrangement of `cards` into melds: melds can be broken up and chosen cards made
@@ -138,7 +138,7 @@ export function knockPanel({ legal, hand, hints = null, wantGin, knockLimit, sen
   if (options.length > 1) {
     replaceChildren(discardSlot, chips("knock-discard", t("arrange.discard_choice_points"),
       options.map((option) => option.discard
-        ? [cardElement(option.discard, { class: "mini" }), el("span", { class: "chip-points" }, t("arrange.discard_option", { points: option.deadwood }))]
+        ? [cardElement(option.discard, { class: "mini" }), el("span", { class: "chip-points" }, number(option.deadwood))]
         : [t("arrange.big_gin")]),
       0, (index) => choose(options[index])));
   }
