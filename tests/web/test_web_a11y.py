@@ -345,10 +345,12 @@ def test_a_whole_hand_with_the_keyboard_only(server: ServerProcess, browser: Bro
         raise AssertionError(f"the hand did not end: {moves[-10:]}")
     page.wait_for_selector(".reveal-slot .panel")
     assert any(m.startswith("discard") for m in moves), moves
-    if state == "next":  # and on to the next hand, by its key
+    if state == "next":  # and on to the next hand, by its key; its deal is told
         page.keyboard.press("n")
-        page.wait_for_function("() => document.getElementById('table-page')"
-                               ".dataset.await !== 'next'")
+        page.wait_for_function("() => document.getElementById('table-page').dataset.hand === '2'")
+        told = page.locator("#move-announcer p")
+        assert told.count() >= 1  # the region starts again with the new hand
+        assert told.first.inner_text().startswith(EN["announce.new_hand"].format(n=2))
     no_errors(page)
 
 

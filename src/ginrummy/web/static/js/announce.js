@@ -5,7 +5,6 @@ import { cardName } from "./cards.js";
 import { clockPlayedText } from "./clock.js";
 import { has, t } from "./i18n.js";
 
-const KEPT = 4; // announcements kept in the region (older ones are removed, silently)
 const CARD = /^[A2-9TJQK][shdc]$/i;
 
 /** The region (`#move-announcer` in index.html, outside the re-rendered page). */
@@ -44,46 +43,56 @@ export class MoveAnnouncer {
   /**
    * A new state: `names` by seat, `seat` the viewer's, `prompt` the status text when it is
    * the viewer's turn (else null), `clockMoves` ("hand:index" -> action the clock played),
-   * `ending` the sentence for a finished hand. Returns the sentence told, or "".
+   * `ending` the sentence for a finished hand. Tells one announcement a new move (a new deal,
+   * the end of the hand and "your turn" go with the move next to them); returns them.
    */
   update(state, { names, seat, prompt, clockMoves, ending }) {
     const view = state && state.view;
-    if (!view) return "";
+    if (!view) return [];
     const hand = `${view.hand_number}:${view.upcard}`;
     const log = view.log || [];
     const first = this.hand === null; // on arrival the past is not read out
-    const parts = [];
+    const newHand = hand !== this.hand && !first;
     if (hand !== this.hand) {
       this.hand = hand;
       this.over = view.phase === "over";
       this.told = first ? log.length : 0;
-      if (!first) parts.push(t("announce.new_hand", { n: view.hand_number }));
     }
+    const told = [];
     for (let index = this.told; index < log.length; index += 1) {
       const sentence = moveSentence(log[index], names, seat, clockMoves.get(`${view.hand_number}:${index}`));
-      if (sentence) parts.push(sentence);
+      if (sentence) told.push(sentence);
     }
     this.told = log.length;
+    const extra = [];
     if (view.phase === "over" && !this.over) {
       this.over = true;
-      if (ending) parts.push(ending);
+      if (ending) extra.push(ending);
     }
     // "your turn" once a turn: with the move that made it (or alone, on arrival)
-    if (prompt && !this.mine) parts.push(prompt);
+    if (prompt && !this.mine) extra.push(prompt);
     this.mine = Boolean(prompt);
-    if (!parts.length) return "";
-    const sentence = parts.join(" ");
-    this.say(sentence);
-    return sentence;
+    if (extra.length) {
+      if (told.length) told[told.length - 1] = [told[told.length - 1], ...extra].join(" ");
+      else told.push(extra.join(" "));
+    }
+    if (newHand) {
+      const dealt = t("announce.new_hand", { n: view.hand_number });
+      if (told.length) told[0] = `${dealt} ${told[0]}`;
+      else told.push(dealt);
+    }
+    told.forEach((sentence, index) => this.say(sentence, newHand && index === 0));
+    return told;
   }
 
-  /** Adds one announcement (one node: a screen reader reads an addition once). */
-  say(text) {
+  /** One announcement, one change of the region: a paragraph added (a screen reader reads
+   * an addition once), or at a new hand the region's lines replaced by it. */
+  say(text, fresh = false) {
     if (!this.region || !text) return;
     const line = document.createElement("p");
     line.textContent = text;
-    this.region.append(line);
-    while (this.region.childElementCount > KEPT) this.region.firstElementChild.remove();
+    if (fresh) this.region.replaceChildren(line);
+    else this.region.append(line);
   }
 
   /** Leaving the table: nothing of it stays in the region. */
