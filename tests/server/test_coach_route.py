@@ -169,3 +169,25 @@ def test_busy_when_too_many_matches_wait(server: LiveServer) -> None:
                             headers=_headers(_session(engine, ann)))
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "busy"
     assert isinstance(answer, httpx.Response)
+
+
+def test_a_dead_worker_is_replaced(server: LiveServer) -> None:
+    """A worker process killed mid-job (out of memory, say): asking again starts a new one."""
+    engine = _engine(server)
+    ann = add_account(engine, "Ann")
+    store(engine, example_table("tc5", [ann, "expert"], ["Ann", "Expert"]))
+    coach = _coach(server, budget=100.0)
+    with server.http() as client:
+        (match_id,) = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
+        path = f"/api/matches/{match_id}/coach"
+        session = _session(engine, ann)
+        assert client.get(path, headers=_headers(session)).status_code == 202
+        pool = coach.pool()
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not pool._processes and time.monotonic() < deadline:  # the worker starting
+            time.sleep(0.05)
+        for process in list(pool._processes.values()):
+            process.kill()
+        body = _until_done(lambda: client.get(path, headers=_headers(session)))
+    assert body["seat"] == 0 and body["coach"]["verdicts"]
+    assert coach.pool() is not pool

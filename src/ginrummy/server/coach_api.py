@@ -25,6 +25,7 @@ import logging
 import multiprocessing
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -114,8 +115,13 @@ class CoachService:
         status, report = self.peek(key, seat)
         if status != "start":
             return status, report
-        future = self.pool().submit(coach_record_json, document, seat, self.budget_ms,
-                                    COACH_SEED)
+        try:
+            future = self.pool().submit(coach_record_json, document, seat, self.budget_ms,
+                                        COACH_SEED)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh
+            self.close()
+            future = self.pool().submit(coach_record_json, document, seat, self.budget_ms,
+                                        COACH_SEED)
         self.jobs[key] = future
         loop = asyncio.get_running_loop()
         future.add_done_callback(
@@ -128,6 +134,11 @@ class CoachService:
         if future.cancelled():
             return
         error = future.exception()
+        if isinstance(error, BrokenProcessPool):  # the worker died: the next ask restarts
+            log.warning("coach of %s seat %d: the worker process died", key, seat,
+                        extra={"event": "coach_worker_died"})
+            self.close()
+            return
         if error is not None:
             log.warning("coach of %s seat %d failed: %s", key, seat, error,
                         extra={"event": "coach_failed"})
