@@ -20,6 +20,7 @@ if browser_missing():
 
 # the server tests' helpers store a finished match the way the server does
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
 from player_helpers import example_table, store  # type: ignore[import-not-found]
 from playwright.sync_api import Browser
 
@@ -116,5 +117,7 @@ def test_the_end_of_a_match_shows_the_seated_guest_every_decision(
     moves = page.locator("#coach-every .coach-moves > li")
     assert moves.count() == 5  # seat 0: take, discard, take, discard, layoff
     assert "Manche" in moves.first.inner_text()
+    results = Axe().run(page, context="#coach-panel")  # the coach's panel, opened
+    assert [v["id"] for v in results.response["violations"]] == []
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
