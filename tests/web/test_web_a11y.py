@@ -254,8 +254,10 @@ def test_each_move_is_announced_once_and_nothing_else_is_live(server: ServerProc
         expected[-1] += " " + EN["turn.draw"]
     elif view["phase"] == "layoff":  # the computer knocked at once: our layoffs are asked
         expected[-1] += " " + EN["turn.layoff"]
-    else:  # the computer went gin: the hand's end told with it
-        expected[-1] += " " + EN["table.hand_over"]
+    else:  # the computer went gin: the hand's end and its winner told with it
+        winner = names[view["result"]["winner"]]
+        expected[-1] += (f" {EN['table.hand_over']} {EN['outcome.' + view['result']['outcome']]}, "
+                         + EN["reveal.winner"].format(name=winner) + ".")
     assert told(page) == expected  # one announcement a move, each exactly once
 
     for _ in range(2):  # re-rendered, not one move: nothing told
@@ -360,6 +362,10 @@ def test_a_whole_hand_with_the_keyboard_only(server: ServerProcess, browser: Bro
         raise AssertionError(f"the hand did not end: {moves[-10:]}")
     page.wait_for_selector(".reveal-slot .panel")
     assert any(m.startswith("discard") for m in moves), moves
+    # the hand's end is told with its last move: the outcome and the winner (or a void hand)
+    last = page.locator("#move-announcer p").last.inner_text()
+    won = re.search(r", won by (Kay|Computer \(.+\))\.$", last)
+    assert EN["table.hand_void"] in last or won, last
     if state == "next":  # and on to the next hand, by its key; its deal is told
         page.keyboard.press("n")
         page.wait_for_function("() => document.getElementById('table-page').dataset.hand === '2'")

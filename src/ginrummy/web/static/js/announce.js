@@ -30,6 +30,16 @@ export function moveSentence(entry, names, mine, clockAction) {
   return has(key) ? t(key, { name, card }) : "";
 }
 
+/** The finished hand's outcome and winner, as the reveal heads them ("Knock, won by Bob."),
+ * or "" (no result, a void hand). */
+export function handOutcome(view, names) {
+  const result = view && view.result;
+  if (!result || result.outcome === "void" || result.winner === null || result.winner === undefined) return "";
+  const outcome = has(`outcome.${result.outcome}`) ? t(`outcome.${result.outcome}`) : "";
+  const winner = t("reveal.winner", { name: names[result.winner] || "" });
+  return `${outcome ? `${outcome}, ` : ""}${winner}.`;
+}
+
 /** Tells each new move of the table's `state` messages once; nothing on a mere re-render. */
 export class MoveAnnouncer {
   constructor(region = announcerRegion()) {

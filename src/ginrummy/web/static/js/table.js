@@ -2,7 +2,7 @@
 // Everything shown comes from the server's `state` (the seat's own view, legal actions and
 // hints); nothing secret is computed here.
 import { upgradeForm } from "./account.js";
-import { MoveAnnouncer } from "./announce.js";
+import { MoveAnnouncer, handOutcome } from "./announce.js";
 import { api } from "./api.js";
 import { knockPanel, layoffPanel } from "./arrange.js";
 import { cardBack, cardElement, cardText, parseAction } from "./cards.js";
@@ -145,7 +145,8 @@ export class TablePage {
     const names = this.names();
     const over = this.state.result ? overText(this.state, names)
       : view && view.result && view.result.outcome === "void" ? t("table.hand_void") : t("table.hand_over");
-    this.announcer.update(this.state, { names, seat: this.seat, clockMoves: this.clockMoves, ending: over,
+    this.announcer.update(this.state, { names, seat: this.seat, clockMoves: this.clockMoves,
+      ending: [over, handOutcome(view, names)].filter(Boolean).join(" "),
       prompt: this.page.dataset.await === "act" ? this.statusText(view, names) : null });
   }
 
