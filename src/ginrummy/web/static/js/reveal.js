@@ -95,8 +95,10 @@ export function scoreSheet(state, names) {
   const sheet = state.sheet || [];
   const rules = state.view ? state.view.ruleset : state.table.rules;
   const players = names.length;
-  const head = el("tr", {}, el("th", { scope: "col" }, t("sheet.hand")), el("th", { scope: "col" }, t("sheet.outcome")),
-    names.map((n) => el("th", { scope: "col", class: "player-name", text: n })));
+  // seats are columns, every one of them always shown; the first column (each hand's number and
+  // outcome, then the totals' names) is the row headers, kept in view when the sheet scrolls
+  const head = el("tr", {}, el("th", { scope: "col", class: "sheet-corner" }, t("sheet.hand")),
+    names.map((n, s) => el("th", { scope: "col", class: "player-name", dataset: { seat: s }, text: n })));
   const body = [];
   const running = new Array(players).fill(0);
   for (const line of sheet) {
@@ -107,12 +109,14 @@ export function scoreSheet(state, names) {
       running[s] += r.penalties ? 0 : r.points[s];
       cells.push(el("td", { class: r.winner === s ? "won" : "" }, String(value)));
     }
-    body.push(el("tr", {}, el("td", {}, String(line.hand)), el("td", {}, outcomeLabel(r.outcome)), cells));
+    body.push(el("tr", {}, el("th", { scope: "row", class: "hand-cell" },
+      el("span", { class: "hand-number" }, String(line.hand)), " ", el("span", { class: "hand-outcome" }, outcomeLabel(r.outcome))),
+    cells));
   }
   const foot = [];
   const scores = state.view && state.view.scores;
   if (rules.format === "match") {
-    foot.push(el("tr", { class: "subtotal" }, el("th", { scope: "row", colspan: "2" }, t("sheet.points")),
+    foot.push(el("tr", { class: "subtotal" }, el("th", { scope: "row" }, t("sheet.points")),
       (scores || running).map((v) => el("td", {}, String(v)))));
   }
   const result = state.result;
@@ -120,25 +124,27 @@ export function scoreSheet(state, names) {
     if (rules.format === "match") {
       for (const bonus of ["line", "game", "shutout"]) {
         if (!result.bonuses.some((b) => b[bonus])) continue;
-        foot.push(el("tr", { class: `bonus-${bonus}` }, el("th", { scope: "row", colspan: "2" }, t(`sheet.bonus_${bonus}`)),
+        foot.push(el("tr", { class: `bonus-${bonus}` }, el("th", { scope: "row" }, t(`sheet.bonus_${bonus}`)),
           result.bonuses.map((b) => el("td", {}, String(b[bonus] || 0)))));
       }
-      foot.push(el("tr", { class: "total" }, el("th", { scope: "row", colspan: "2" }, t("sheet.total")),
+      foot.push(el("tr", { class: "total" }, el("th", { scope: "row" }, t("sheet.total")),
         result.totals.map((v) => el("td", {}, String(v)))));
     } else {
       if (result.penalties) {
-        foot.push(el("tr", { class: "penalties" }, el("th", { scope: "row", colspan: "2" }, t("sheet.penalties")),
+        foot.push(el("tr", { class: "penalties" }, el("th", { scope: "row" }, t("sheet.penalties")),
           result.penalties.map((v) => el("td", {}, String(v)))));
       }
       if (result.payouts) {
-        foot.push(el("tr", { class: "payouts" }, el("th", { scope: "row", colspan: "2" }, t("sheet.payouts")),
+        foot.push(el("tr", { class: "payouts" }, el("th", { scope: "row" }, t("sheet.payouts")),
           result.payouts.map((v) => el("td", {}, chipsText(v)))));
       }
     }
   }
   return el("section", { class: "panel score-sheet", id: "score-sheet", "aria-labelledby": "sheet-title" },
     el("h3", { id: "sheet-title" }, t("sheet.title")),
-    el("div", { class: "scroll-x" }, el("table", {}, el("thead", {}, head), el("tbody", {}, body), el("tfoot", {}, foot))),
+    // focusable: a keyboard scrolls it when it is wider than its panel
+    el("div", { class: "scroll-x sheet-scroll", tabindex: "0" },
+      el("table", {}, el("thead", {}, head), el("tbody", {}, body), el("tfoot", {}, foot))),
     result ? el("p", { class: "match-winner", id: "match-winner" },
       t(rules.format === "match" ? "sheet.match_winner" : "sheet.hand_winner", { name: names[result.winner], count: result.margin, margin: result.margin })) : null,
     result && result.payouts ? el("p", { class: "muted" }, payoutRuleText(rules)) : null);

@@ -1,0 +1,391 @@
+"""The table's layout, measured in a real browser (Chromium through Playwright) against a real
+`ginrummy serve` (issue 13, point 1): bounding boxes, not pixels.
+
+- On a phone (390x844, device scale 3, touch), in each language and with large cards, a hand
+  is played against the computer and at every one of the player's steps the hand (each of its
+  cards), the stock, the discard pile and the action bar's buttons are inside the viewport
+  with the page at its top (no scrolling), the page is no wider than the screen, and the hand
+  lies in one or two rows.
+- On a laptop (1366x900) the score sheet stands beside the table and every one of its header
+  cells and payout cells is visible inside the sheet's visible box (after scrolling the sheet
+  sideways if it must), for a 2-player classic match after one hand and a 4-player arena
+  with three computers after its hand; on the phone the arena's sheet scrolls sideways and
+  its first column stays in view.
+- The create form's option lists show their longest choice whole, in every language, at
+  both sizes.
+
+Screenshots of the table at both sizes in each language are saved, as test artifacts (never
+compared), into the directory named by GINRUMMY_ARTIFACTS (default: test-artifacts/ at the
+repository's root).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_support import (
+    LANGUAGES,
+    SNAPSHOT_JS,
+    WAIT_JS,
+    ServerProcess,
+    browser_missing,
+    card_value,
+    chromium,
+    create_table,
+    play_turn,
+    play_until,
+    running_server,
+    wait_for_await,
+)
+
+if browser_missing():
+    pytest.skip(browser_missing() or "", allow_module_level=True)
+
+from playwright.sync_api import Browser, BrowserContext, Page
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+SLACK = 0.5  # CSS pixels of rounding allowed at an edge
+ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
+                 or Path(__file__).resolve().parents[2] / "test-artifacts")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with running_server(tmp_path_factory.mktemp("layout")) as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+def open_page(browser: Browser, base: str, lang: str, *,
+              phone: bool) -> tuple[BrowserContext, Page]:
+    """A fresh profile in ``lang``: a phone (touch, device scale 3) or a laptop screen."""
+    if phone:
+        context = browser.new_context(locale=lang, base_url=base, viewport=PHONE,
+                                      device_scale_factor=3, is_mobile=True, has_touch=True)
+    else:
+        context = browser.new_context(locale=lang, base_url=base, viewport=DESKTOP)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.errors = errors  # type: ignore[attr-defined]
+    return context, page
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """Save a screenshot of the viewport as a test artifact."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path
+
+
+# --------------------------------------------------------------------------- the phone
+MEASURE_JS = """() => {
+    window.scrollTo(0, 0);
+    const box = (node) => {
+        if (!node) return null;
+        const r = node.getBoundingClientRect();
+        return {left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+    };
+    const hand = document.getElementById('my-hand');
+    const cards = hand ? [...hand.querySelectorAll('.card')] : [];
+    // rows from the layout (offsets ignore a chosen card's lift and any motion)
+    const tops = cards.map((c) => c.offsetTop + c.offsetParent.offsetTop);
+    const rows = [];
+    for (const top of tops.sort((a, b) => a - b)) {
+        if (!rows.length || top - rows[rows.length - 1] > 4) rows.push(top);
+    }
+    const named = {hand: box(hand), stock: box(document.getElementById('stock')),
+                   discard: box(document.getElementById('discard-pile'))};
+    cards.forEach((c, i) => { named[`card ${c.dataset.card}`] = box(c); });
+    // the primary actions: the action bar's buttons (the layoff's confirmation when laying off)
+    const buttons = [...document.querySelectorAll('#action-bar button, #confirm-layoff')];
+    buttons.forEach((b) => { named[`button #${b.id}`] = box(b); });
+    return {named, buttons: buttons.length, cards: cards.length, rows: rows.length,
+            cardWidth: cards.length ? cards[0].getBoundingClientRect().width : 0,
+            scrollY: window.scrollY, pageWidth: document.documentElement.scrollWidth,
+            large: document.body.classList.contains('large-cards'),
+            width: window.innerWidth, height: window.innerHeight};
+}"""
+
+
+def outside(boxes: dict[str, dict[str, float] | None], width: int, height: int) -> list[str]:
+    """The named boxes that are missing or not wholly inside a width x height viewport."""
+    wrong = []
+    for name, b in boxes.items():
+        if b is None:
+            wrong.append(f"{name}: missing")
+        elif (b["left"] < -SLACK or b["top"] < -SLACK or b["right"] > width + SLACK
+              or b["bottom"] > height + SLACK):
+            wrong.append(f"{name}: {b}")
+    return wrong
+
+
+def measure(page: Page, step: str) -> dict[str, Any]:
+    """The page at its top: every measured box on screen, an action button, one or two rows.
+    (The screen is saved first, as ``<step>.png``, kept when a check fails.)"""
+    m: dict[str, Any] = page.evaluate(MEASURE_JS)
+    shot = screenshot(page, "last-step")
+    problems = outside(m["named"], m["width"], m["height"])
+    assert m["scrollY"] == 0, step
+    assert problems == [], f"{step}: outside the {m['width']}x{m['height']} screen: {problems}"
+    assert m["buttons"] >= 1, f"{step}: no action button"
+    assert m["pageWidth"] <= m["width"], f"{step}: the page is {m['pageWidth']} px wide"
+    assert 1 <= m["rows"] <= 2, f"{step}: the hand is in {m['rows']} rows"
+    shot.unlink()
+    return m
+
+
+def discard_step(page: Page) -> bool:
+    """A discard turn (no draw, pass, knock or layoff offered): choose the highest deadwood
+    card with a tap, so that the action bar shows its discard button. False otherwise."""
+    snapshot = page.evaluate(SNAPSHOT_JS)
+    if snapshot["ids"]:
+        return False
+    codes = snapshot["deadwood"] or snapshot["playable"]
+    chosen = max(codes, key=card_value)
+    # tapped on its corner, the part of an overlapped card that shows
+    page.locator(f'#my-hand .card[data-card="{chosen}"]').click(position={"x": 6, "y": 12})
+    page.wait_for_selector("#action-discard")
+    return True
+
+
+def play_hand_measuring(page: Page, label: str) -> list[dict[str, Any]]:
+    """Play the page's seat through one hand; at each of its steps measure the page at its top
+    (a discard is measured once the card is chosen, its button showing, then that button is
+    tapped). Returns the measurements; screenshots of the first step and of the end are saved.
+    """
+    measured: list[dict[str, Any]] = []
+    for _ in range(120):
+        _, state = wait_for_await([page], {"act", "next", "over"}, timeout=40)
+        if state != "act":
+            break
+        step = f"{label}, step {len(measured) + 1}"
+        if discard_step(page):
+            measured.append(measure(page, step))
+            before = int(page.get_attribute("#table-page", "data-version") or -1)
+            page.click("#action-discard")
+            page.wait_for_function(WAIT_JS, arg=before, polling=20)
+        else:
+            measured.append(measure(page, step))
+            play_turn(page)
+        if len(measured) == 1:
+            screenshot(page, label)
+    else:
+        raise AssertionError(f"{label}: the hand did not end")
+    screenshot(page, f"{label}-end")
+    return measured
+
+
+PHONE_CASES = [(lang, False) for lang in LANGUAGES] + [("hu", True), ("en", True)]
+
+
+@pytest.mark.parametrize(("lang", "large"), PHONE_CASES,
+                         ids=[f"{lang}{'-large' if large else ''}" for lang, large in PHONE_CASES])
+def test_phone_hand_piles_and_actions_fit_the_screen(
+        server: ServerProcess, browser: Browser, lang: str, large: bool) -> None:
+    """390x844: the hand, piles and action buttons are on screen at every step of a hand."""
+    context, page = open_page(browser, server.base, lang, phone=True)
+    if large:
+        page.goto("/")
+        page.check("#pref-large-cards")  # the header's setting, remembered by the browser
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    label = f"table-phone-{lang}{'-large' if large else ''}"
+    measured = play_hand_measuring(page, label)
+    assert len(measured) >= 2  # at least a draw and a discard
+    assert all(m["large"] == large for m in measured)
+    # the cards the player sees: the large ones are larger; ten or eleven cards in the hand
+    width = measured[0]["cardWidth"]
+    assert (width > 50) if large else (35 < width <= 50), width
+    assert {m["cards"] for m in measured} <= {10, 11}
+    if not large:
+        assert max(m["rows"] for m in measured) == 1  # small cards: the hand in one row
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+# --------------------------------------------------------------------------- the score sheet
+SHEET_JS = """() => {
+    const sheet = document.getElementById('score-sheet');
+    const scroller = sheet.querySelector('.sheet-scroll');
+    sheet.scrollIntoView({block: 'start'});
+    const rect = (node) => node.getBoundingClientRect();
+    const first = sheet.querySelector('thead th:first-child');
+    const cells = [...sheet.querySelectorAll('thead th, tfoot tr:last-child > *')];
+    const hidden = [];
+    let scrolled = false;
+    for (const cell of cells) {
+        const isFirst = cell.cellIndex === 0;
+        let r = rect(cell);
+        const view = rect(scroller);
+        const left = isFirst ? view.left : rect(first).right;
+        // scroll the sheet sideways, as a reader would, until the cell is in its visible box
+        if (r.right > view.right + 0.5) {
+            scroller.scrollLeft += r.right - view.right;
+            scrolled = true;
+        }
+        r = rect(cell);
+        if (r.left < left - 0.5) { scroller.scrollLeft -= left - r.left; scrolled = true; }
+        r = rect(cell);
+        const inside = r.left >= left - 0.5 && r.right <= view.right + 0.5
+            && r.top >= view.top - 0.5 && r.bottom <= view.bottom + 0.5
+            && r.left >= 0 && r.right <= window.innerWidth + 0.5
+            && r.top >= 0 && r.bottom <= window.innerHeight + 0.5;
+        if (!inside) hidden.push(`${cell.textContent}: ${JSON.stringify(r)}`);
+    }
+    scroller.scrollLeft = 0;
+    const table = rect(document.querySelector('.play-area'));
+    return {hidden, scrolled, names: sheet.querySelectorAll('thead th.player-name').length,
+            columns: sheet.querySelectorAll('thead th').length,
+            payouts: sheet.querySelectorAll('tfoot tr.payouts td').length,
+            beside: rect(sheet).left >= table.right,
+            pageWidth: document.documentElement.scrollWidth};
+}"""
+
+STICKY_JS = """() => {
+    const scroller = document.querySelector('#score-sheet .sheet-scroll');
+    const firsts = [...scroller.querySelectorAll('tr > :first-child')];
+    const last = scroller.querySelector('thead th:last-child');
+    const overflow = scroller.scrollWidth - scroller.clientWidth;
+    scroller.scrollLeft = overflow;
+    const view = scroller.getBoundingClientRect();
+    const lastBox = last.getBoundingClientRect();
+    const lost = firsts.filter((c) => {
+        const r = c.getBoundingClientRect();
+        return r.left < view.left - 0.5 || r.right > view.right + 0.5;
+    }).map((c) => c.textContent);
+    // a cell of the first column covers what scrolls under it (nothing shows through)
+    const firstRight = firsts[0].getBoundingClientRect().right;
+    const top = firsts[0].getBoundingClientRect().top;
+    const probe = document.elementFromPoint(firstRight - 2, top + 4);
+    return {overflow, scrollLeft: scroller.scrollLeft, lost, covered: firsts[0].contains(probe),
+            lastVisible: lastBox.right <= view.right + 0.5 && lastBox.left >= firstRight - 0.5,
+            pageWidth: document.documentElement.scrollWidth};
+}"""
+
+
+def play_to_sheet(page: Page) -> None:
+    """Play until a hand is on the score sheet."""
+    for _ in range(6):
+        play_until([page], {"next", "over"})
+        if page.locator("#score-sheet tbody tr").count():
+            return
+        page.click("#next-hand")
+        wait_for_await([page], {"act", "wait"})
+    raise AssertionError("no hand was scored")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_desktop_sheet_beside_the_table_shows_every_column(
+        server: ServerProcess, browser: Browser, lang: str) -> None:
+    """1366x900, classic, 2 players, after one hand: the sheet stands beside the table and
+    each of its header cells is visible inside it."""
+    context, page = open_page(browser, server.base, lang, phone=False)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    wait_for_await([page], {"act", "wait"})
+    screenshot(page, f"table-desktop-{lang}")
+    play_to_sheet(page)
+    result = page.evaluate(SHEET_JS)
+    assert result["names"] == 2 and result["columns"] == 3
+    assert result["hidden"] == [], result["hidden"]
+    assert result["beside"], "the sheet is not beside the table"
+    assert result["pageWidth"] <= DESKTOP["width"]
+    screenshot(page, f"table-desktop-{lang}-end")
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_arena_sheet_shows_four_seats_and_payouts_with_its_first_column_fixed(
+        server: ServerProcess, browser: Browser) -> None:
+    """A 4-player arena (three computers) in Hungarian, after its hand: at 1366x900 every
+    header and payout cell of the sheet is visible; at 390 px the sheet is wider than the
+    screen, scrolls inside itself (not the page) and keeps its first column in view."""
+    context, page = open_page(browser, server.base, "hu", phone=False)
+    create_table(page, "Ann", preset="arena", players=4,
+                 bots={1: "simple", 2: "intermediate", 3: "beginner"}, pool=1000)
+    for _ in range(6):  # void hands are dealt again (R6.1)
+        play_until([page], {"next", "over"})
+        if page.get_attribute("#table-page", "data-await") == "over":
+            break
+        page.click("#next-hand")
+        wait_for_await([page], {"act", "wait"})
+    else:
+        raise AssertionError("the arena hand did not end")
+    result = page.evaluate(SHEET_JS)
+    assert result["names"] == 4 and result["columns"] == 5 and result["payouts"] == 4
+    assert result["hidden"] == [], result["hidden"]
+    assert result["beside"]
+    screenshot(page, "table-desktop-hu-arena")
+
+    page.set_viewport_size(PHONE)
+    page.wait_for_function("() => window.innerWidth === 390")
+    sticky = page.evaluate(STICKY_JS)
+    assert sticky["overflow"] > 20 and sticky["scrollLeft"] > 20, sticky  # it does scroll
+    assert sticky["lost"] == [], sticky
+    assert sticky["covered"] and sticky["lastVisible"], sticky
+    assert sticky["pageWidth"] <= PHONE["width"], sticky  # the sheet scrolls, not the page
+    narrow = page.evaluate(SHEET_JS)
+    assert narrow["hidden"] == [], narrow["hidden"]
+    assert narrow["scrolled"]
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+# --------------------------------------------------------------------------- the create form
+SELECTS_JS = """() => {
+    const cut = [];
+    const selects = [...document.querySelectorAll('#create-form select, #quick-play select')];
+    const probe = document.createElement('span');
+    probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap';
+    document.body.append(probe);
+    for (const select of selects) {
+        const style = getComputedStyle(select);
+        probe.style.font = style.font;
+        const kept = select.selectedIndex;
+        const room = select.clientWidth - parseFloat(style.paddingLeft)
+            - parseFloat(style.paddingRight);
+        for (let i = 0; i < select.options.length; i += 1) {
+            select.selectedIndex = i;  // no change event: the form is not touched
+            probe.textContent = select.options[i].text;
+            const needed = probe.getBoundingClientRect().width;
+            // shown whole: on one line with room to spare, or wrapped inside the box
+            const whole = style.appearance === 'base-select'
+                ? select.scrollWidth <= select.clientWidth
+                : needed + 24 <= room;
+            if (!whole) cut.push(`${select.id || select.className}: ${select.options[i].text}`);
+        }
+        select.selectedIndex = kept;
+    }
+    probe.remove();
+    const page = document.documentElement.scrollWidth;
+    return {cut, count: selects.length, page};
+}"""
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_create_form_option_lists_are_not_cut(
+        server: ServerProcess, browser: Browser, size: str) -> None:
+    """Every choice of every list of the create form (rule options included) and of "Play
+    the computer" shows whole, in each language."""
+    for lang in LANGUAGES:
+        context, page = open_page(browser, server.base, lang, phone=size == "phone")
+        page.goto("/")
+        page.wait_for_selector("#create-form")
+        page.click("#create-form details.options summary")
+        result = page.evaluate(SELECTS_JS)
+        assert result["count"] >= 8, result
+        assert result["cut"] == [], f"{lang} {size}: {result['cut']}"
+        width = PHONE["width"] if size == "phone" else DESKTOP["width"]
+        assert result["page"] <= width, f"{lang} {size}: the page is {result['page']} px wide"
+        context.close()
