@@ -5,17 +5,21 @@ chosen layoff step (tests/layoff_deal.py)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from server_helpers import Client, LiveServer, live_server
 
-from ginrummy.cards import parse_cards
-from ginrummy.engine import Hand
+from ginrummy.actions import LayOff
+from ginrummy.bots import make_bot
+from ginrummy.cards import parse_card, parse_cards
+from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
 from ginrummy.server.layoffhints import MAX_ARRANGEMENTS, knock_arrangements, layoff_hints
 from ginrummy.solver import knock_options
+from ginrummy.views import view
 from layoff_deal import (
     DEADWOOD_AFTER,
     DEADWOOD_BEFORE,
@@ -122,3 +126,58 @@ def test_the_knock_hints_of_a_state_carry_the_arrangements() -> None:
     # a single way to meld these cards: the proposal alone
     assert knock["arrangements"] == [knock["action"]]
     assert knock["action"] == "knock Jc [4s 4d 4c] [7h 8h 9h] [Ks Kd Kc]"
+
+
+def _layoff_steps(preset: str, seeds: range, **options: object) -> Iterator[Hand]:
+    """Every layoff step of hands two to four ``simple`` bots play (seeded)."""
+    rules = Ruleset.preset(preset, **options)  # type: ignore[arg-type]
+    for seed in seeds:
+        hand = Hand.deal(rules, seed % rules.players, seed=seed)
+        bots = [make_bot("simple", seed * 4 + i) for i in range(rules.players)]
+        chance = random.Random(seed)
+        while not hand.over:
+            if hand.to_move < 0:  # a reshuffle of the discards (arena)
+                hand.apply(hand.reshuffle_order(chance))
+                continue
+            legal = hand.legal_actions()
+            if hand.phase is Phase.LAYOFF:
+                yield hand
+            hand.apply(bots[hand.to_move].choose(view(hand, hand.to_move), legal))
+
+
+@pytest.mark.parametrize(("preset", "options"), [
+    ("classic", {}), ("arena", {}), ("arena", {"players": 4, "layoff_chain": "own"}),
+])
+def test_the_offered_cards_are_exactly_those_the_engine_lets_lay_off(
+        preset: str, options: dict[str, object]) -> None:
+    """At every layoff step (later defenders too, after others laid off): each card the hints
+    name for a meld may be laid off there together with the cards before it on that end, and
+    no other card of the hand may be laid off alone onto any meld."""
+    steps = with_fits = after_others = 0
+    for hand in _layoff_steps(preset, range(60), **options):
+        seat = hand.to_move
+        targets = layoff_hints(hand, seat, hand.best_defence(seat))["layoff_targets"]
+        held = set(hand.hand_of(seat))
+        named: set[int] = set()
+        for target in targets:
+            index = target["meld"] - 1
+            for end in (target["low"], target["high"]):
+                chain = [parse_card(c) for c in end]
+                for k in range(len(chain)):
+                    lay = LayOff((), tuple((c, index) for c in chain[:k + 1]))
+                    assert hand.is_legal(lay), (str(lay), hand.knock, hand.laid_off)
+                named |= set(chain)
+            if target["fourth"] is not None:
+                fourth = parse_card(target["fourth"])
+                assert hand.is_legal(LayOff((), ((fourth, index),)))
+                named.add(fourth)
+        assert named <= held
+        with_fits += bool(named)
+        after_others += any(hand.laid_off)
+        for card in held - named:
+            for index in range(len(targets)):
+                assert not hand.is_legal(LayOff((), ((card, index),))), (card, index)
+        steps += 1
+    assert steps >= 10 and with_fits >= 10  # enough positions, with cards that fit
+    if options.get("players") == 4:
+        assert after_others >= 10  # later defenders, after others laid off
