@@ -237,3 +237,23 @@ def test_leaving_a_match_hands_the_seat_to_the_computer_until_the_player_is_back
     assert moves and all(e.source == "away" for e in moves)
     back = Client.open(server, table_id, tokens[0])  # the seat's token takes it back
     assert back.state["table"]["seats"][0]["away"] is False
+
+
+def test_a_three_player_resignation_survives_a_restart(tmp_path: Path) -> None:
+    slow = {"bot_delay_ms": 600_000}  # the computer seats never move in this test
+    with live_server(tmp_path, **slow) as first:
+        created = first.create(preset="arena", players=3, bots={"1": "simple", "2": "simple"})
+        table_id = created["table_id"]
+        ann = Client.open(first, table_id, created["token"])
+        _dealt(ann)
+        ann.send({"type": "resign"})
+        version = ann.wait(lambda m: m["type"] == "state" and m["resigned"] == [0])["version"]
+        ann.close()
+    with live_server(tmp_path, **slow) as again:  # the same database
+        back = Client.open(again, table_id, created["token"])
+        state = back.reach(version)
+        assert state["version"] == version and state["resigned"] == [0]
+        assert state["table"]["seats"][0]["away"] is True and state["legal"] == []
+        back.send({"type": "resign"})
+        assert _error(back)["code"] == "resigned"
+        back.close()
