@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -234,7 +235,13 @@ def test_leave_during_a_match_with_a_confirmation_back_to_the_lobby(
     page.click("#leave-dialog-confirm")
     page.wait_for_selector("#create-form")
     assert "table=" not in page.url
-    with urllib.request.urlopen(f"{server.base}/api/tables/{table_id}", timeout=10) as answer:
-        entry = json.loads(answer.read())
+    deadline = time.monotonic() + 10
+    while True:  # the server has the leave before the page's socket closes; read it back
+        with urllib.request.urlopen(f"{server.base}/api/tables/{table_id}",
+                                    timeout=10) as answer:
+            entry = json.loads(answer.read())
+        if entry["seats"][0]["away"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     assert entry["seats"][0]["away"] is True and entry["status"] == "playing"
     assert page.errors == []  # type: ignore[attr-defined]
