@@ -136,8 +136,12 @@ def test_bad_input_gets_a_clear_error() -> None:
         GinRummyGym(opponents="grandmaster")
     wrapped = env()
     wrapped.reset(seed=1)
-    wrapped.step(40)  # PettingZoo's wrapper: the illegal move ends the episode at -1
-    assert wrapped.rewards["player_1"] == -1 or wrapped.rewards["player_0"] == -1
+    mover = wrapped.agent_selection
+    wrapped.step(40)  # as PettingZoo's TerminateIllegalWrapper: the episode ends at -1
+    assert wrapped.rewards == {mover: -1.0, ({"player_0", "player_1"} - {mover}).pop(): 0.0}
+    assert all(wrapped.terminations.values())
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        env().step(1)
 
 
 def test_vector_matches_single_games() -> None:

@@ -62,6 +62,7 @@ __all__ = [
     "TAKE_ID",
     "action_name",
     "decode",
+    "decode_legal",
     "encode",
     "legal_bits",
     "legal_ids",
@@ -136,6 +137,11 @@ def decode(action_id: int, hand: Hand) -> Action:
         raise ValueError(
             f"action id {action_id} ({action_name(action_id)}) is not legal in the "
             f"{hand.phase} phase; legal ids: {legal_ids(hand)}")
+    return decode_legal(action_id, hand)
+
+
+def decode_legal(action_id: int, hand: Hand) -> Action:
+    """:func:`decode` for an id already known to be legal (unchecked)."""
     if DISCARD_BASE <= action_id < KNOCK_BASE:
         return DISCARDS[action_id - DISCARD_BASE]
     if action_id == DRAW_STOCK_ID:

@@ -8,7 +8,6 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
-from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
@@ -36,7 +35,9 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
     choose the rules; ``episode`` is ``"hand"`` (the first hand of a match) or ``"match"``;
     ``reward`` is ``"points"`` (each hand's score as it ends) or ``"margin"`` (the match's
     final totals), made zero-sum and multiplied by ``reward_scale``. A hand longer than
-    ``max_decisions`` decisions is truncated.
+    ``max_decisions`` decisions is truncated. ``illegal_reward``: ``None`` raises
+    ``ValueError`` for an id that is not legal; a number ends the episode instead, that
+    reward to the player who chose it (PettingZoo's ``TerminateIllegalWrapper``).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "ginrummy_v0",
@@ -45,7 +46,8 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
     def __init__(self, preset: str | Ruleset = "eaai", players: int | None = None,
                  options: dict[str, Any] | None = None, episode: str = "hand",
                  reward: str = "points", reward_scale: float = 1.0,
-                 max_decisions: int = MAX_DECISIONS, render_mode: str | None = None) -> None:
+                 max_decisions: int = MAX_DECISIONS, render_mode: str | None = None,
+                 illegal_reward: float | None = None) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
@@ -53,6 +55,8 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         rules = make_rules(preset, players, options)
         self.config = GameConfig(rules, episode, reward, reward_scale, max_decisions)
         self.render_mode = render_mode
+        self.illegal_reward = illegal_reward
+        self._was_reset = False
         self.game = Game(self.config)
         self.possible_agents = [f"player_{seat}" for seat in range(rules.players)]
         self.agents = self.possible_agents[:]
@@ -80,6 +84,7 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new episode; the same ``seed`` replays the same deals and reshuffles."""
         self.game.reset(seed)
+        self._was_reset = True
         self.agents = self.possible_agents[:]
         self._memories = [PileMemory() for _ in self.possible_agents]
         self.rewards = self._zeros.copy()
@@ -108,9 +113,14 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if not self._was_reset:
+            raise RuntimeError("call reset() before step()")
         if action is None:
             raise ValueError(f"{agent} is to move: give an action id, not None")
         game = self.game
+        if self.illegal_reward is not None and not game.legal_bits() >> int(action) & 1:
+            self._end_illegally(agent, int(action))
+            return
         try:
             rewards = game.step(int(action))
         except ValueError as error:
@@ -132,6 +142,18 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         if self.render_mode == "human":
             self.render()
 
+    def _end_illegally(self, agent: str, action: int) -> None:
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"{agent}: action id {action} is outside 0..{NUM_ACTIONS - 1}")
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = self._zeros.copy()
+        assert self.illegal_reward is not None
+        self.rewards[agent] = float(self.illegal_reward)
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.infos[agent] = {"illegal_action": action}
+        self._accumulate_rewards()
+
     def render(self) -> str | None:
         """The hand as text (every card shown: a developer's view, not an agent's)."""
         text = repr(self.game.hand)
@@ -145,18 +167,22 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
 
 
 def raw_env(**kwargs: Any) -> GinRummyAEC:
-    """The environment without PettingZoo's checking wrappers (see :class:`GinRummyAEC`)."""
+    """The environment that raises ``ValueError`` for an illegal id (:func:`env` ends the
+    episode instead); arguments: :class:`GinRummyAEC`."""
     return GinRummyAEC(**kwargs)
 
 
-def env(**kwargs: Any) -> Any:
-    """The environment as PettingZoo's classic games ship it: an illegal action ends the
-    episode with -1 for its player, out-of-range actions assert, order is enforced.
-    ``env()`` with no arguments is a two-player ``eaai`` hand."""
-    wrapped: Any = raw_env(**kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+def env(**kwargs: Any) -> GinRummyAEC:
+    """The environment as PettingZoo's classic games behave: an illegal action ends the
+    episode with -1 for its player (``illegal_reward``), an id outside the space and a step
+    before ``reset`` raise. ``env()`` with no arguments is a two-player ``eaai`` hand.
+
+    The checks of PettingZoo's ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` are built in rather than wrapped: each wrapper layer forwards
+    every attribute read, which cost more than a step of the game itself.
+    """
+    kwargs.setdefault("illegal_reward", -1.0)
+    return GinRummyAEC(**kwargs)
 
 
 

@@ -4,13 +4,14 @@ generator, so a seed reproduces an episode exactly."""
 
 from __future__ import annotations
 
+import operator
 import random
 from dataclasses import dataclass
 from typing import Any
 
 from ginrummy.actions import Action
 from ginrummy.engine import Hand, Phase
-from ginrummy.env.actions import decode, legal_bits
+from ginrummy.env.actions import NUM_ACTIONS, decode, decode_legal, legal_bits
 from ginrummy.match import Match
 from ginrummy.rules import Format, Ruleset
 from ginrummy.scoring import HandResult
@@ -115,7 +116,10 @@ class Game:
         ``None`` when it brings none. Raises ``ValueError`` for an id that is not legal."""
         if self.over:
             raise ValueError("the episode is over: reset the game")
-        return self.play(decode(action_id, self.hand))
+        action_id = operator.index(action_id)
+        if not 0 <= action_id < NUM_ACTIONS or not self.legal_bits() >> action_id & 1:
+            decode(action_id, self.hand)  # raises the error that names the id
+        return self.play(decode_legal(action_id, self.hand))
 
     def play(self, action: Action) -> list[float] | None:
         """Play an engine action (a computer player's) for the seat to move."""
