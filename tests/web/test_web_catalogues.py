@@ -79,7 +79,7 @@ def test_no_english_left_except_listed_words(lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_plural_messages_have_the_forms_of_their_language(lang: str) -> None:
     """A plural message has one text for each category of Intl.PluralRules(lang) (CLDR: en, hu
-    one/other; fr one/many/other; pl one/few/many/other), and every form keeps the count."""
+    one/other; fr one/many/other; pl one/few/many/other)."""
     plural = {k: m for k, m in messages(catalogue(lang)).items() if isinstance(m, dict)}
     assert len(plural) >= 15
     wrong = {k: sorted(m) for k, m in plural.items() if sorted(m) != sorted(CATEGORIES[lang])}

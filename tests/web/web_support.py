@@ -444,5 +444,7 @@ def english_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
         parts = PLACEHOLDER.split(text)
         regex = "".join(re.escape(p) if i % 2 == 0 else ".+?" for i, p in enumerate(parts))
         anchored = len(literal) < 8
-        patterns.append((key, re.compile(f"^{regex}$" if anchored else f"(?:^|\\W){regex}")))
+        # whole words: an English "1 point" is not found in a French "points"
+        found_in = f"^{regex}$" if anchored else f"(?:^|\\W){regex}(?:\\W|$)"
+        patterns.append((key, re.compile(found_in)))
     return patterns
