@@ -33,6 +33,7 @@ index      content
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +51,7 @@ _PHASES = {Phase.OFFER: 0, Phase.DRAW: 1, Phase.DISCARD: 2, Phase.LAYOFF: 3, Pha
            Phase.RESHUFFLE: 1}
 
 __all__ = ["OBS_SIZE", "PileMemory", "card_planes", "encode_batch", "encode_view",
-           "pile_below_top", "scalars"]
+           "pile_below_top", "raw_numbers", "scalars", "scalars_batch"]
 
 
 def pile_below_top(view: PlayerView) -> int:
@@ -90,16 +91,39 @@ class PileMemory:
     key: tuple[int, int, int] = (-1, -1, -1)
     read: int = 0
     pile: list[int] = field(default_factory=list)
+    below: int = 0
+    """The mask of ``pile[:-1]``, kept up to date."""
 
     def below_top(self, view: PlayerView) -> int:
         """The pile below its top in ``view``."""
         log = view.log
+        end = len(log)
+        read = self.read
         key = (view.hand_number, view.dealer, view.upcard)
-        if key != self.key or len(log) < self.read:
-            self.key, self.read, self.pile = key, 0, [view.upcard]
-        _replay_pile(self.pile, log, self.read)
-        self.read = len(log)
-        return _pile_mask(self.pile)
+        if read == end and key == self.key:
+            return self.below
+        if key != self.key or end < read:
+            self.key, self.pile, self.below = key, [view.upcard], 0
+            read = 0
+        pile = self.pile
+        below = self.below
+        for index in range(read, end):
+            action: Any = log[index][1]  # dispatched on its exact type below (hot loop)
+            kind = type(action)
+            if kind is Discard or (kind is Knock and action.discard is not None):
+                if pile:
+                    below |= 1 << pile[-1]
+                pile.append(action.card if kind is Discard else action.discard)
+            elif kind is DrawDiscard:
+                pile.pop()
+                if pile:
+                    below &= ~(1 << pile[-1])
+            elif kind is Reshuffle:
+                del pile[:-1]
+                below = 0
+        self.read = end
+        self.below = below
+        return below
 
 
 def card_planes(view: PlayerView, below_top: int) -> list[int]:
@@ -142,6 +166,51 @@ def scalars(view: PlayerView) -> list[float]:
     return out
 
 
+RAW_NUMBERS = 15
+"""The whole numbers :func:`raw_numbers` reads from a view, turned into :func:`scalars`' 23
+numbers for many rows at once by :func:`scalars_batch`."""
+
+
+def raw_numbers(view: PlayerView) -> list[int]:
+    """Phase, dealer (relative), stock size, knock limit, least deadwood, opponents' counts
+    (3), players, reshuffles, scores (observer first, 4) and target (0: none)."""
+    seat = view.seat
+    assert seat is not None
+    counts = view.counts
+    n = len(counts)
+    scores = view.scores
+    target = view.rules.target
+    if scores is None or not target:
+        scores, target = (0, 0, 0, 0), 0
+    return [
+        _PHASES[view.phase], (view.dealer - seat) % n, view.stock_size, view.knock_limit,
+        deadwood_mask(view.hand_mask),
+        counts[(seat + 1) % n], counts[(seat + 2) % n] if n > 2 else 0,
+        counts[(seat + 3) % n] if n > 3 else 0, n, view.reshuffles,
+        scores[seat], scores[(seat + 1) % n], scores[(seat + 2) % n] if n > 2 else 0,
+        scores[(seat + 3) % n] if n > 3 else 0, target]
+
+
+_ROWS = np.arange(4096)
+
+
+def scalars_batch(raw: npt.NDArray[np.int64], out: npt.NDArray[np.float32]) -> None:
+    """:func:`scalars` of many rows of :func:`raw_numbers` at once, into ``out`` (rows, 23)."""
+    rows = raw.shape[0]
+    rng = _ROWS[:rows] if rows <= len(_ROWS) else np.arange(rows)
+    out[:] = 0.0
+    out[rng, raw[:, 0]] = 1.0
+    out[rng, 5 + raw[:, 1]] = 1.0
+    out[:, 9] = raw[:, 2] / 52
+    np.minimum(raw[:, 3] / 10, 1.0, out=out[:, 10])
+    np.minimum(raw[:, 4] / 100, 1.0, out=out[:, 11])
+    out[:, 12:15] = raw[:, 5:8] / 11
+    out[rng, 15 + raw[:, 8] - 2] = 1.0
+    np.minimum(raw[:, 9] / 2, 1.0, out=out[:, 18])
+    target = np.maximum(raw[:, 14:15], 1)
+    np.minimum(raw[:, 10:14] / target, 1.0, out=out[:, 19:23])
+
+
 def _unpack(masks: npt.NDArray[np.uint64], width: int) -> npt.NDArray[np.uint8]:
     """Bits of each uint64 (little-endian, lowest first), the first ``width`` of each."""
     bits = np.unpackbits(masks.view(np.uint8), axis=-1, bitorder="little")
@@ -159,13 +228,14 @@ def encode_view(view: PlayerView, below_top: int | None = None) -> npt.NDArray[n
     return out
 
 
-def encode_batch(planes: list[list[int]], numbers: list[list[float]],
+def encode_batch(planes: list[list[int]], numbers: list[list[int]],
                  out: npt.NDArray[np.float32]) -> None:
-    """Fill ``out`` (rows, 387) from each row's :func:`card_planes` and :func:`scalars`."""
+    """Fill ``out`` (rows, 387) from each row's :func:`card_planes` and
+    :func:`raw_numbers`."""
     rows = len(planes)
     masks = np.array(planes, dtype=np.uint64)
     out[:rows, :CARD_FEATURES] = _unpack(masks, 52).reshape(rows, -1)
-    out[:rows, CARD_FEATURES:] = numbers
+    scalars_batch(np.array(numbers, dtype=np.int64), out[:rows, CARD_FEATURES:])
 
 
 def mask_array(bits: int, size: int) -> npt.NDArray[np.int8]:

@@ -16,7 +16,7 @@ from ginrummy.env.observation import (
     card_planes,
     encode_batch,
     mask_batch,
-    scalars,
+    raw_numbers,
 )
 from ginrummy.rules import Ruleset
 from ginrummy.views import view
@@ -98,7 +98,7 @@ class VectorGinRummy:
             seat = game.to_move
             seen = view(game.match, seat)
             planes.append(card_planes(seen, memories[seat].below_top(seen)))
-            numbers.append(scalars(seen))
+            numbers.append(raw_numbers(seen))
             bits.append(game.legal_bits())
             seats.append(seat)
         obs = self._obs
