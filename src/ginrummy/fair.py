@@ -19,7 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ginrummy.actions import Reshuffle
 from ginrummy.cards import NUM_CARDS, Card, format_cards
+from ginrummy.engine import CHANCE, Hand
 
 DOMAIN = b"ginrummy-fair-v1"
 """The domain-separation label that starts every HMAC message."""
@@ -153,6 +155,15 @@ def reshuffle_order(server_seed: bytes, client_seeds: Sequence[bytes], index: in
     return shuffle(server_seed, client_seeds, f"reshuffle{index}", cards)
 
 
+def reshuffle_for(hand: Hand, server_seed: bytes, client_seeds: Sequence[bytes]) -> Reshuffle:
+    """The hand's next reshuffle as a chance action (for ``hand.apply``): the discards below
+    the top card ordered by :func:`reshuffle_order` with index ``hand.reshuffles + 1``."""
+    if hand.to_move != CHANCE:
+        raise FairError("no reshuffle is due in this hand")
+    order = reshuffle_order(server_seed, client_seeds, hand.reshuffles + 1, hand.discards[:-1])
+    return Reshuffle(tuple(order))
+
+
 # ----------------------------------------------------------------- records
 def _hex_bytes(value: Any, what: str) -> bytes:
     if not isinstance(value, str):
@@ -261,5 +272,5 @@ def _compare(what: str, played: list[Card], expected: list[Card]) -> list[str]:
 __all__ = [
     "DOMAIN", "SEED_BYTES", "FairData", "FairError", "UniformDrawer", "client_digest",
     "commitment", "deck", "keystream", "new_client_seed", "new_server_seed",
-    "rejection_limit", "reshuffle_order", "shuffle", "verify_hand",
+    "rejection_limit", "reshuffle_for", "reshuffle_order", "shuffle", "verify_hand",
 ]

@@ -11,7 +11,8 @@ Format (``docs/records.md`` documents it with an example)::
       "hands": [
         {"dealer": 1, "deck": "7h Kd ...",   # 52 cards in deal order (R2.3)
          "actions": ["stock", "discard Kd", ..., "knock 7h [As 2s 3s] ...", "layoff ..."],
-         "result": {...}}                    # as computed when recorded; checked on replay
+         "result": {...},                    # as computed when recorded; checked on replay
+         "fair": {...}}                      # optional: seeds of a provably fair deal (fair.py)
       ],
       "result": {...}                        # the match result, when the match ended
     }
@@ -22,7 +23,7 @@ Replaying a record rebuilds every state; a stored result that disagrees is an er
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,10 +54,12 @@ class GameRecord:
     result: dict[str, Any] | None = None
 
     @classmethod
-    def from_match(cls, match: Match, players: Sequence[str] = ()) -> GameRecord:
-        """The record of a match played so far."""
+    def from_match(cls, match: Match, players: Sequence[str] = (),
+                   fair: Sequence[Mapping[str, Any] | None] = ()) -> GameRecord:
+        """The record of a match played so far; ``fair`` holds each hand's fair data
+        (``ginrummy.fair.FairData.to_json()``, docs/fair.md) by hand index, None where none."""
         hands = []
-        for hand in match.hands:
+        for index, hand in enumerate(match.hands):
             entry: dict[str, Any] = {
                 "dealer": hand.dealer,
                 "deck": format_cards(hand.deck),
@@ -64,6 +67,9 @@ class GameRecord:
             }
             if hand.result is not None:
                 entry["result"] = hand.result.to_dict()
+            seeds = fair[index] if index < len(fair) else None
+            if seeds is not None:
+                entry["fair"] = dict(seeds)
             hands.append(entry)
         return cls(
             rules=match.rules,

@@ -30,6 +30,7 @@ examples:
   ginrummy simulate --players simple,simple --hands 2000 --seed 1 --preset eaai --json
   ginrummy tournament --players simple,random --preset eaai --matches 200 --seed 1 --jobs 2
   ginrummy replay ginrummy-20250101-120000.ginrec.json --verbose
+  ginrummy verify game.ginrec.json           every deal recomputed from its revealed seeds
   ginrummy rules playok
   ginrummy serve --port 8000 --db sqlite:///ginrummy.db
   ginrummy ledger check --db sqlite:///ginrummy.db   (exit status 1 on any discrepancy)
@@ -134,6 +135,15 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE", help="a .ginrec.json game record")
     replay.add_argument("--verbose", "-v", action="store_true", help="print every action")
 
+    verify = sub.add_parser(
+        "verify", help="check that every deal of a game record came from its committed seeds",
+        description="For every hand of a game record: the commitment matches the revealed "
+        "server seed and the deck and reshuffles recomputed from the seeds are the ones "
+        "played. Exit status 1 when any hand is not verified. See docs/fair.md.")
+    from ginrummy.cli.verify import add_verify_arguments
+
+    add_verify_arguments(verify)
+
     rules = sub.add_parser(
         "rules", help="print a preset's options as a table",
         description="Print the options of a preset (with --set overrides), or of all presets "
@@ -193,6 +203,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ginrummy.cli.replay import run_replay
 
         return run_replay(args)
+    if command == "verify":
+        from ginrummy.cli.verify import run_verify
+
+        return run_verify(args)
     if command == "rules":
         from ginrummy.cli.rulestable import run_rules
 
