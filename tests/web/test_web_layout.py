@@ -82,10 +82,15 @@ def open_page(browser: Browser, base: str, lang: str, *,
     return context, page
 
 
+SETTLED_JS = """() => document.getAnimations().every((a) => a.playState !== 'running'
+    || a.effect?.getComputedTiming().iterations === Infinity)"""
+
+
 def screenshot(page: Page, name: str) -> Path:
     """Save a screenshot of the viewport as a test artifact."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
+    page.wait_for_function(SETTLED_JS, polling=50)  # no card caught in flight
     page.screenshot(path=str(path))
     return path
 
@@ -188,27 +193,37 @@ def play_hand_measuring(page: Page, label: str) -> list[dict[str, Any]]:
     return measured
 
 
-PHONE_CASES = [(lang, False) for lang in LANGUAGES] + [("hu", True), ("en", True)]
+PHONE_CASES = ([(lang, False, 2) for lang in LANGUAGES]
+               + [("hu", True, 2), ("en", True, 2), ("hu", True, 4)])
 
 
-@pytest.mark.parametrize(("lang", "large"), PHONE_CASES,
-                         ids=[f"{lang}{'-large' if large else ''}" for lang, large in PHONE_CASES])
+@pytest.mark.parametrize(
+    ("lang", "large", "players"), PHONE_CASES,
+    ids=[f"{lang}{'-large' if large else ''}{'-arena' if players > 2 else ''}"
+         for lang, large, players in PHONE_CASES])
 def test_phone_hand_piles_and_actions_fit_the_screen(
-        server: ServerProcess, browser: Browser, lang: str, large: bool) -> None:
-    """390x844: the hand, piles and action buttons are on screen at every step of a hand."""
+        server: ServerProcess, browser: Browser, lang: str, large: bool, players: int) -> None:
+    """390x844: the hand, piles and action buttons are on screen at every step of a hand (a
+    classic hand against one computer; an arena hand against three, the tallest table)."""
     context, page = open_page(browser, server.base, lang, phone=True)
     if large:
         page.goto("/")
+        page.wait_for_selector("#create-form")  # the page's script is running
         page.check("#pref-large-cards")  # the header's setting, remembered by the browser
-    create_table(page, "Ann", preset="classic", bots={1: "simple"})
-    label = f"table-phone-{lang}{'-large' if large else ''}"
+        page.wait_for_function("() => document.body.classList.contains('large-cards')")
+    if players == 2:
+        create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    else:
+        create_table(page, "Ann", preset="arena", players=4,
+                     bots={1: "simple", 2: "intermediate", 3: "beginner"}, pool=1000)
+    label = f"table-phone-{lang}{'-large' if large else ''}{'-arena' if players > 2 else ''}"
     measured = play_hand_measuring(page, label)
     assert len(measured) >= 2  # at least a draw and a discard
     assert all(m["large"] == large for m in measured)
-    # the cards the player sees: the large ones are larger; ten or eleven cards in the hand
+    # the cards the player sees: the large ones are larger; the hand's size for the preset
     width = measured[0]["cardWidth"]
     assert (width > 50) if large else (35 < width <= 50), width
-    assert {m["cards"] for m in measured} <= {10, 11}
+    assert {m["cards"] for m in measured} <= ({10, 11} if players == 2 else {7, 8})
     if not large:
         assert max(m["rows"] for m in measured) == 1  # small cards: the hand in one row
     assert page.errors == []  # type: ignore[attr-defined]
@@ -224,6 +239,7 @@ SHEET_JS = """() => {
     const first = sheet.querySelector('thead th:first-child');
     const cells = [...sheet.querySelectorAll('thead th, tfoot tr:last-child > *')];
     const hidden = [];
+    const overflow = scroller.scrollWidth - scroller.clientWidth;
     let scrolled = false;
     for (const cell of cells) {
         const isFirst = cell.cellIndex === 0;
@@ -246,7 +262,8 @@ SHEET_JS = """() => {
     }
     scroller.scrollLeft = 0;
     const table = rect(document.querySelector('.play-area'));
-    return {hidden, scrolled, names: sheet.querySelectorAll('thead th.player-name').length,
+    return {hidden, scrolled, overflow,
+            names: sheet.querySelectorAll('thead th.player-name').length,
             columns: sheet.querySelectorAll('thead th').length,
             payouts: sheet.querySelectorAll('tfoot tr.payouts td').length,
             beside: rect(sheet).left >= table.right,
@@ -255,6 +272,7 @@ SHEET_JS = """() => {
 
 STICKY_JS = """() => {
     const scroller = document.querySelector('#score-sheet .sheet-scroll');
+    scroller.scrollIntoView({block: 'start'});
     const firsts = [...scroller.querySelectorAll('tr > :first-child')];
     const last = scroller.querySelector('thead th:last-child');
     const overflow = scroller.scrollWidth - scroller.clientWidth;
@@ -299,6 +317,7 @@ def test_desktop_sheet_beside_the_table_shows_every_column(
     result = page.evaluate(SHEET_JS)
     assert result["names"] == 2 and result["columns"] == 3
     assert result["hidden"] == [], result["hidden"]
+    assert result["overflow"] <= 0 and not result["scrolled"], result  # no sideways scrolling
     assert result["beside"], "the sheet is not beside the table"
     assert result["pageWidth"] <= DESKTOP["width"]
     screenshot(page, f"table-desktop-{lang}-end")
@@ -326,6 +345,7 @@ def test_arena_sheet_shows_four_seats_and_payouts_with_its_first_column_fixed(
     assert result["names"] == 4 and result["columns"] == 5 and result["payouts"] == 4
     assert result["hidden"] == [], result["hidden"]
     assert result["beside"]
+    assert result["overflow"] <= 0 and not result["scrolled"], result  # four seats fit beside
     screenshot(page, "table-desktop-hu-arena")
 
     page.set_viewport_size(PHONE)
