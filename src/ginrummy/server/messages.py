@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from ginrummy.actions import Action, Knock, LayOff, action_text
 from ginrummy.engine import Hand, Phase
+from ginrummy.server.fairdeal import fair_block
 from ginrummy.server.jsontext import dumps
 from ginrummy.server.kinds import SeatKind, TableStatus
 from ginrummy.server.layoffhints import knock_arrangements, layoff_hints
@@ -179,6 +180,8 @@ class SharedBody(TypedDict):
     rematch: list[int]
     resigned: list[int]
     previous: dict[str, Any] | None
+    fair: dict[str, Any] | None
+    """The latest hand's fair-deal seeds (:func:`ginrummy.server.fairdeal.fair_block`)."""
 
 
 class State(SeatBody, SharedBody):
@@ -351,6 +354,7 @@ class StateMessages:
             "rematch": [s.seat for s in table.seats if s.rematch],
             "resigned": list(table.resigned),
             "previous": table.previous,
+            "fair": fair_block(table),
         }
 
 

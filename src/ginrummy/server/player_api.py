@@ -21,10 +21,11 @@ from ginrummy.server.api import error_response, in_thread
 from ginrummy.server.matchrecord import match_end_writes
 from ginrummy.server.names import name_key
 from ginrummy.server.ratings import CATEGORIES
-from ginrummy.server.replay import ReplayError, match_record, replay_match
+from ginrummy.server.replay import ReplayError, fair_entries, match_record, replay_match
 from ginrummy.server.sessions import account_store, current_account
 from ginrummy.storage import players
 from ginrummy.storage.accounts import StoredAccount
+from ginrummy.storage.fairseeds import StoredSeeds, load_match
 
 if TYPE_CHECKING:
     from ginrummy.server.app import Server
@@ -217,7 +218,14 @@ async def record(request: Request) -> Response:
     if isinstance(found, Response):
         return found
     match, replayed, _steps = found
-    text = match_record(replayed, [s.name for s in match.seats]).dumps() + "\n"
+
+    def read_seeds() -> list[StoredSeeds]:
+        with _engine(request).connect() as conn:
+            return load_match(conn, match.table_id, match.first_version,
+                              match.last_version)
+
+    fair = fair_entries(await in_thread(read_seeds))
+    text = match_record(replayed, [s.name for s in match.seats], fair).dumps() + "\n"
     return Response(text, media_type="application/json", headers={
         "content-disposition": f'attachment; filename="ginrummy-match-{match.id}.ginrec.json"'})
 

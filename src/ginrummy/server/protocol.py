@@ -36,6 +36,7 @@ class Code(StrEnum):
     ENDLESS_HAND = "endless_hand"
     MUTED = "muted"
     RESIGNED = "resigned"
+    SEED_REFUSED = "seed_refused"
 
 
 class Close:
@@ -63,6 +64,8 @@ class Hello(_Message):
     token: str | None = Field(default=None, max_length=128)
     invite: str | None = Field(default=None, max_length=128)
     since: int | None = Field(default=None, ge=0, le=MAX_INT)
+    seeds: bool = False
+    """The client sends a ``seed`` for each hand (docs/protocol.md, *Fair deals*)."""
 
 
 class ActionMessage(_Message):
@@ -89,13 +92,22 @@ class MuteMessage(_Message):
     muted: bool
 
 
+class SeedMessage(_Message):
+    """A seat's client seed for a hand's fair deal (hex; checked by the table)."""
+
+    type: Literal["seed"]
+    hand: int = Field(ge=1, le=MAX_INT)
+    seed: str = Field(max_length=128)
+
+
 class SimpleMessage(_Message):
     """Messages with no field besides their type."""
 
     type: Literal["rematch", "next", "resync", "ping", "resign", "leave"]
 
 
-AnyClientMessage = Hello | ActionMessage | ChatMessage | MuteMessage | SimpleMessage
+AnyClientMessage = (Hello | ActionMessage | ChatMessage | MuteMessage | SeedMessage
+                    | SimpleMessage)
 """Every client message (a new one is a model above and one more member here)."""
 ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
 _CLIENT = TypeAdapter(ClientMessage)

@@ -20,6 +20,7 @@ from ginrummy.rules import Format, Ruleset
 from ginrummy.server.kinds import EventKind
 from ginrummy.server.resign import ends_match, resign_match
 from ginrummy.storage import StoredEvent
+from ginrummy.storage.fairseeds import StoredSeeds
 
 
 class ReplayError(ValueError):
@@ -78,6 +79,21 @@ def replay_match(rules: Ruleset, pool_chips: int | None, events: Sequence[Stored
     return match, steps
 
 
-def match_record(match: Match, names: Sequence[str]) -> GameRecord:
-    """The game record of a replayed match (docs/records.md)."""
-    return GameRecord.from_match(match, list(names))
+def match_record(match: Match, names: Sequence[str],
+                 fair: Sequence[dict[str, Any] | None] = ()) -> GameRecord:
+    """The game record of a replayed match (docs/records.md), with each hand's ``fair``
+    seeds (by hand index) where the match has them (:func:`fair_entries`)."""
+    return GameRecord.from_match(match, list(names), fair)
+
+
+def fair_entries(stored: Sequence[StoredSeeds]) -> list[dict[str, Any] | None]:
+    """The record's ``fair`` entries of a finished match's stored seeds, by hand index (every
+    hand of a finished match is over: its server seed is revealed)."""
+    entries: list[dict[str, Any] | None] = []
+    for seeds in stored:
+        while len(entries) < seeds.hand - 1:
+            entries.append(None)
+        entries.append({"commitment": seeds.commitment, "server_seed": seeds.server_seed,
+                        "client_seeds": list(seeds.client_seeds),
+                        "server_made": list(seeds.server_made)})
+    return entries

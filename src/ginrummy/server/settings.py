@@ -31,6 +31,9 @@ class Settings:
     """Pause before a computer player moves (so people can follow)."""
     between_hands_seconds: float = 30.0
     """Longest wait after a hand before the next deal (humans may say ``next`` earlier)."""
+    fair_seed_seconds: float = 3.0
+    """How long a hand's deal waits for the client seeds of the seats that offer them
+    (docs/fair.md); a seed not sent by then is made by the server, announced as such."""
     default_bot: str = ""
     """Level used for timeouts and absent players; empty: intermediate if known, else simple."""
     frame_limit: int = 8192

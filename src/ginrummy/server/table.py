@@ -16,12 +16,13 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from ginrummy.actions import Action, parse_action
+from ginrummy.actions import Action, Reshuffle, parse_action
 from ginrummy.cards import format_cards, parse_card_list
 from ginrummy.engine import CHANCE, Hand, deal_order
 from ginrummy.errors import IllegalActionError, NotYourTurnError
 from ginrummy.match import Match
 from ginrummy.rules import Format, Ruleset
+from ginrummy.server.fairdeal import FairHand, dealt, pending
 from ginrummy.server.kinds import EventKind, SeatKind, Source, TableStatus
 from ginrummy.server.messages import State, StateMessages, TableEntry
 from ginrummy.server.protocol import Code, MessageError
@@ -141,6 +142,8 @@ class GameTable:
     """The seats that resigned the current match, in order."""
     previous: dict[str, Any] | None = None
     """The previous match's score sheet and result (kept after a rematch)."""
+    fair: FairHand | None = field(default=None, repr=False, compare=False)
+    """The seeds of the latest committed hand (:mod:`ginrummy.server.fairdeal`)."""
 
     # ----------------------------------------------------------------- storage
     @classmethod
@@ -235,8 +238,10 @@ class GameTable:
         return StoredEvent(self.version + 1, EventKind.MATCH, json.dumps({"first_dealer": first}))
 
     def deal_event(self) -> StoredEvent:
-        """The next hand's deck, shuffled with ``secrets.SystemRandom``."""
-        deck = deal_order(rng=secrets.SystemRandom())
+        """The next hand's deck: from its committed seeds (:mod:`ginrummy.fair`); without
+        any (a table built by hand), shuffled with ``secrets.SystemRandom``."""
+        seeds = pending(self)
+        deck = deal_order(rng=secrets.SystemRandom()) if seeds is None else seeds.deck()
         return StoredEvent(self.version + 1, EventKind.DEAL, format_cards(deck))
 
     def action_event(self, action: Action, seat: int, source: Source,
@@ -250,10 +255,16 @@ class GameTable:
         return StoredEvent(self.version + 1, EventKind.RESIGN, "resign", seat, Source.HUMAN)
 
     def reshuffle_event(self) -> StoredEvent:
-        """The due reshuffle, ordered with ``secrets.SystemRandom``."""
+        """The due reshuffle, ordered from the hand's seeds (without any, with
+        ``secrets.SystemRandom``)."""
         hand = self.hand
         assert hand is not None
-        order = hand.reshuffle_order(secrets.SystemRandom())
+        seeds = dealt(self)
+        if seeds is None:
+            order = hand.reshuffle_order(secrets.SystemRandom())
+        else:
+            order = Reshuffle(tuple(seeds.reshuffle(hand.reshuffles + 1,
+                                                    list(hand.discards[:-1]))))
         return StoredEvent(self.version + 1, EventKind.ACTION, str(order), CHANCE,
                            Source.CHANCE)
 

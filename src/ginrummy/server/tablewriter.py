@@ -28,6 +28,7 @@ from ginrummy.server.commits import CommitPath, EventMaker
 from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.computer import ComputerSeats
 from ginrummy.server.connections import Connection
+from ginrummy.server.fairdeal import FairHand, new_fair_hand, parse_seed, pending
 from ginrummy.server.kinds import OPEN_STATUSES, SeatKind, Source, TableStatus
 from ginrummy.server.messages import (
     State,
@@ -39,7 +40,7 @@ from ginrummy.server.messages import (
     with_ack,
 )
 from ginrummy.server.presence import Presence
-from ginrummy.server.protocol import ActionMessage, Close, Code, MessageError
+from ginrummy.server.protocol import ActionMessage, Close, Code, MessageError, SeedMessage
 from ginrummy.server.settings import Settings
 from ginrummy.server.settlement import Ending, Hooks, MatchEnd
 from ginrummy.server.table import STOP_REASONS, GameTable, Seat, Step
@@ -47,6 +48,7 @@ from ginrummy.server.timers import TableTimers, TimerAction
 from ginrummy.storage import Apply, Repository, UpdateSeat, WriteOp
 from ginrummy.storage.accounts import give_matches
 from ginrummy.storage.chatlog import StoredChatLine, add_line, load_lines
+from ginrummy.storage.fairseeds import load_latest
 
 log = logging.getLogger("ginrummy.server.table")
 
@@ -87,6 +89,10 @@ class TableWriter:
         self.recent_chat = RecentChat()
         """The table's last chat lines (stored too): sent to newcomers, found by reports."""
         self.on_action = on_action
+        self.seeders: set[Connection] = set()
+        """Connections whose client sends a client seed for each hand (``hello`` ``seeds``)."""
+        self.fair_stored: FairHand | None = None
+        """The seeds of the latest hand whose server seed is stored (kept on a reload)."""
         self.barred: set[int] = set()
         """Accounts an administrator removed from the table before its deal: they may not
         sit down again (after the deal a kicked seat stays the account's, played by the
@@ -102,6 +108,10 @@ class TableWriter:
         """After creation or restore: hold the humans' seats, then go on with the game."""
         async with self.lock:
             await self._load_chat()  # before any connection: reports find earlier lines
+            stored = await asyncio.get_running_loop().run_in_executor(
+                None, load_latest, self.commits.repository.engine, self.table.id)
+            if stored is not None:  # a hand committed before a restart deals from its seed
+                self.table.fair = self.fair_stored = FairHand.from_stored(stored)
             for seat in self.table.seats:  # taken by an administrator: the computer plays it
                 seat.away = seat.away or seat.token_hash == REVOKED_TOKEN
             self.presence.hold_absent(self.table)
@@ -112,9 +122,10 @@ class TableWriter:
         self.timers.close()
 
     # ----------------------------------------------------------------- connections
-    async def attach(self, conn: Connection) -> None:
+    async def attach(self, conn: Connection, seeds: bool = False) -> None:
         """A connection joins the table: welcome, its state, and the others learn it (a
-        spectator changes nothing the others see: only it gets a state)."""
+        spectator changes nothing the others see: only it gets a state). ``seeds``: its
+        client sends a client seed for each hand."""
         async with self.lock:
             if self.closed:  # unloaded meanwhile: a new connection loads it again
                 conn.close(Close.RESTARTING, "the table was reloaded: connect again")
@@ -122,6 +133,8 @@ class TableWriter:
             table = self.table
             people_before = self.people
             self.connections.add(conn)
+            if seeds and conn.seat is not None:
+                self.seeders.add(conn)
             conn.send(welcome(conn.protocol, table.id, conn.seat, table.version, conn.name))
             if await self._load_chat():  # the chat so far: seats and spectators alike
                 for line in self.recent_chat.history_for(conn.muted, self.mutes):
@@ -143,6 +156,7 @@ class TableWriter:
             if conn not in self.connections:
                 return
             self.connections.discard(conn)
+            self.seeders.discard(conn)
             if conn.seat is not None:
                 self.presence.leave(self.table, conn.seat)
                 self.broadcast()
@@ -293,6 +307,28 @@ class TableWriter:
             if self.on_action is not None:
                 self.on_action(Source.HUMAN, time.perf_counter() - arrived)
             await self._advance()
+
+    async def handle_seed(self, conn: Connection, msg: SeedMessage) -> None:
+        """A seat's client seed for the hand about to be dealt; the deal follows once every
+        seat has one."""
+        async with self.lock:
+            if conn.seat is None:
+                conn.send(error(Code.NOT_SEATED, "spectators give no client seed"))
+                return
+            seeds = pending(self.table)
+            if seeds is None or seeds.hand != msg.hand:
+                conn.send(error(Code.SEED_REFUSED, f"hand {msg.hand} is not waiting for "
+                                "client seeds"))
+                return
+            try:
+                seeds.give(conn.seat, parse_seed(msg.hand, msg.seed))
+            except MessageError as exc:
+                conn.send(error(exc.code, str(exc)))
+                return
+            if seeds.complete:
+                await self._advance()
+            else:
+                self.broadcast()
 
     async def rematch(self, conn: Connection) -> None:
         """A seat asks for another match; it starts when every human seat has asked."""
@@ -533,6 +569,7 @@ class TableWriter:
                 log.error("table %s: could not store its closed status (%s)", table.id,
                           type(exc).__name__)
                 self.table = await self.commits.reload(table)
+                self.table.fair = self.fair_stored
                 await self._advance()
                 if isinstance(exc, CommitFailed):
                     raise
@@ -558,6 +595,7 @@ class TableWriter:
             await self.commits.write(self.table, makers, extra, bump)
         except CommitFailed:
             self.table = await self.commits.reload(self.table)
+            self.table.fair = self.fair_stored
             raise
         self.broadcast(acked)
 
@@ -579,11 +617,16 @@ class TableWriter:
         for _ in range(AUTOMATIC_STEPS):
             step = table.next_step()
             try:
-                if step is Step.START_MATCH:
-                    await self._commit([table.match_event, table.deal_event])
-                    continue
-                if step is Step.DEAL:
-                    await self._commit([table.deal_event])
+                if step in (Step.START_MATCH, Step.DEAL):
+                    seeds = await self._seeds_ready()
+                    if seeds is None:
+                        return
+                    table = self.table
+                    makers = [table.match_event] if step is Step.START_MATCH else []
+                    deal_at = table.version + len(makers) + 1
+                    await self._commit([*makers, table.deal_event],
+                                       [seeds.deal_write(table.id, deal_at)])
+                    seeds.deal_version = deal_at
                     continue
                 if step is Step.RESHUFFLE:
                     await self._commit([table.reshuffle_event])
@@ -603,6 +646,33 @@ class TableWriter:
             elif step is Step.HUMAN:
                 await self._arm_clock()
             return
+
+    async def _seeds_ready(self) -> FairHand | None:
+        """The next hand's seeds once they are all known, else ``None`` with the timer of
+        the missing client seeds armed. The server seed is committed (stored, then its
+        commitment sent to every connection) first."""
+        table = self.table
+        seeds = pending(table)
+        now = time.time()
+        if seeds is None:
+            seats = {c.seat for c in self.seeders if c.seat is not None
+                     and not table.seats[c.seat].away and c in self.connections}
+            table.fair = seeds = new_fair_hand(table, seats)
+            await self._commit([], [seeds.commitment_write(table.id)], bump=True)
+            self.fair_stored = seeds
+        if seeds.deadline is None:  # committed now, or before a restart
+            seeds.deadline = now + self.settings.fair_seed_seconds
+        if not seeds.complete and now >= seeds.deadline:
+            seeds.make_missing()
+        if seeds.complete:
+            return seeds
+        self._arm(seeds.deadline - now, self._seed_timeout)
+        return None
+
+    async def _seed_timeout(self, version: int) -> None:
+        async with self.lock:
+            if self.table.version == version and pending(self.table) is not None:
+                await self._advance()
 
     async def _arm_clock(self) -> None:
         table = self.table

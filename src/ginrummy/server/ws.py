@@ -27,6 +27,7 @@ from ginrummy.server.protocol import (
     Hello,
     MessageError,
     MuteMessage,
+    SeedMessage,
     SimpleMessage,
     parse_client_message,
 )
@@ -78,7 +79,7 @@ async def table_socket(websocket: WebSocket) -> None:
         # flood and chat budgets per seat (all its connections), spectators' per address
         conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
                           if conn.seat is not None else ("watch", address_key(address)))
-        await writer.attach(conn)
+        await writer.attach(conn, seeds=hello.seeds)
         attached = True
         while not conn.closed:
             text = await _receive(conn, settings)
@@ -189,6 +190,8 @@ async def _dispatch(conn: Connection, writer: TableWriter, text: str) -> None:
         await writer.handle_action(conn, msg)
     elif isinstance(msg, ChatMessage):
         await writer.chat(conn, msg.text)
+    elif isinstance(msg, SeedMessage):
+        await writer.handle_seed(conn, msg)
     elif isinstance(msg, MuteMessage):
         if msg.muted:
             conn.muted.add(msg.seat)

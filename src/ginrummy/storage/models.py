@@ -315,3 +315,29 @@ class ChatLineRow(Base):
         Integer, ForeignKey("accounts.id"), nullable=True)
     """The author's account (never sent to a client; a report names it)."""
     text: Mapped[str] = mapped_column(Text)
+
+
+# ----------------------------------------------------------------------------- fair deals
+class HandSeedRow(Base):
+    """The seeds of one hand's provably fair deal (docs/fair.md): the server's seed, stored
+    before its commitment is sent and never sent before the hand is over, then the seats'
+    client seeds, stored with the deal (:mod:`ginrummy.storage.fairseeds`)."""
+
+    __tablename__ = "hand_seeds"
+
+    table_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """The table version at which the server seed was stored (committed)."""
+    hand: Mapped[int] = mapped_column(Integer)
+    """The hand's number in its match, from 1."""
+    deal_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The version of the hand's ``deal`` event (``None`` until it is dealt)."""
+    server_seed: Mapped[str] = mapped_column(String(64))
+    """32 bytes as hex."""
+    commitment: Mapped[str] = mapped_column(String(64))
+    """SHA-256 of the server seed, as hex (what every connection saw before the deal)."""
+    client_seeds: Mapped[str] = mapped_column(Text)
+    """JSON list, one per seat: hex, or null until the deal."""
+    server_made: Mapped[str] = mapped_column(Text)
+    """JSON list, one per seat: true where the server made the seat's client seed."""
