@@ -243,9 +243,11 @@ def encode_batch(planes: list[list[int]], numbers: list[list[int]],
     :func:`raw_numbers`."""
     rows = len(planes)
     raw = np.frombuffer(b"".join([_packed(p) for p in planes]), dtype=np.uint8)
-    bits = _BITS_F32[raw].reshape(rows, _PLANE_BYTES * 8)
-    out[:rows, :CARD_FEATURES] = bits[:, :CARD_FEATURES]
-    scalars_batch(np.array(numbers, dtype=np.int64), out[:rows, CARD_FEATURES:])
+    # straight into ``out`` (the padding bits land on the scalars, written next)
+    target = out[:rows, :_PLANE_BYTES * 8].reshape(rows, _PLANE_BYTES, 8)
+    np.take(_BITS_F32, raw.reshape(rows, _PLANE_BYTES), axis=0, out=target, mode="clip")
+    flat = np.array([x for row in numbers for x in row], dtype=np.int64)
+    scalars_batch(flat.reshape(rows, RAW_NUMBERS), out[:rows, CARD_FEATURES:])
 
 
 def mask_array(bits: int, size: int) -> npt.NDArray[np.int8]:
