@@ -18,7 +18,8 @@ stock, a click to choose the highest deadwood card and a second click to discard
   state to the new DOM (``answer_to_dom_ms``). ``render()`` alone is measured by
   js/motion.js (``capture()`` at its start, ``play()`` at its end:
   ``window.ginrummyMotion.renderMs``), and the part of it that is the motion's own work
-  (recording the cards' places, starting the animations: ``motionMs``).
+  (recording the cards' places, planning the flights: ``motionMs``); the flights start in the
+  next animation frame (reading the new places: ``flights_start_ms``, ``frameMs``).
 - **Frames**: one draw and one discard per run are traced (Playwright's
   ``browser.start_tracing``, Chromium's ``cc`` / ``devtools.timeline.frame`` categories).
   The page marks (User Timing) the start of the first animation and the end of the last; in
@@ -238,8 +239,13 @@ def count_frames(trace: Any) -> dict[str, Any]:
     dropped = sum(1 for states in reports.values()
                   if "STATE_DROPPED" in states and not states & PRESENTED)
     seconds = (end - start) / 1e6
+    def letter(states: set[str]) -> str:
+        return "P" if states & PRESENTED else "D" if "STATE_DROPPED" in states else "-"
+
     return {"window_ms": round(seconds * 1000, 1), "frames": len(reports),
             "presented": presented, "dropped": dropped,
+            # each display refresh in order: P presented, D dropped, - nothing to draw
+            "timeline": "".join(letter(reports[frame]) for frame in sorted(reports)),
             "fps": round(presented / seconds, 1) if seconds > 0 else 0.0}
 
 
@@ -289,6 +295,7 @@ def one_run(browser: Browser, base: str, turns: int, reduced: bool) -> dict[str,
     updates: list[dict[str, Any]] = page.evaluate("() => window.__updates")
     renders: list[float] = page.evaluate("() => window.ginrummyMotion.renderMs")
     motion: list[float] = page.evaluate("() => window.ginrummyMotion.motionMs")
+    flights: list[float] = page.evaluate("() => window.ginrummyMotion.frameMs")
     context.close()
     clicks = [u for u in updates if not u["traced"]]
     return {
@@ -301,6 +308,7 @@ def one_run(browser: Browser, base: str, turns: int, reduced: bool) -> dict[str,
                                          if u["render_ms"] is not None]),
         "render_all_ms": spread(renders),
         "motion_in_render_ms": spread(motion),
+        "flights_start_ms": spread(flights),
         "clicks": {t: sum(1 for u in clicks if u["target"] == t)
                    for t in sorted({u["target"] for u in clicks})},
         "frames": frames,

@@ -54,6 +54,12 @@ ANIMATION_PROBE_JS = """() => {
 }"""
 
 IDLE_JS = "() => document.getAnimations().length === 0"
+RUNNING_JS = "() => document.getAnimations().length > 0"
+
+
+def next_frame(page: Page) -> None:
+    """After the page's next animation frame, where motion.js starts the flights it planned."""
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +155,7 @@ def test_draw_and_discard_start_animations(server: ServerProcess, browser: Brows
         my_turn(page)
     forget_animations(page)
     after_state(page, lambda: page.click("#stock"))
-    page.wait_for_function("() => document.getAnimations().length > 0", polling="raf")
+    page.wait_for_function(RUNNING_JS, polling="raf")
     drawn = page.get_attribute("#my-hand .card[data-drawn='true']", "data-card")
     moved = animations(page)
     assert {"where": "hand", "card": drawn} in [{"where": a["where"], "card": a["card"]}
@@ -159,12 +165,13 @@ def test_draw_and_discard_start_animations(server: ServerProcess, browser: Brows
     card = page.locator(f'#my-hand .card[data-card="{drawn}"]')
     card.click()
     after_state(page, card.click)
-    moved = animations(page)
-    assert any(a["where"] == "pile" and a["card"] == drawn for a in moved), moved
+    page.wait_for_function("c => window.__animations.some((a) => a.where === 'pile'"
+                           " && a.card === c)", arg=drawn)
     # the computer answers: its draw flies into its seat, its discard onto the pile
     hand = page.get_attribute("#table-page", "data-hand")
     _, state = wait_for_await([page], {"act", "next", "over"})
     if state == "act" and page.get_attribute("#table-page", "data-hand") == hand:
+        next_frame(page)
         wheres = {a["where"] for a in animations(page)}
         assert {"seat", "pile"} <= wheres, animations(page)
     assert own_errors(page) == []
@@ -181,6 +188,7 @@ def test_the_knockers_melds_are_laid_out(server: ServerProcess, browser: Browser
         play_until([page], {"next", "over"})
         page.wait_for_selector("#reveal")
         knock = shown_state(page, frames)["view"]["knock"]
+        next_frame(page)
         if knock is not None:
             melded = {card for meld in knock["melds"] for card in meld}
             laid = {a["card"] for a in animations(page) if a["where"] in ("reveal", "layoff")}
@@ -211,7 +219,7 @@ def test_a_click_or_a_key_finishes_the_motion(server: ServerProcess, browser: Br
     devtools.send("Animation.enable")
     devtools.send("Animation.setPlaybackRate", {"playbackRate": 0.1})
     after_state(page, lambda: page.click("#stock"))
-    assert page.evaluate("() => document.getAnimations().length") > 0
+    page.wait_for_function(RUNNING_JS, polling="raf")
     box = page.locator("#status-line").bounding_box()
     assert box is not None
     skipped = page.evaluate("() => window.ginrummyMotion.skipped")
@@ -225,7 +233,7 @@ def test_a_click_or_a_key_finishes_the_motion(server: ServerProcess, browser: Br
     after_state(page, card.click)
     # the computer's draw and discard fly too (slowly); then nothing comes until Ann acts
     wait_for_await([page], {"act", "next", "over"})
-    assert page.evaluate("() => document.getAnimations().length") > 0
+    page.wait_for_function(RUNNING_JS, polling="raf")
     page.keyboard.press("Shift")
     assert page.evaluate("() => document.getAnimations().length") == 0
     devtools.send("Animation.setPlaybackRate", {"playbackRate": 1})

@@ -2,8 +2,10 @@
 // table records where the cards are (`capture`) before render() replaces the DOM, and once
 // the new DOM is in place (`play`) the cards that moved are animated from where they were to
 // where they now are. The DOM is final at once; only `transform` animates, so no input waits
-// and no state is delayed. A click or a key finishes every running animation at once, and
-// under `prefers-reduced-motion: reduce` nothing is animated at all.
+// and no state is delayed. The new places are read, and the flights started, in the next
+// animation frame (before that frame's layout and paint, so nothing shows unmoved): render()
+// forces no layout of the new DOM. A click or a key finishes every flight at once, and under
+// `prefers-reduced-motion: reduce` nothing is animated at all.
 //
 // What moves: a drawn card from the stock or the discard pile into the hand (an opponent's
 // as a card back), a discard from the hand onto the pile, the deal at the start of each hand,
@@ -17,6 +19,8 @@ export const DEAL_GAP_MS = 12;
 const MELD_GAP_MS = 15;
 const EASING = "cubic-bezier(0.2, 0.7, 0.3, 1)";
 const RENDER_TIMES_KEPT = 200;
+/** Flights planned longer ago than this when their frame comes (a hidden tab) are dropped. */
+const STALE_MS = 250;
 
 /** True when the browser asks for reduced motion (then nothing is ever animated). */
 export function reducedMotion() {
@@ -24,8 +28,9 @@ export function reducedMotion() {
 }
 
 /** What the tests and the benchmark read: animations started and finished early; the last
- * render() times, and the share of them spent here (recording places, starting animations). */
-const probe = { started: 0, skipped: 0, renderMs: [], motionMs: [] };
+ * render() times, the share of them spent here (recording the places, planning the flights),
+ * and the time taken in the next frame to start the flights. */
+const probe = { started: 0, skipped: 0, renderMs: [], motionMs: [], frameMs: [] };
 window.ginrummyMotion = probe;
 
 function note(list, ms) {
@@ -81,6 +86,8 @@ export class TableMotion {
     this.previous = null; // {hand, logLength, knock} of the last view rendered
     this.lastView = null;
     this.running = new Set();
+    this.planned = []; // flights to start in the next frame: {node, from, duration, delay}
+    this.frame = null;
     this.before = null;
     this.onInput = () => this.finishAll();
     // capture phase: the click that skips the motion is handled after the DOM is final
@@ -92,7 +99,9 @@ export class TableMotion {
    * (not for a render of the view already shown: a card chosen, the hand sorted, a notice). */
   capture(view) {
     const at = performance.now();
-    const rects = reducedMotion() || (view && view === this.lastView) ? null : captureRects();
+    const same = view && view === this.lastView;
+    if (!same) this.dropPlanned(); // a newer state came before the frame: its places are read now
+    const rects = reducedMotion() || same ? null : captureRects();
     this.before = { at, rects, spent: performance.now() - at };
   }
 
@@ -102,6 +111,10 @@ export class TableMotion {
     this.before = null;
     const started = performance.now();
     this.animate(view, seat, before);
+    if (this.planned.length && this.frame === null) {
+      const plannedAt = performance.now();
+      this.frame = requestAnimationFrame(() => this.startPlanned(plannedAt));
+    }
     if (before) {
       const end = performance.now();
       note(probe.renderMs, end - before.at);
@@ -151,7 +164,7 @@ export class TableMotion {
 
   /** The deal: every card of the own hand and every back of the others, from the stock. */
   deal() {
-    const stock = rectOf(document.querySelector("#stock .card")) || rectOf(document.getElementById("stock"));
+    const stock = document.querySelector("#stock .card") || document.getElementById("stock");
     if (!stock) return;
     const cards = [...document.querySelectorAll("#my-hand .card, .seat-box .backs .card")];
     const gap = cards.length > 1 ? Math.min(DEAL_GAP_MS, 150 / cards.length) : 0;
@@ -170,9 +183,34 @@ export class TableMotion {
     });
   }
 
-  /** FLIP: `node` is where it ends; it starts translated (and scaled) onto `from`. */
+  /** Plans a flight of `node` from `from` (a place, or an element whose place is read when
+   * the flight starts) to where `node` is. */
   fly(node, from, { duration, delay = 0 }) {
+    if (node && from) this.planned.push({ node, from, duration, delay });
+  }
+
+  /** The next frame: each planned flight starts (FLIP: `node` is where it ends; it starts
+   * translated and scaled onto its old place). */
+  startPlanned(plannedAt) {
+    const at = performance.now();
+    const planned = this.planned;
+    this.planned = [];
+    this.frame = null;
+    if (at - plannedAt > STALE_MS) return;
+    for (const flight of planned) this.launch(flight);
+    note(probe.frameMs, performance.now() - at);
+  }
+
+  dropPlanned() {
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+    this.frame = null;
+    this.planned = [];
+  }
+
+  launch({ node, from, duration, delay }) {
+    if (!node.isConnected) return;
     const to = rectOf(node);
+    if (from instanceof Element) from = rectOf(from);
     if (!to || !from) return;
     const dx = from.left + from.width / 2 - (to.left + to.width / 2);
     const dy = from.top + from.height / 2 - (to.top + to.height / 2);
@@ -188,8 +226,9 @@ export class TableMotion {
     probe.started += 1;
   }
 
-  /** A click or a key: every running animation jumps to its end. */
+  /** A click or a key: every running animation jumps to its end (and none planned starts). */
   finishAll() {
+    this.dropPlanned();
     if (!this.running.size) return;
     for (const animation of [...this.running]) {
       animation.finish();
