@@ -1,0 +1,195 @@
+"""``ginrummy verify``: a record dealt from fair seeds is verified hand by hand; a changed card,
+seed, commitment or reshuffle fails naming the hand; a record without fair data is not
+verified (exit status 1); an unreadable record is a usage error (exit status 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import Run
+
+from fair_helpers import fair_match_record
+from ginrummy.bots import make_bot
+from ginrummy.gameloop import play_match
+from ginrummy.records import GameRecord
+from ginrummy.rules import Ruleset
+
+
+@pytest.fixture(scope="module")
+def fair_record() -> dict[str, Any]:
+    """A whole match of random bots, every deal and reshuffle from seeds."""
+    record = fair_match_record(3, target=25)
+    assert record["result"] is not None and len(record["hands"]) >= 3
+    assert any(a.startswith("reshuffle ") for a in record["hands"][1]["actions"])
+    return record
+
+
+def _write(tmp_path: Path, data: Any) -> str:
+    path = tmp_path / "game.ginrec.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def _copy(record: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(json.dumps(record))
+    return data
+
+
+def _lines(run: Run) -> list[str]:
+    return run.out.splitlines()
+
+
+def test_a_fair_record_is_verified_hand_by_hand(cli: Callable[..., Run], tmp_path: Path,
+                                                fair_record: dict[str, Any]) -> None:
+    run = cli("verify", _write(tmp_path, fair_record))
+    count = len(fair_record["hands"])
+    assert run.code == 0, run.out
+    assert _lines(run) == [f"hand {h}: verified" for h in range(1, count + 1)] + [
+        f"{count} of {count} hands verified"]
+
+
+def test_one_changed_card_fails_naming_the_hand(cli: Callable[..., Run], tmp_path: Path,
+                                                fair_record: dict[str, Any]) -> None:
+    data = _copy(fair_record)
+    cards = data["hands"][2]["deck"].split()
+    cards[30], cards[31] = cards[31], cards[30]  # still 52 cards: only the order is wrong
+    data["hands"][2]["deck"] = " ".join(cards)
+    run = cli("verify", _write(tmp_path, data))
+    assert run.code == 1
+    lines = _lines(run)
+    assert lines[2] == (f"hand 3: NOT verified: the deck differs from position 31: played "
+                        f"{cards[30]}, the seeds give {cards[31]}")
+    assert lines[0] == "hand 1: verified" and lines[1] == "hand 2: verified"
+    assert lines[-1].endswith("hands verified: FAILED")
+    # a card replaced by another one: the deck is no longer 52 distinct cards
+    cards[5] = cards[6]
+    data["hands"][2]["deck"] = " ".join(cards)
+    run = cli("verify", _write(tmp_path, data))
+    assert run.code == 1
+    assert _lines(run)[2].startswith("hand 3: NOT verified: bad deal or actions: duplicate card")
+
+
+@pytest.mark.parametrize(("field", "message"), [
+    ("server_seed", "the commitment does not match the revealed server seed"),
+    ("commitment", "the commitment does not match the revealed server seed"),
+    ("client_seed", "the deck differs from position "),
+    ("hidden", "the server seed is not revealed"),
+    ("missing seat", "no client seed for seat 1"),
+])
+def test_altered_seeds_fail_naming_the_hand(cli: Callable[..., Run], tmp_path: Path,
+                                            fair_record: dict[str, Any], field: str,
+                                            message: str) -> None:
+    data = _copy(fair_record)
+    seeds = data["hands"][1]["fair"]
+    if field == "server_seed":
+        seeds["server_seed"] = seeds["server_seed"][:-2] + (
+            "00" if seeds["server_seed"][-2:] != "00" else "01")
+    elif field == "commitment":
+        seeds["commitment"] = seeds["commitment"][::-1]
+    elif field == "client_seed":
+        seeds["client_seeds"][0] = "00" + seeds["client_seeds"][0][2:] if not seeds[
+            "client_seeds"][0].startswith("00") else "ff" + seeds["client_seeds"][0][2:]
+    elif field == "hidden":
+        seeds["server_seed"] = None
+    else:
+        seeds["client_seeds"][1] = None
+    run = cli("verify", _write(tmp_path, data))
+    assert run.code == 1
+    line = _lines(run)[1]
+    assert line.startswith("hand 2: NOT verified: ") and message in line
+    assert all(x.endswith(": verified") for i, x in enumerate(_lines(run)[:-1]) if i != 1)
+
+
+def test_a_changed_reshuffle_fails(cli: Callable[..., Run], tmp_path: Path,
+                                   fair_record: dict[str, Any]) -> None:
+    data = _copy(fair_record)
+    actions = data["hands"][1]["actions"]
+    at = next(i for i, a in enumerate(actions) if a.startswith("reshuffle "))
+    cards = actions[at].split()[1:]
+    cards[0], cards[1] = cards[1], cards[0]
+    actions[at] = "reshuffle " + " ".join(cards)
+    run = cli("verify", _write(tmp_path, data))
+    assert run.code == 1
+    assert _lines(run)[1] == (f"hand 2: NOT verified: reshuffle 1 differs from position 1: "
+                              f"played {cards[0]}, the seeds give {cards[1]}")
+
+
+def test_a_fair_deck_whose_actions_do_not_replay_fails(cli: Callable[..., Run],
+                                                       tmp_path: Path,
+                                                       fair_record: dict[str, Any]) -> None:
+    data = _copy(fair_record)
+    data["hands"][0]["actions"][0] = "knock As"
+    run = cli("verify", _write(tmp_path, data))
+    assert run.code == 1
+    assert _lines(run)[0].startswith("hand 1: NOT verified: the hand does not replay: ")
+
+
+def test_a_record_without_fair_data_is_not_verified(cli: Callable[..., Run],
+                                                    tmp_path: Path) -> None:
+    match = play_match(Ruleset.preset("classic", target=25),
+                       [make_bot("simple", 1), make_bot("simple", 2)], seed=3)
+    data = GameRecord.from_match(match, ["a", "b"]).to_json()
+    run = cli("verify", _write(tmp_path, data))
+    assert run.code == 1
+    hands = len(data["hands"])
+    assert _lines(run)[:hands] == [
+        f"hand {h}: NOT verified: no fair data: this hand was not dealt from committed seeds"
+        for h in range(1, hands + 1)]
+    assert _lines(run)[-1] == f"0 of {hands} hands verified: FAILED"
+
+
+def test_json_output(cli: Callable[..., Run], tmp_path: Path,
+                     fair_record: dict[str, Any]) -> None:
+    data = _copy(fair_record)
+    data["hands"][0]["fair"]["commitment"] = "0" * 64
+    path = _write(tmp_path, data)
+    run = cli("verify", path, "--json")
+    assert run.code == 1
+    report = json.loads(run.out)
+    assert report["record"] == path and report["verified"] is False
+    first, second = report["hands"][:2]
+    assert first == {"hand": 1, "verified": False, "commitment": "0" * 64, "problems": [
+        "the commitment does not match the revealed server seed"]}
+    assert second["verified"] is True and second["problems"] == []
+    assert second["commitment"] == fair_record["hands"][1]["fair"]["commitment"]
+    run = cli("verify", _write(tmp_path, fair_record), "--json")
+    assert run.code == 0 and json.loads(run.out)["verified"] is True
+
+
+def test_records_keep_fair_data_through_save_and_load(tmp_path: Path,
+                                                      fair_record: dict[str, Any]) -> None:
+    record = GameRecord.from_json(fair_record)
+    path = tmp_path / "again.ginrec.json"
+    record.save(path)
+    again = GameRecord.load(path).to_json()
+    assert [h["fair"] for h in again["hands"]] == [h["fair"] for h in fair_record["hands"]]
+    record.replay()  # the fair deals replay as any deals
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{", "is not JSON"),
+    ('{"format": "pgn"}', "not a ginrummy record"),
+])
+def test_an_unreadable_record_is_a_usage_error(cli: Callable[..., Run], tmp_path: Path,
+                                               content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    run = cli("verify", str(path))
+    assert run.code == 2
+    assert run.err.startswith("ginrummy verify: error:") and message in run.err
+    run = cli("verify", str(tmp_path / "missing.json"))
+    assert run.code == 2 and "cannot read" in run.err
+
+
+def test_the_installed_command(tmp_path: Path, fair_record: dict[str, Any]) -> None:
+    path = _write(tmp_path, fair_record)
+    done = subprocess.run([sys.executable, "-m", "ginrummy.cli.main", "verify", path],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "hand 1: verified"
