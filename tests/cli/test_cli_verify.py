@@ -193,3 +193,24 @@ def test_the_installed_command(tmp_path: Path, fair_record: dict[str, Any]) -> N
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "hand 1: verified"
+
+
+def _doc_output(command: str) -> list[str]:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "fair.md").read_text(encoding="utf-8")
+    block = doc.split(f"```console\n$ {command}\n", 1)[1].split("```", 1)[0]
+    return block.splitlines()
+
+
+def test_the_doc_examples_are_this_commands_output(cli: Callable[..., Run], tmp_path: Path,
+                                                   fair_record: dict[str, Any]) -> None:
+    run = cli("verify", _write(tmp_path, fair_record))
+    assert _lines(run) == _doc_output("ginrummy verify game.ginrec.json")
+    data = _copy(fair_record)  # the tampering the doc describes
+    cards = data["hands"][1]["deck"].split()
+    cards[13], cards[40] = cards[40], cards[13]
+    data["hands"][1]["deck"] = " ".join(cards)
+    data["hands"][2]["fair"]["server_seed"] = "00" + data["hands"][2]["fair"]["server_seed"][2:]
+    del data["hands"][3]["fair"]
+    run = cli("verify", _write(tmp_path, data))
+    assert run.code == 1
+    assert _lines(run) == _doc_output("ginrummy verify tampered.ginrec.json")
