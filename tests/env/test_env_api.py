@@ -163,3 +163,21 @@ def test_vector_matches_single_games() -> None:
         assert np.array_equal(aec.observe(f"player_{seat}")["observation"], obs[index])
         assert np.array_equal(aec.observe(f"player_{seat}")["action_mask"], masks[index])
     assert single.reset(seed=4)[0].shape == (1, 387)
+
+
+def test_defaults_and_vector_seeding() -> None:
+    game = env()
+    assert game.config.rules.name == "eaai" and game.possible_agents == ["player_0", "player_1"]
+    assert game.config.episode == "hand" and game.config.reward == "points"
+    runs = []
+    for _ in range(2):
+        vector = VectorGinRummy(4)
+        obs, masks, _ = vector.reset(seed=9)
+        rng = np.random.default_rng(1)
+        trace = [obs.copy()]
+        for _ in range(120):
+            obs, masks, _, rewards, _, _ = vector.step(
+                (rng.random(masks.shape) * masks).argmax(axis=1))
+            trace += [obs.copy(), rewards.copy()]
+        runs.append(trace)
+    assert all(np.array_equal(a, b) for a, b in zip(*runs, strict=True))
