@@ -5,6 +5,7 @@ differs in a tampered hand."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import random
 import re
 import statistics
@@ -269,3 +270,21 @@ def test_reshuffle_for_gives_the_engines_chance_action() -> None:
                     fair.reshuffle_for(hand, data.server_seed, seeds)
             hand.apply(action)
     assert reshuffled > 0
+
+
+def test_the_benchmark_counts_every_position() -> None:
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_fair.py"
+    spec = importlib.util.spec_from_file_location("bench_fair", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    counts, words, _ = bench.count_positions(104, seed=2)
+    assert all(sum(row) == 104 for row in counts)  # each position holds one card a deck
+    assert all(sum(row[card] for row in counts) == 104 for card in range(52))  # each card once
+    assert words == 104 * 51
+    # the fallback p-value: chi-square 5% points (51 df: 68.669, 2601 df: 2720.76)
+    assert bench.wilson_hilferty_sf(68.669, 51) == pytest.approx(0.05, abs=0.002)
+    assert bench.wilson_hilferty_sf(2720.76, 2601) == pytest.approx(0.05, abs=0.002)
+    result = bench.run(260, seed=3)
+    assert result["table"]["df"] == 2601 and len(result["per_position"]["p_values"]) == 52
+    assert 0 < result["rejection_chance_per_word"] < 1e-8
