@@ -76,6 +76,9 @@ class GroupCommitter:
         if self._task is not None:
             await self._task
             self._task = None
+        release = getattr(self.repository, "close", None)
+        if release is not None:  # the repository's write connection, from the thread using it
+            await asyncio.get_running_loop().run_in_executor(self._executor, release)
         self._executor.shutdown(wait=True)
 
     async def _run(self) -> None:

@@ -6,12 +6,14 @@ committer can batch the pending changes of many tables into a single commit.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, Table, bindparam, insert, select, update
 from sqlalchemy.engine import Connection
@@ -21,6 +23,7 @@ from ginrummy.storage.models import EventRow, SeatRow, TableRow
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
+T = TypeVar("T")
 
 
 def utcnow() -> datetime:
@@ -131,28 +134,64 @@ _MOVE_COLUMNS = frozenset(("version", "status", "clock_seat", "clock_deadline"))
 """What every action updates in its table's row."""
 
 
-@dataclass(frozen=True)
-class _FastSql:
-    """The two statements of every action as driver SQL (SQLAlchemy's statement building
-    cost more CPU than the commit itself), with the dialect's datetime conversion."""
+_CHUNK = 64
+"""Rows per multi-row statement (at most 64 statement texts of each kind to cache)."""
 
-    insert_event: str
-    update_move: str
-    at: Any
+
+@dataclass
+class _FastSql:
+    """The two statements of every action as driver SQL, one statement for a whole batch
+    (SQLAlchemy's statement building cost more CPU than the commit itself, and every
+    statement a driver steps releases and retakes the GIL, which the event loop holds)."""
+
+    mark: str
+    casts: bool
+    """PostgreSQL types the columns of a ``VALUES`` list from its parameters: cast them."""
+    at: Callable[[datetime], Any]
+    texts: dict[tuple[str, int], str] = field(default_factory=dict)
 
     @classmethod
     def for_dialect(cls, conn: Connection) -> _FastSql | None:
         dialect = conn.dialect
         mark = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(dialect.paramstyle)
-        if mark is None:
+        if mark is None or dialect.name not in ("sqlite", "postgresql"):
             return None
-        convert = EVENTS.c.at.type.bind_processor(dialect)
-        return cls(
-            f"INSERT INTO events (table_id, version, kind, seat, payload, source, client_id, "
-            f"at) VALUES ({', '.join([mark] * 8)})",
-            f"UPDATE game_tables SET version = {mark}, status = {mark}, clock_seat = {mark}, "
-            f"clock_deadline = {mark}, updated_at = {mark} WHERE id = {mark}",
-            convert if convert is not None else (lambda value: value))
+        if dialect.name == "sqlite":  # what sqlite3's default adapter stores, without it
+            return cls(mark, False, lambda moment: moment.isoformat(" "))
+        return cls(mark, True, lambda moment: moment)
+
+    def insert_events(self, rows: int) -> str:
+        """``INSERT`` of ``rows`` events."""
+        key = ("insert", rows)
+        sql = self.texts.get(key)
+        if sql is None:
+            row = f"({', '.join([self.mark] * 8)})"
+            sql = self.texts[key] = (
+                "INSERT INTO events (table_id, version, kind, seat, payload, source, "
+                f"client_id, at) VALUES {', '.join([row] * rows)}")
+        return sql
+
+    def update_moves(self, rows: int) -> str:
+        """``UPDATE`` of version, status and clock of ``rows`` tables (id, version, status,
+        clock seat, deadline per row; the time of the update once, first)."""
+        key = ("update", rows)
+        sql = self.texts.get(key)
+        if sql is None:
+            mark = self.mark
+            if self.casts:
+                row = (f"(CAST({mark} AS VARCHAR), CAST({mark} AS INTEGER), "
+                       f"CAST({mark} AS VARCHAR), CAST({mark} AS INTEGER), "
+                       f"CAST({mark} AS DOUBLE PRECISION))")
+            else:
+                row = f"({', '.join([mark] * 5)})"
+            sql = self.texts[key] = (
+                f"UPDATE game_tables SET updated_at = {mark}, version = v.column2, "
+                "status = v.column3, clock_seat = v.column4, clock_deadline = v.column5 "
+                f"FROM (VALUES {', '.join([row] * rows)}) AS v "
+                "WHERE game_tables.id = v.column1")
+        return sql
+
+
 _SEAT_COLUMNS = frozenset(c.name for c in SEATS.columns) - {"table_id", "seat"}
 
 
@@ -163,15 +202,61 @@ class Repository:
         self.engine = engine
         self._fast: _FastSql | None = None
         self._fast_known = False
+        self._writer: Connection | None = None
+        self._write_lock = threading.Lock()
 
     # ----------------------------------------------------------------- writes
     def write(self, ops: Sequence[WriteOp]) -> None:
-        """Run every operation in one transaction: all of them are committed, or none."""
-        with self.engine.begin() as conn:
-            self._write(conn, ops)
+        """Run every operation in one transaction: all of them are committed, or none.
+
+        Writes run on a connection the repository keeps between them (no pool checkout,
+        ping and reset per commit); a write that fails closes it, the next opens a new one.
+        """
+        with self._write_lock:
+            conn = self._writer
+            if conn is None or conn.closed or conn.invalidated:
+                conn = self._writer = self.engine.connect()
+            try:
+                with conn.begin():
+                    self._write(conn, ops)
+            except BaseException:
+                self._writer = None
+                with contextlib.suppress(Exception):
+                    conn.close()
+                raise
+
+    def close(self) -> None:
+        """Give back the connection of :meth:`write` (the next write opens a new one)."""
+        with self._write_lock:
+            conn, self._writer = self._writer, None
+            if conn is not None:
+                conn.close()
 
     def _write(self, conn: Connection, ops: Sequence[WriteOp]) -> None:
-        new_tables = [op.table for op in ops if isinstance(op, InsertTable)]
+        new_tables: list[StoredTable] = []
+        events: list[InsertEvent] = []
+        seat_values: dict[tuple[str, int], dict[str, Any]] = {}
+        table_values: dict[str, dict[str, Any]] = {}
+        applies: list[Apply] = []
+        for op in ops:  # later updates of the same row win
+            if isinstance(op, InsertEvent):
+                events.append(op)
+            elif isinstance(op, UpdateTable):
+                values = op.values
+                if not values.keys() <= _TABLE_COLUMNS:
+                    _check_columns(values, _TABLE_COLUMNS, "table")
+                known = table_values.get(op.table_id)
+                table_values[op.table_id] = values if known is None else {**known, **values}
+            elif isinstance(op, UpdateSeat):
+                _check_columns(op.values, _SEAT_COLUMNS, "seat")
+                key = (op.table_id, op.seat)
+                seat_values[key] = {**seat_values.get(key, {}), **op.values}
+            elif isinstance(op, InsertTable):
+                new_tables.append(op.table)
+            elif isinstance(op, Apply):
+                applies.append(op)
+            else:
+                raise TypeError(f"not a write operation: {type(op).__name__}")
         if new_tables:
             conn.execute(insert(TABLES), [_table_values(t) for t in new_tables])
             conn.execute(insert(SEATS), [
@@ -179,29 +264,22 @@ class Repository:
                  "level": s.level, "token_hash": s.token_hash, "rematch": s.rematch,
                  "account_id": s.account_id}
                 for t in new_tables for s in t.seats])
-        events = [op for op in ops if isinstance(op, InsertEvent)]
         fast = self._fast_sql(conn)
         if events and fast is not None:
             at = fast.at
-            conn.exec_driver_sql(fast.insert_event, [
-                (op.table_id, op.event.version, op.event.kind, op.event.seat, op.event.payload,
-                 op.event.source, op.event.client_id, at(op.at))
-                for op in events])
+            for chunk in _chunks(events, _CHUNK):
+                params: list[Any] = []
+                for op in chunk:
+                    event = op.event
+                    params += (op.table_id, event.version, event.kind, event.seat,
+                               event.payload, event.source, event.client_id, at(op.at))
+                conn.exec_driver_sql(fast.insert_events(len(chunk)), tuple(params))
         elif events:
             conn.execute(insert(EVENTS), [
                 {"table_id": op.table_id, "version": op.event.version, "kind": op.event.kind,
                  "seat": op.event.seat, "payload": op.event.payload, "source": op.event.source,
                  "client_id": op.event.client_id, "at": op.at}
                 for op in events])
-        seat_values: dict[tuple[str, int], dict[str, Any]] = defaultdict(dict)
-        table_values: dict[str, dict[str, Any]] = defaultdict(dict)
-        for op in ops:  # later updates of the same row win
-            if isinstance(op, UpdateSeat):
-                _check_columns(op.values, _SEAT_COLUMNS, "seat")
-                seat_values[(op.table_id, op.seat)].update(op.values)
-            elif isinstance(op, UpdateTable):
-                _check_columns(op.values, _TABLE_COLUMNS, "table")
-                table_values[op.table_id].update(op.values)
         for keys, rows in _group_by_keys(
             ({"b_table": t, "b_seat": s, **v} for (t, s), v in seat_values.items())
         ):
@@ -211,24 +289,24 @@ class Repository:
                     .values({k: bindparam(k) for k in keys}))
             conn.execute(stmt, rows)
         now = utcnow()
-        if fast is not None:  # the update of every action: one prepared executemany
-            moves = [(t, v) for t, v in table_values.items() if v.keys() == _MOVE_COLUMNS]
-            if moves:
-                stamp = fast.at(now)
-                conn.exec_driver_sql(fast.update_move, [
-                    (v["version"], v["status"], v["clock_seat"], v["clock_deadline"], stamp, t)
-                    for t, v in moves])
-                for t, _ in moves:
-                    del table_values[t]
+        if fast is not None and table_values:  # the update of every action: one statement
+            moves = [t for t, v in table_values.items() if v.keys() == _MOVE_COLUMNS]
+            stamp = fast.at(now)
+            for ids in _chunks(moves, _CHUNK):
+                params = [stamp]
+                for table_id in ids:
+                    v = table_values.pop(table_id)
+                    params += (table_id, v["version"], v["status"], v["clock_seat"],
+                               v["clock_deadline"])
+                conn.exec_driver_sql(fast.update_moves(len(ids)), tuple(params))
         for keys, rows in _group_by_keys(
             ({"b_id": t, **v, "updated_at": now} for t, v in table_values.items())
         ):
             stmt = (update(TABLES).where(TABLES.c.id == bindparam("b_id"))
                     .values({k: bindparam(k) for k in keys}))
             conn.execute(stmt, rows)
-        for op in ops:
-            if isinstance(op, Apply):
-                op.run(conn)
+        for apply in applies:
+            apply.run(conn)
 
     def _fast_sql(self, conn: Connection) -> _FastSql | None:
         if not self._fast_known:
@@ -315,6 +393,6 @@ def _group_by_keys(
             for keys, rows in groups.items()]
 
 
-def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+def _chunks(items: list[T], size: int) -> Iterable[list[T]]:
     for i in range(0, len(items), size):
         yield items[i:i + size]
