@@ -17,8 +17,14 @@ from hypothesis import strategies as st
 from ginrummy import Ruleset
 from ginrummy.actions import Reshuffle
 from ginrummy.engine import Hand, Phase
-from ginrummy.env.actions import legal_bits
-from ginrummy.env.observation import PileMemory, encode_view, pile_below_top
+from ginrummy.env.actions import NUM_ACTIONS, legal_bits, legal_ids
+from ginrummy.env.observation import (
+    PileMemory,
+    encode_view,
+    encode_with_mask,
+    mask_array,
+    pile_below_top,
+)
 from ginrummy.views import view
 
 TABLES = [
@@ -110,3 +116,19 @@ def test_hidden_cards_do_change_in_the_other_world() -> None:
     for _ in range(20):
         hand.apply(hand.legal_actions()[0])
     assert _check(hand, rng)
+
+
+def test_the_fast_encoder_equals_the_plain_one() -> None:
+    """encode_with_mask (what the environments use) gives encode_view's tensor and the mask."""
+    rng = random.Random(5)
+    hand = Hand.deal(Ruleset.preset("arena", players=3), dealer=0, seed=5)
+    while not hand.over:
+        seat = hand.to_move
+        seen = view(hand, seat)
+        bits = legal_bits(hand)
+        tensor, mask = encode_with_mask(seen, pile_below_top(seen), bits, NUM_ACTIONS)
+        assert np.array_equal(tensor, encode_view(seen))
+        assert np.array_equal(mask, mask_array(bits, NUM_ACTIONS))
+        assert mask.dtype == np.int8 and sorted(np.flatnonzero(mask)) == legal_ids(hand)
+        legal = hand.legal_actions()
+        hand.apply(legal[int(rng.random() * len(legal))])

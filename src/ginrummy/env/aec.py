@@ -11,7 +11,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
-from ginrummy.env.observation import OBS_SIZE, PileMemory, encode_view, mask_array
+from ginrummy.env.observation import OBS_SIZE, PileMemory, encode_with_mask
 from ginrummy.rules import Ruleset
 from ginrummy.views import PlayerView, view
 
@@ -101,11 +101,12 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
     def observe(self, agent: str) -> Observation:
         """The agent's observation tensor and, on its turn, its legal action ids."""
         seat = self._seats[agent]
-        seen = view(self.game.match, seat)
-        tensor = encode_view(seen, self._memories[seat].below_top(seen))
         game = self.game
+        seen = view(game.match, seat)
         bits = game.legal_bits() if not game.over and game.to_move == seat else 0
-        return {"observation": tensor, "action_mask": mask_array(bits, NUM_ACTIONS)}
+        tensor, mask = encode_with_mask(seen, self._memories[seat].below_top(seen), bits,
+                                        NUM_ACTIONS)
+        return {"observation": tensor, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Play the selected agent's action id (``None`` only once it is done)."""

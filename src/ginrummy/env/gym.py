@@ -13,7 +13,7 @@ from ginrummy.bots import Bot, make_bot, parse_spec
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.aec import Observation, observation_space
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
-from ginrummy.env.observation import PileMemory, encode_view, mask_array
+from ginrummy.env.observation import PileMemory, encode_with_mask
 from ginrummy.rules import Ruleset
 from ginrummy.views import PlayerView, view
 
@@ -123,7 +123,6 @@ class GinRummyGym(gymnasium.Env[dict[str, Any], np.int64]):
 
     def _observe(self) -> Observation:
         seen = view(self.game.match, self.seat)
-        tensor = encode_view(seen, self._memory.below_top(seen))
-        bits = self.game.legal_bits()
-        return {"observation": tensor,
-                "action_mask": mask_array(bits, NUM_ACTIONS)}
+        tensor, mask = encode_with_mask(seen, self._memory.below_top(seen),
+                                        self.game.legal_bits(), NUM_ACTIONS)
+        return {"observation": tensor, "action_mask": mask}
