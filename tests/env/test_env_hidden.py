@@ -123,6 +123,9 @@ def test_the_fast_encoder_equals_the_plain_one() -> None:
     rng = random.Random(5)
     hand = Hand.deal(Ruleset.preset("arena", players=3), dealer=0, seed=5)
     while not hand.over:
+        if hand.phase is Phase.RESHUFFLE:
+            hand.apply(hand.reshuffle_order(rng))
+            continue
         seat = hand.to_move
         seen = view(hand, seat)
         bits = legal_bits(hand)
