@@ -256,6 +256,30 @@ def encode_with_mask(view: PlayerView, below_top: int, mask_bits: int, mask_size
     return flat[:OBS_SIZE], flat[_MASK_AT:_MASK_AT + mask_size].astype(np.int8)
 
 
+def packed_row(view: PlayerView, below_top: int, mask_bits: int) -> bytes:
+    """One row of :func:`decode_rows`: the card planes and the action mask in
+    :func:`encode_with_mask`'s layout, as bytes."""
+    p0, p1, p2, p3, p4, p5, p6 = card_planes(view, below_top)
+    return (p0 | p1 << 52 | p2 << 104 | p3 << 156 | p4 << 208 | p5 << 260 | p6 << 312
+            | mask_bits << _MASK_AT).to_bytes(_ROW_BYTES, "little")
+
+
+_ROW_BYTES = 64
+"""Bytes of a :func:`packed_row` (the mask ends at bit 392 + 109 = 501)."""
+
+
+def decode_rows(rows: bytes, numbers: list[int], mask_size: int
+                ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+    """Observations (rows, 387) and masks (rows, ``mask_size``) of many
+    :func:`packed_row` rows and their :func:`raw_numbers` (flattened), in a few numpy calls."""
+    raw = np.frombuffer(rows, dtype=np.uint8)
+    count = len(raw) // _ROW_BYTES
+    flat = _BITS_F32[raw].reshape(count, _ROW_BYTES * 8)
+    scalars_batch(np.array(numbers, dtype=np.int64).reshape(count, RAW_NUMBERS),
+                  flat[:, CARD_FEATURES:OBS_SIZE])
+    return flat[:, :OBS_SIZE], flat[:, _MASK_AT:_MASK_AT + mask_size].astype(np.int8)
+
+
 def encode_batch(planes: list[list[int]], numbers: list[list[int]],
                  out: npt.NDArray[np.float32]) -> None:
     """Fill ``out`` (rows, 387) from each row's :func:`card_planes` and

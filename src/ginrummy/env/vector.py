@@ -11,11 +11,9 @@ import numpy.typing as npt
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
 from ginrummy.env.observation import (
-    OBS_SIZE,
     PileMemory,
-    card_planes,
-    encode_batch,
-    mask_batch,
+    decode_rows,
+    packed_row,
     raw_numbers,
 )
 from ginrummy.rules import Ruleset
@@ -51,7 +49,6 @@ class VectorGinRummy:
         self._memories = [[PileMemory() for _ in range(self.players)]
                           for _ in range(num_envs)]
         self._rng = random.Random()
-        self._obs = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
 
     def reset(self, seed: int | None = None) -> tuple[
             npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64]]:
@@ -90,18 +87,14 @@ class VectorGinRummy:
 
     def _rows(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8],
                              npt.NDArray[np.int64]]:
-        planes = []
-        numbers = []
-        bits = []
+        rows = []
+        numbers: list[int] = []
         seats = []
         for game, memories in zip(self.games, self._memories, strict=True):
             seat = game.to_move
             seen = view(game.match, seat)
-            planes.append(card_planes(seen, memories[seat].below_top(seen)))
-            numbers.append(raw_numbers(seen))
-            bits.append(game.legal_bits())
+            rows.append(packed_row(seen, memories[seat].below_top(seen), game.legal_bits()))
+            numbers += raw_numbers(seen)
             seats.append(seat)
-        obs = self._obs
-        encode_batch(planes, numbers, obs)
-        return (obs.copy(), mask_batch(bits, NUM_ACTIONS),
-                np.array(seats, dtype=np.int64))
+        obs, masks = decode_rows(b"".join(rows), numbers, NUM_ACTIONS)
+        return obs, masks, np.array(seats, dtype=np.int64)
