@@ -50,8 +50,8 @@ OBS_SIZE = CARD_FEATURES + SCALARS
 _PHASES = {Phase.OFFER: 0, Phase.DRAW: 1, Phase.DISCARD: 2, Phase.LAYOFF: 3, Phase.OVER: 4,
            Phase.RESHUFFLE: 1}
 
-__all__ = ["OBS_SIZE", "PileMemory", "card_planes", "encode_batch", "encode_view",
-           "encode_with_mask", "mask_array", "mask_batch",
+__all__ = ["OBS_SIZE", "PileMemory", "card_planes", "decode_rows", "encode_view",
+           "encode_with_mask", "mask_array", "packed_row",
            "pile_below_top", "raw_numbers", "scalars", "scalars_batch"]
 
 
@@ -280,27 +280,7 @@ def decode_rows(rows: bytes, numbers: list[int], mask_size: int
     return flat[:, :OBS_SIZE], flat[:, _MASK_AT:_MASK_AT + mask_size].astype(np.int8)
 
 
-def encode_batch(planes: list[list[int]], numbers: list[list[int]],
-                 out: npt.NDArray[np.float32]) -> None:
-    """Fill ``out`` (rows, 387) from each row's :func:`card_planes` and
-    :func:`raw_numbers`."""
-    rows = len(planes)
-    raw = np.frombuffer(b"".join([_packed(p) for p in planes]), dtype=np.uint8)
-    # straight into ``out`` (the padding bits land on the scalars, written next)
-    target = out[:rows, :_PLANE_BYTES * 8].reshape(rows, _PLANE_BYTES, 8)
-    np.take(_BITS_F32, raw.reshape(rows, _PLANE_BYTES), axis=0, out=target, mode="clip")
-    flat = np.array([x for row in numbers for x in row], dtype=np.int64)
-    scalars_batch(flat.reshape(rows, RAW_NUMBERS), out[:rows, CARD_FEATURES:])
-
-
 def mask_array(bits: int, size: int) -> npt.NDArray[np.int8]:
     """An int bitmask as an int8 array of ``size`` zeros and ones."""
     raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
     return _BITS_I8[raw].reshape(-1)[:size]
-
-
-def mask_batch(bits: list[int], size: int) -> npt.NDArray[np.int8]:
-    """Bitmasks as an int8 array (rows, ``size``)."""
-    width = (size + 7) // 8
-    raw = np.frombuffer(b"".join([b.to_bytes(width, "little") for b in bits]), np.uint8)
-    return _BITS_I8[raw].reshape(len(bits), width * 8)[:, :size]
