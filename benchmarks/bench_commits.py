@@ -69,6 +69,7 @@ class RunResult:
     db: str
     producers: int
     rate: float
+    busy: float
     seconds: float
     writes: int
     commits: int
@@ -136,8 +137,10 @@ class Database:
                 self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
 
 
-async def drive(url: str, producers: int, seconds: float, rate: float) -> RunResult:
-    """Run the committer under ``producers`` tables for ``seconds``."""
+async def drive(url: str, producers: int, seconds: float, rate: float,
+                busy: float = 0.0) -> RunResult:
+    """Run the committer under ``producers`` tables for ``seconds``; ``busy``: the share of
+    the event loop's time spent running Python meanwhile (the server's own work)."""
     engine = open_engine(url, "FULL", background_checkpoint=True)
     migrate(engine)
     checkpointer = Checkpointer(engine) if Checkpointer.wanted(engine) else None
@@ -172,18 +175,35 @@ async def drive(url: str, producers: int, seconds: float, rate: float) -> RunRes
             if think:
                 await asyncio.sleep(think * random.uniform(0.9, 1.1))
 
+    spun = 0.0
+
+    async def spin() -> None:
+        """Keep the loop busy ``busy`` of the time, in slices of 2 ms, as a server is."""
+        nonlocal spun
+        while not stop:
+            cpu = time.thread_time()
+            until = time.perf_counter() + 0.002 * busy
+            while time.perf_counter() < until:
+                pass
+            spun += time.thread_time() - cpu
+            await asyncio.sleep(0.002 * (1 - busy))
+
     tasks = [asyncio.create_task(produce(t)) for t in ids]
+    if busy > 0:
+        tasks.append(asyncio.create_task(spin()))
     await asyncio.sleep(1.0)  # warm up
     loop_id = threading.get_native_id()
     skip = {checkpointer._thread.native_id} if checkpointer is not None else set()
     before_stats = (committer.stats.batches, committer.stats.writes)
     cpu_before = thread_cpu()
+    spun_before = spun
     measuring = True
     started = time.perf_counter()
     await asyncio.sleep(seconds)
     measuring = False
     elapsed = time.perf_counter() - started
     cpu_after = thread_cpu()
+    spun_during = spun - spun_before
     commits = committer.stats.batches - before_stats[0]
     committed = committer.stats.writes - before_stats[1]
     stop = True
@@ -192,12 +212,13 @@ async def drive(url: str, producers: int, seconds: float, rate: float) -> RunRes
     if checkpointer is not None:
         checkpointer.stop()
     engine.dispose()
-    loop_cpu = cpu_after.get(loop_id, 0.0) - cpu_before.get(loop_id, 0.0)
+    loop_cpu = cpu_after.get(loop_id, 0.0) - cpu_before.get(loop_id, 0.0) - spun_during
     other_cpu = sum(v - cpu_before.get(k, 0.0) for k, v in cpu_after.items()
                     if k != loop_id and k not in skip)
     durations.sort()
     return RunResult(
-        db=engine.dialect.name, producers=producers, rate=rate, seconds=round(elapsed, 2),
+        db=engine.dialect.name, producers=producers, rate=rate, busy=busy,
+        seconds=round(elapsed, 2),
         writes=writes, commits=commits, commits_per_s=round(commits / elapsed, 1),
         writes_per_s=round(writes / elapsed, 1), actions_per_s=round(actions / elapsed, 1),
         mean_batch=round(committed / max(commits, 1), 2),
@@ -270,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--producers", type=int, default=200)
     parser.add_argument("--rate", type=float, default=0.0,
                         help="actions a second in all (0: as fast as possible)")
+    parser.add_argument("--busy", type=float, default=0.0,
+                        help="share of the event loop kept busy running Python (0-0.95)")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--raw", action="store_true", help="also plain sqlite3 (SQLite only)")
@@ -278,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.producers < 1 or args.seconds <= 0 or args.repeat < 1 or args.rate < 0:
         parser.error("--producers and --repeat must be >= 1, --seconds > 0, --rate >= 0")
+    if not 0 <= args.busy <= 0.95:
+        parser.error("--busy must be between 0 and 0.95")
     sys.setswitchinterval(0.001)  # as ginrummy serve
     results: list[RunResult] = []
     with tempfile.TemporaryDirectory(dir=args.workdir or Path.cwd()) as tmp:
@@ -286,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
             database = Database(args.db, workdir)
             try:
                 results.append(asyncio.run(drive(database.url, args.producers, args.seconds,
-                                                 args.rate)))
+                                                 args.rate, args.busy)))
             finally:
                 database.drop()
             if not args.json:

@@ -12,13 +12,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from ginrummy.server.committer import CommitFailed, GroupCommitter
 from ginrummy.server.connections import Connection
 from ginrummy.server.lobby import Lobby
 from ginrummy.server.protocol import ActionMessage, CreateTable, JoinTable
 from ginrummy.server.settings import Settings
-from ginrummy.storage import Repository, UpdateTable, WriteOp, migrate, open_engine
+from ginrummy.storage import (
+    InsertEvent,
+    InsertTable,
+    Repository,
+    StoredEvent,
+    StoredSeat,
+    StoredTable,
+    UpdateSeat,
+    UpdateTable,
+    WriteOp,
+    migrate,
+    open_engine,
+)
 
 
 class SlowRepository:
@@ -153,3 +166,116 @@ def test_close_commits_what_is_pending(count: int) -> None:
 
     repo = asyncio.run(run())
     assert sum(len(batch) for batch in repo.transactions) == count
+
+
+# ------------------------------------------------------------- the real write path, both databases
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh SQLite file with the server's pragmas, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'commits.db'}"
+    return str(request.getfixturevalue("pg_url"))
+
+
+def two_seats(table_id: str) -> StoredTable:
+    """A two-seat table as the lobby stores it."""
+    return StoredTable(
+        id=table_id, name=table_id, preset="classic", rules={}, players=2, public=True,
+        invite_hash=None, clock_ms=30_000, pool_chips=None, status="playing", version=1,
+        seats=[StoredSeat(0, "human", "Ann"), StoredSeat(1, "human", "Bob")])
+
+
+def an_action(table_id: str, version: int, clock: bool) -> list[WriteOp]:
+    """What one action writes: its event and the table's version, status and clock."""
+    return [InsertEvent(table_id, StoredEvent(version, "action", f"{table_id}:{version}",
+                                              version % 2, "human", f"a{version}")),
+            UpdateTable(table_id, {
+                "version": version, "status": "playing" if version < 9 else "over",
+                "clock_seat": (version + 1) % 2 if clock else None,
+                "clock_deadline": 1000.0 + version + 0.25 if clock else None})]
+
+
+def test_concurrent_actions_of_many_tables_are_all_stored(database_url: str) -> None:
+    """150 tables (more rows than one multi-row statement holds) act 8 times each at once:
+    every event and the last version, status and clock of every table are stored, in a few
+    shared transactions, on one connection of the pool."""
+    ids = [f"t{i:03d}" for i in range(150)]
+    engine = open_engine(database_url, background_checkpoint=True)
+    migrate(engine)
+    checkouts: list[object] = []
+    event.listen(engine, "checkout", lambda *_: checkouts.append(1))
+    repo = Repository(engine)
+
+    async def play(table_id: str, index: int) -> None:
+        for version in range(2, 10):  # the last action of every third table stops its clock
+            clock = version < 9 or index % 3 != 0
+            await committer.commit(an_action(table_id, version, clock))
+
+    async def run() -> None:
+        committer.start()
+        await committer.commit([InsertTable(two_seats(t)) for t in ids])
+        await asyncio.gather(*(play(t, i) for i, t in enumerate(ids)))
+        await committer.close()
+
+    committer = GroupCommitter(repo)
+    asyncio.run(run())
+    writer_checkouts = len(checkouts)
+    stored = {t.id: t for t in repo.load_tables(ids=ids)}
+    engine.dispose()
+    assert sorted(stored) == ids
+    for index, table_id in enumerate(ids):
+        table = stored[table_id]
+        clock = index % 3 != 0
+        assert (table.version, table.status, table.clock_seat, table.clock_deadline) == (
+            9, "over", 0 if clock else None, 1009.25 if clock else None)
+        assert [(e.version, e.payload, e.seat, e.client_id) for e in table.events] == [
+            (v, f"{table_id}:{v}", v % 2, f"a{v}") for v in range(2, 10)]
+        assert table.updated_at > table.created_at
+    assert committer.stats.writes == 1 + 150 * 8
+    assert committer.stats.batches < 150 * 8 / 4  # transactions were shared
+    assert committer.stats.largest_batch > 64  # a batch needed more than one statement
+    assert writer_checkouts == 1  # the writes kept their connection
+
+
+def test_a_refused_write_in_a_real_batch_fails_alone(database_url: str) -> None:
+    """A duplicate event in a batch: that write gets CommitFailed, the rest of its batch is
+    stored, and the next writes go through (the write connection is replaced)."""
+    engine = open_engine(database_url, background_checkpoint=True)
+    migrate(engine)
+    repo = Repository(engine)
+
+    async def run() -> list[object]:
+        committer = GroupCommitter(repo)
+        committer.start()
+        await committer.commit([InsertTable(two_seats("a")), InsertTable(two_seats("b"))])
+        await committer.commit(an_action("a", 2, True))
+        outcomes = await asyncio.gather(
+            committer.commit(an_action("b", 2, True)),
+            committer.commit(an_action("a", 2, False)),  # version 2 of "a" exists
+            committer.commit(an_action("b", 3, True)), return_exceptions=True)
+        await committer.commit(an_action("a", 3, False))
+        await committer.close()
+        return list(outcomes)
+
+    outcomes = asyncio.run(run())
+    assert outcomes[0] is None and outcomes[2] is None
+    assert isinstance(outcomes[1], CommitFailed) and "IntegrityError" in str(outcomes[1])
+    a, b = repo.load_table("a"), repo.load_table("b")
+    engine.dispose()
+    assert a is not None and b is not None
+    assert [e.version for e in a.events] == [2, 3] and a.clock_seat is None
+    assert [e.version for e in b.events] == [2, 3] and (b.version, b.clock_seat) == (3, 0)
+
+
+def test_bad_operations_are_named(tmp_path: Path) -> None:
+    engine = open_engine(f"sqlite:///{tmp_path / 'bad.db'}")
+    migrate(engine)
+    repo = Repository(engine)
+    with pytest.raises(TypeError, match="not a write operation: str"):
+        repo.write(["INSERT"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="no seat column 'colour'"):
+        repo.write([UpdateSeat("t", 0, {"colour": "red"})])
+    repo.write([InsertTable(two_seats("t"))])  # the repository still writes
+    assert repo.load_table("t") is not None
+    repo.close()
+    engine.dispose()
