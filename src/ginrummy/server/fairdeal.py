@@ -84,9 +84,12 @@ class FairHand:
                                f"for hand {self.hand}")
         self.client_seeds[seat] = seed
 
-    def make_missing(self) -> None:
-        """The server makes the seeds no client gave (announced by ``server_made``)."""
-        for seat in self.missing():
+    def make_missing(self, seats: list[int] | None = None) -> None:
+        """The server makes the seeds no client gave (announced by ``server_made``), of
+        ``seats`` only if given."""
+        for seat in self.missing() if seats is None else seats:
+            if self.client_seeds[seat] is not None:
+                continue
             self.client_seeds[seat] = fair.new_client_seed()
             self.server_made[seat] = True
 
@@ -125,7 +128,7 @@ class FairHand:
 def new_fair_hand(table: GameTable, contributors: set[int]) -> FairHand:
     """The next hand's seeds, committed at the table's next version: a new server seed; a
     server-made client seed for every seat not in ``contributors`` (the seats whose client
-    offered seeds and is there)."""
+    offered seeds, or whose person is on the way)."""
     match = table.match
     number = 1 if match is None or match.over else len(match.hands) + 1
     seats = len(table.seats)

@@ -144,7 +144,12 @@ class TableWriter:
                 self._watch_idle()
                 return
             back = self.presence.arrive(table, conn.seat)
-            if back or not people_before:  # the game may go on: someone is there again
+            waiting = pending(table)
+            no_seed = waiting is not None and waiting.client_seeds[conn.seat] is None
+            if no_seed and waiting is not None and not any(c.seat == conn.seat
+                                                           for c in self.seeders):
+                waiting.make_missing([conn.seat])  # its client sends none: the server does
+            if back or not people_before or no_seed:  # the game may go on
                 await self._advance()
             self.broadcast()
             self._watch_idle()
@@ -655,8 +660,9 @@ class TableWriter:
         seeds = pending(table)
         now = time.time()
         if seeds is None:
-            seats = {c.seat for c in self.seeders if c.seat is not None
-                     and not table.seats[c.seat].away and c in self.connections}
+            seeders = {c.seat for c in self.seeders}
+            seats = {s.seat for s in table.seats if s.human and not s.away
+                     and (s.seat in seeders or s.connections == 0)}  # 0: on the way
             table.fair = seeds = new_fair_hand(table, seats)
             await self._commit([], [seeds.commitment_write(table.id)], bump=True)
             self.fair_stored = seeds

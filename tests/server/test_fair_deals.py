@@ -1,0 +1,292 @@
+"""Provably fair deals at the server (issue 16; docs/fair.md, docs/protocol.md *Fair deals*):
+every hand's commitment reaches every connection before its cards, the clients' seeds go
+into the deck, the seed is revealed only once the hand is over (never before, in any frame of
+whole matches), the record download verifies with ``ginrummy verify``, bad seeds are refused,
+a silent client gets a server-made seed, and a SIGKILL between the commitment and the deal
+keeps the committed seed."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from moderation_helpers import add_user, post
+from server_helpers import Client, LiveServer, free_port, open_socket
+from test_crash_restart import Process, Remote
+
+from ginrummy import fair
+from ginrummy.cards import card_name, parse_card_list
+from ginrummy.server.kinds import EventKind
+from ginrummy.storage import open_engine, players
+from ginrummy.storage.fairseeds import load_latest
+
+
+def seeding(server: Any, table_id: str, token: str | None = None,
+            headers: dict[str, str] | None = None) -> Client:
+    """A client that offers client seeds (``hello`` with ``seeds``), at its first state."""
+    options: dict[str, Any] = {"origin": server.base}
+    if headers:
+        options["additional_headers"] = headers
+    client = Client(open_socket(f"{server.ws_base}/ws/tables/{table_id}", **options))
+    client.send({"type": "hello", "protocol": 2, "token": token, "seeds": True})
+    client.wait(lambda m: m["type"] == "welcome")
+    client.wait(lambda m: m["type"] == "state")
+    return client
+
+
+def seed_wanted(state: dict[str, Any]) -> int | None:
+    """The hand whose client seed this seat should send now, if any."""
+    block, seat = state.get("fair"), state["seat"]
+    if block is None or seat is None or block["deck"] is not None:
+        return None
+    if block["server_seed"] is None and block["client_seeds"][seat] is None:
+        return int(block["hand"])
+    return None
+
+
+def choose(legal: list[str]) -> str:
+    """Knock or gin when possible, else the first legal action."""
+    return next((a for a in legal if a.startswith(("gin", "knock"))), legal[0])
+
+
+def play_match(clients: dict[int, Client], sent: dict[tuple[int, int], str],
+               limit: int = 3000) -> None:
+    """Play to the end of the match: each client sends its seed when asked (remembered in
+    ``sent`` by seat and hand) and plays when it may."""
+    acted = 0
+    while True:
+        for seat, client in clients.items():
+            with contextlib.suppress(TimeoutError):
+                while True:
+                    client.recv(0.02)
+            state = client.state
+            hand = seed_wanted(state)
+            if hand is not None and (seat, hand) not in sent:
+                sent[(seat, hand)] = secrets.token_hex(32)
+                client.send({"type": "seed", "hand": hand, "seed": sent[(seat, hand)]})
+            if state["legal"]:
+                acted += 1
+                client.send({"type": "action", "id": f"s{seat}-{acted}",
+                             "version": state["version"], "action": choose(state["legal"])})
+                client.answer()
+        if all(c.state["result"] is not None for c in clients.values()):
+            return
+        assert acted < limit, "the match did not end"
+
+
+def reveals(frames: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Each hand's fair block as first revealed in these frames, by hand number."""
+    found: dict[int, dict[str, Any]] = {}
+    for frame in frames:
+        block = frame.get("fair") if frame["type"] == "state" else None
+        if block and block["server_seed"] is not None:
+            found.setdefault(block["hand"], block)
+    return found
+
+
+def check_no_early_seed(client: Client) -> int:
+    """No frame before a hand's reveal holds its seed; the commitment came before the hand's
+    first cards; the reveal's deck is the seeds' deck. Returns the hands checked."""
+    revealed = reveals(client.frames)
+    assert revealed, "no hand was revealed"
+    for number, block in revealed.items():
+        seed = block["server_seed"]
+        assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == block["commitment"]
+        seeds = [bytes.fromhex(s) for s in block["client_seeds"]]
+        assert block["deck"] == [card_name(c) for c in
+                                 fair.deck(bytes.fromhex(seed), seeds)]
+        first = next(i for i, f in enumerate(client.frames) if f["type"] == "state"
+                     and (f.get("fair") or {}).get("hand") == number
+                     and f["fair"]["server_seed"] is not None)
+        for text in client.texts[:first]:
+            assert seed not in text, f"hand {number}: the seed was sent before the reveal"
+        committed = next(i for i, f in enumerate(client.frames) if f["type"] == "state"
+                         and (f.get("fair") or {}).get("hand") == number)
+        dealt = next((i for i, f in enumerate(client.frames) if f["type"] == "state"
+                      and f["view"] is not None and f["view"]["hand_number"] == number), None)
+        assert dealt is None or committed < dealt, f"hand {number}: cards before commitment"
+        assert dealt is None or client.frames[committed]["fair"]["server_seed"] is None
+    return len(revealed)
+
+
+def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifies(
+        make_server: Any, tmp_path: Path) -> None:
+    server: LiveServer = make_server(messages_per_window=100_000)
+    ann, bob = add_user(server, "Ann"), add_user(server, "Bob")
+    created = post(server, "/api/tables", {"nickname": "x", "options": {"target": 10}}, ann)
+    table_id = created.json()["table_id"]
+    assert post(server, f"/api/tables/{table_id}/join", {"nickname": "x"}, bob).is_success
+    clients = {0: seeding(server, table_id, headers=ann.headers),
+               1: seeding(server, table_id, headers=bob.headers)}
+    watcher = seeding(server, table_id)  # a spectator: it is told, it gives no seed
+    sent: dict[tuple[int, int], str] = {}
+    play_match(clients, sent)
+    with contextlib.suppress(TimeoutError):
+        while True:
+            watcher.recv(0.05)
+    hands = {check_no_early_seed(c) for c in (*clients.values(), watcher)}
+    assert len(hands) == 1
+    stored = server.stored_table(table_id)
+    decks = [parse_card_list(e.payload) for e in stored.events if e.kind == EventKind.DEAL]
+    revealed = reveals(clients[0].frames)
+    assert sorted(revealed) == list(range(1, len(decks) + 1))
+    for number, block in revealed.items():  # each seat's own seed made the deck
+        assert block["server_made"] == [False, False]
+        assert block["client_seeds"] == [sent[(0, number)], sent[(1, number)]]
+        assert [card_name(c) for c in decks[number - 1]] == block["deck"]
+    # the record download carries every hand's seeds; ginrummy verify passes, then fails
+    # naming the hand when one card of its deck is changed
+    engine = server.app.state.server.accounts.engine
+    (match,) = players.account_matches(engine, ann.id)
+    with server.http() as http:
+        record = http.get(f"/api/matches/{match.id}/record").json()
+    assert [h["fair"]["commitment"] for h in record["hands"]] == \
+        [revealed[n]["commitment"] for n in sorted(revealed)]
+    path = tmp_path / "match.ginrec.json"
+    path.write_text(json.dumps(record))
+    ok = verify(path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert ok.stdout.splitlines()[:-1] == [f"hand {n}: verified" for n in sorted(revealed)]
+    assert ok.stdout.splitlines()[-1] == f"{len(revealed)} of {len(revealed)} hands verified"
+    last = len(record["hands"])
+    cards = record["hands"][-1]["deck"].split()
+    cards[0], cards[1] = cards[1], cards[0]
+    record["hands"][-1]["deck"] = " ".join(cards)
+    path.write_text(json.dumps(record))
+    bad = verify(path)
+    assert bad.returncode == 1 and f"hand {last}: NOT verified" in bad.stdout
+
+
+def verify(path: Path) -> subprocess.CompletedProcess[str]:
+    """``ginrummy verify`` on a record file."""
+    return subprocess.run([sys.executable, "-c", "from ginrummy.cli.main import main; "
+                           "raise SystemExit(main())", "verify", str(path)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("humans", [1, 2])
+def test_arena_matches_with_computers_never_send_a_seed_before_its_hand_ends(
+        make_server: Any, humans: int) -> None:
+    server = make_server(messages_per_window=100_000)
+    players_count = humans + 2  # three players: one person; four: two
+    bots = {str(s): "simple" for s in range(humans, players_count)}
+    created = server.create(players=players_count, bots=bots, options={"target": 10})
+    table_id = created["table_id"]
+    tokens = [created["token"]] + [server.join(table_id, nickname=f"P{s}")["token"]
+                                   for s in range(1, humans)]
+    clients = {s: seeding(server, table_id, tokens[s]) for s in range(humans)}
+    watcher = seeding(server, table_id)
+    sent: dict[tuple[int, int], str] = {}
+    play_match(clients, sent)
+    with contextlib.suppress(TimeoutError):
+        while True:
+            watcher.recv(0.05)
+    counts = {check_no_early_seed(c) for c in (*clients.values(), watcher)}
+    assert len(counts) == 1
+    for number, block in reveals(watcher.frames).items():
+        assert block["server_made"] == [s >= humans for s in range(players_count)]
+        assert block["client_seeds"][:humans] == [sent[(s, number)] for s in range(humans)]
+    # nor is it stored where a client reads: the events and the lobby
+    seeds = {b["server_seed"] for b in reveals(watcher.frames).values()}
+    stored = server.stored_table(table_id)
+    assert not any(seed in e.payload for e in stored.events for seed in seeds)
+
+
+def test_a_client_that_sends_no_seed_gets_one_made_by_the_server(make_server: Any) -> None:
+    server = make_server(fair_seed_seconds=0.3)
+    created = server.create(bots={"1": "simple"})
+    ann = seeding(server, created["table_id"], created["token"])
+    dealt = ann.wait(lambda m: m["type"] == "state" and m["view"] is not None)
+    assert dealt["fair"]["server_made"] == [True, True]
+    assert dealt["fair"]["server_seed"] is None and None not in dealt["fair"]["client_seeds"]
+
+
+def test_bad_seeds_are_refused_with_a_clear_error(make_server: Any) -> None:
+    server = make_server(fair_seed_seconds=30)
+    created = server.create(bots={"1": "simple"})
+    table_id = created["table_id"]
+    ann = seeding(server, table_id, created["token"])
+    block = ann.state["fair"] or ann.wait(lambda m: m["type"] == "state"
+                                          and m["fair"] is not None)["fair"]
+    assert block["client_seeds"][0] is None and block["server_made"] == [False, True]
+    ann.send({"type": "seed", "hand": 1, "seed": "xyz"})
+    error = ann.wait(lambda m: m["type"] == "error")
+    assert error["code"] == "bad_message" and "64 hex digits" in error["message"]
+    ann.send({"type": "seed", "hand": 2, "seed": "ab" * 32})
+    error = ann.wait(lambda m: m["type"] == "error")
+    assert error["code"] == "seed_refused" and "hand 2" in error["message"]
+    watcher = seeding(server, table_id)
+    watcher.send({"type": "seed", "hand": 1, "seed": "ab" * 32})
+    assert watcher.wait(lambda m: m["type"] == "error")["code"] == "not_seated"
+    ann.send({"type": "resync"})
+    again = ann.wait(lambda m: m["type"] == "state")
+    assert again["fair"]["server_seed"] is None and again["view"] is None
+    ann.send({"type": "seed", "hand": 1, "seed": "AB" * 32})
+    dealt = ann.wait(lambda m: m["type"] == "state" and m["view"] is not None)
+    assert dealt["fair"]["client_seeds"][0] == "ab" * 32
+    ann.send({"type": "seed", "hand": 1, "seed": "cd" * 32})
+    assert ann.wait(lambda m: m["type"] == "error")["code"] == "seed_refused"
+    ann.send({"type": "resync"})  # a resync during the hand keeps the seed hidden
+    assert ann.wait(lambda m: m["type"] == "state")["fair"]["server_seed"] is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_a_sigkill_between_commitment_and_deal_keeps_the_committed_seed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GINRUMMY_FAIR_SEED_SECONDS", "60")  # the deal waits for the seed
+    db = f"sqlite:///{tmp_path / 'crash.db'}"
+    port = free_port()
+    process = Process(db, port, tmp_path / "serve.log")
+    try:
+        remote = Remote(process.base)
+        created = httpx.post(f"{process.base}/api/tables", timeout=30,
+                             json={"nickname": "Ann", "bots": {"1": "simple"}},
+                             headers={"Origin": process.base}).json()
+        table_id = created["table_id"]
+        ann = seeding(remote, table_id, created["token"])
+        before = ann.state["fair"] or ann.wait(lambda m: m["type"] == "state"
+                                               and m["fair"] is not None)["fair"]
+        assert before["server_seed"] is None and before["client_seeds"][0] is None
+        process.kill()
+        engine = open_engine(db)
+        try:
+            stored = load_latest(engine, table_id)
+        finally:
+            engine.dispose()
+        assert stored is not None and stored.commitment == before["commitment"]
+        process = Process(db, port, tmp_path / "serve.log")
+        again = seeding(remote, table_id, created["token"])
+        block = again.state["fair"]
+        assert block == before  # the same commitment, still waiting for this seat's seed
+        assert again.state["view"] is None
+        again.send({"type": "seed", "hand": 1, "seed": "5a" * 32})
+        dealt = again.wait(lambda m: m["type"] == "state" and m["view"] is not None)
+        assert dealt["fair"]["commitment"] == before["commitment"]
+        engine = open_engine(db)
+        try:
+            deal = next(e for e in _events(engine, table_id) if e.kind == EventKind.DEAL)
+        finally:
+            engine.dispose()
+        seeds = [bytes.fromhex(s) for s in dealt["fair"]["client_seeds"]]
+        assert seeds[0] == bytes.fromhex("5a" * 32)
+        assert parse_card_list(deal.payload) == fair.deck(bytes.fromhex(stored.server_seed),
+                                                          seeds)
+    finally:
+        process.kill()
+
+
+def _events(engine: Any, table_id: str) -> list[Any]:
+    from ginrummy.storage import Repository
+
+    table = Repository(engine).load_table(table_id)
+    assert table is not None
+    return list(table.events)
+
