@@ -140,6 +140,14 @@ def test_bad_input_gets_a_clear_error() -> None:
     wrapped.step(40)  # as PettingZoo's TerminateIllegalWrapper: the episode ends at -1
     assert wrapped.rewards == {mover: -1.0, ({"player_0", "player_1"} - {mover}).pop(): 0.0}
     assert all(wrapped.terminations.values())
+    fresh = env()
+    fresh.reset(seed=2)
+    with pytest.raises(ValueError, match=r"action id -1 is outside 0\.\.108"):
+        fresh.step(-1)
+    solo = GinRummyGym()
+    solo.reset(seed=1)
+    with pytest.raises(ValueError, match=r"action id 200 is outside 0\.\.108"):
+        solo.step(200)
     with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
         env().step(1)
 

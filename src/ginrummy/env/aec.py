@@ -119,11 +119,14 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         if action is None:
             raise ValueError(f"{agent} is to move: give an action id, not None")
         game = self.game
-        if self.illegal_reward is not None and not game.legal_bits() >> int(action) & 1:
-            self._end_illegally(agent, int(action))
+        action = int(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"{agent}: action id {action} is outside 0..{NUM_ACTIONS - 1}")
+        if self.illegal_reward is not None and not game.legal_bits() >> action & 1:
+            self._end_illegally(agent, action)
             return
         try:
-            rewards = game.step(int(action))
+            rewards = game.step(action)
         except ValueError as error:
             raise ValueError(f"{agent}: {error}") from None
         self._cumulative_rewards[agent] = 0.0
@@ -144,8 +147,6 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
             self.render()
 
     def _end_illegally(self, agent: str, action: int) -> None:
-        if not 0 <= action < NUM_ACTIONS:
-            raise ValueError(f"{agent}: action id {action} is outside 0..{NUM_ACTIONS - 1}")
         self._cumulative_rewards[agent] = 0.0
         self.rewards = self._zeros.copy()
         assert self.illegal_reward is not None

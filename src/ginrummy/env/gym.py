@@ -88,7 +88,10 @@ class GinRummyGym(gymnasium.Env[dict[str, Any], np.int64]):
         game = self.game
         if game.over or self._ended_illegally:
             raise ValueError("the episode is over: call reset()")
-        if self.illegal_reward is not None and not game.legal_bits() >> int(action) & 1:
+        action = int(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
+        if self.illegal_reward is not None and not game.legal_bits() >> action & 1:
             self._ended_illegally = True
             observation = self._observe()
             observation["action_mask"][:] = 0
