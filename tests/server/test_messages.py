@@ -45,5 +45,5 @@ def test_chat_and_ack_texts() -> None:
 
 def test_the_client_types() -> None:
     expected = {"hello", "action", "chat", "mute", "rematch", "next", "resync", "ping",
-                "resign", "leave"}
+                "resign", "leave", "seed"}
     assert expected == CLIENT_TYPES
