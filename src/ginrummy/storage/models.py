@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -341,3 +342,20 @@ class HandSeedRow(Base):
     """JSON list, one per seat: hex, or null until the deal."""
     server_made: Mapped[str] = mapped_column(Text)
     """JSON list, one per seat: true where the server made the seat's client seed."""
+
+
+# ----------------------------------------------------------------------------- cluster
+class TableOwnerRow(Base):
+    """The fencing token of a table's owner process (docs/cluster.md): every commit by an
+    owner raises it to the owner's lease token, and fails when a newer owner's token is
+    already stored, so a process that lost its lease can never commit again."""
+
+    __tablename__ = "table_owners"
+
+    table_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True)
+    token: Mapped[int] = mapped_column(BigInteger)
+    """The highest lease token that committed for this table (Redis ``INCR``, from 1)."""
+    owner: Mapped[str] = mapped_column(String(120))
+    """The owner process that stored ``token`` (uuid, host and pid)."""
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

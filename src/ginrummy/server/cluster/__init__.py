@@ -1,0 +1,30 @@
+"""Several server processes on one PostgreSQL and one Redis (issue 14, docs/cluster.md):
+table leases with fencing tokens (:mod:`.lease`), the token check of every commit in
+PostgreSQL (:mod:`.fencing`), frames between processes (:mod:`.relay`) and the lobby across
+processes (:mod:`.directory`).
+
+Only the server imports this package (it needs ``redis``, of the ``server`` extra).
+"""
+
+from __future__ import annotations
+
+from ginrummy.server.cluster.directory import Listed, LobbyBoard
+from ginrummy.server.cluster.fencing import (
+    Fence,
+    FencedOut,
+    Fencer,
+    NoFencer,
+    check_fences,
+    claim,
+    fence_op,
+    fenced,
+    stored_token,
+)
+from ginrummy.server.cluster.lease import Holder, Lease, LeaseKeeper, LeaseStore, make_owner_id
+from ginrummy.server.cluster.relay import Envelope, Relay, RelayError, Subscription
+
+__all__ = [
+    "Envelope", "Fence", "FencedOut", "Fencer", "Holder", "Lease", "LeaseKeeper", "LeaseStore",
+    "Listed", "LobbyBoard", "NoFencer", "Relay", "RelayError", "Subscription", "check_fences",
+    "claim", "fence_op", "fenced", "make_owner_id", "stored_token",
+]

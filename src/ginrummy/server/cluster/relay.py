@@ -1,0 +1,178 @@
+"""Frames between processes over Redis pub/sub (docs/cluster.md): a process that holds a
+client's WebSocket but not its table sends the client's messages to the table's owner on the
+table's inbox channel, and the owner sends the frames for that table's clients on the
+table's outbox channel, each addressed to one connection or to all.
+
+Pub/sub, not streams: a frame matters only to the processes connected at that moment, Redis
+keeps nothing on disk here anyway, and a subscription costs no memory or trimming. What it
+does not do, deliver to a subscriber that was away, the protocol does: every envelope carries
+its sender's sequence number, a subscriber sees a gap (:attr:`Envelope.gap`) and asks for a
+fresh ``state``, and a client resends an action that was not acknowledged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+
+from ginrummy.server.cluster.lease import PREFIX, table_key
+
+INBOX = "in"
+OUTBOX = "out"
+
+
+class RelayError(ValueError):
+    """A relayed message that is not an envelope; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """One relayed frame."""
+
+    table_id: str
+    direction: str
+    """``in`` (a client's message, to the owner) or ``out`` (a frame, to the clients)."""
+    sender: str
+    """The sending process's owner id."""
+    token: int
+    """Outbox: the owner's lease token (a larger one means a new owner); inbox: 0."""
+    seq: int
+    """The sender's number for this table and direction, from 1, without gaps."""
+    connection: str | None
+    """Inbox: the client's connection; outbox: the one it is for (``None``: every one)."""
+    frame: str
+    gap: bool = False
+    """Set by a subscription: envelopes of this sender were missed just before this one."""
+
+    def encode(self) -> bytes:
+        """The message published (JSON)."""
+        return orjson.dumps({"t": self.table_id, "d": self.direction, "s": self.sender,
+                             "k": self.token, "n": self.seq, "c": self.connection,
+                             "f": self.frame})
+
+    @classmethod
+    def decode(cls, data: bytes | str) -> Envelope:
+        """An envelope from a published message (:class:`RelayError` if it is not one)."""
+        try:
+            raw: Any = orjson.loads(data)
+            envelope = cls(raw["t"], raw["d"], raw["s"], raw["k"], raw["n"], raw["c"],
+                           raw["f"])
+        except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+            raise RelayError(f"not a relay envelope ({exc}): {str(data)[:80]!r}") from None
+        if envelope.direction not in (INBOX, OUTBOX) or not isinstance(envelope.seq, int) \
+                or not isinstance(envelope.token, int) or not isinstance(envelope.frame, str):
+            raise RelayError(f"bad relay envelope fields: {str(data)[:80]!r}")
+        return envelope
+
+
+class Relay:
+    """Publishes a process's envelopes, numbered per table and direction.
+
+    Redis delivers one connection's messages in the order it received them: publish each
+    table's envelopes from one task, awaiting each publish, and they arrive in order.
+    """
+
+    def __init__(self, redis: Redis, process: str, prefix: str = PREFIX) -> None:
+        self.redis = redis
+        self.process = process
+        self.prefix = prefix
+        self._seq: dict[tuple[str, str], int] = {}
+
+    def channel(self, table_id: str, direction: str) -> str:
+        """A table's inbox or outbox channel."""
+        if direction not in (INBOX, OUTBOX):
+            raise ValueError(f"relay direction must be {INBOX!r} or {OUTBOX!r}, not "
+                             f"{direction!r}")
+        return table_key(table_id, direction, self.prefix)
+
+    async def to_owner(self, table_id: str, connection: str, frame: str) -> int:
+        """Send a client's message to the table's owner; how many processes got it (0: no
+        owner listens, so find or become the owner)."""
+        return await self._publish(table_id, INBOX, 0, connection, frame)
+
+    async def to_clients(self, table_id: str, token: int, frame: str,
+                         connection: str | None = None) -> int:
+        """Send a frame of the table (owner only) to one connection, or to every one; how many
+        processes got it."""
+        return await self._publish(table_id, OUTBOX, token, connection, frame)
+
+    async def _publish(self, table_id: str, direction: str, token: int,
+                       connection: str | None, frame: str) -> int:
+        key = (table_id, direction)
+        seq = self._seq[key] = self._seq.get(key, 0) + 1
+        envelope = Envelope(table_id, direction, self.process, token, seq, connection, frame)
+        return int(await self.redis.publish(self.channel(table_id, direction),
+                                            envelope.encode()))
+
+    def subscribe(self) -> Subscription:
+        """A new subscription (its own Redis connection), listening to nothing yet."""
+        return Subscription(self)
+
+
+class Subscription:
+    """The inboxes and outboxes a process listens to, and the envelopes that arrive, in each
+    sender's order, marked where some were missed."""
+
+    def __init__(self, relay: Relay) -> None:
+        self.relay = relay
+        self._pubsub: PubSub = relay.redis.pubsub(ignore_subscribe_messages=True)
+        self._last: dict[tuple[str, str, str, int], int] = {}
+        self.channels: set[str] = set()
+
+    async def listen(self, table_id: str, direction: str) -> None:
+        """Receive a table's inbox (its owner) or outbox (a process with its clients)."""
+        channel = self.relay.channel(table_id, direction)
+        await self._pubsub.subscribe(channel)
+        self.channels.add(channel)
+
+    async def leave(self, table_id: str, direction: str) -> None:
+        """Stop receiving a table's inbox or outbox."""
+        channel = self.relay.channel(table_id, direction)
+        await self._pubsub.unsubscribe(channel)
+        self.channels.discard(channel)
+        for key in [k for k in self._last if k[0] == table_id and k[1] == direction]:
+            del self._last[key]
+
+    async def get(self, timeout: float = 1.0) -> Envelope | None:
+        """The next envelope, or ``None`` when none came within ``timeout`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                return None
+            if not self.channels:
+                await asyncio.sleep(left)
+                return None
+            message = await self._pubsub.get_message(ignore_subscribe_messages=True,
+                                                     timeout=left)
+            if message is not None and message.get("type") == "message":
+                return self._ordered(Envelope.decode(message["data"]))
+
+    async def __aiter__(self) -> AsyncIterator[Envelope]:
+        while True:
+            envelope = await self.get(timeout=3600.0)
+            if envelope is not None:
+                yield envelope
+
+    def _ordered(self, envelope: Envelope) -> Envelope:
+        key = (envelope.table_id, envelope.direction, envelope.sender, envelope.token)
+        last = self._last.get(key)
+        self._last[key] = envelope.seq
+        if last is not None and envelope.seq != last + 1:
+            return replace(envelope, gap=True)
+        return envelope
+
+    async def close(self) -> None:
+        """Unsubscribe from everything and give the connection back."""
+        with contextlib.suppress(Exception):
+            await self._pubsub.unsubscribe()
+        await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        self.channels.clear()
