@@ -21,6 +21,7 @@ repository's root).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,6 +194,20 @@ def play_hand_measuring(page: Page, label: str) -> list[dict[str, Any]]:
     return measured
 
 
+def save_summary(label: str, measured: list[dict[str, Any]]) -> None:
+    """The lowest bottom edge of the hand, the piles and the buttons over the hand's steps,
+    kept beside the screenshots (``<label>.json``): the figures docs/client.md quotes."""
+    def lowest(prefix: str) -> float:
+        return max(b["bottom"] for m in measured for name, b in m["named"].items()
+                   if name.startswith(prefix) and b is not None)
+
+    summary = {"steps": len(measured), "screen": [PHONE["width"], PHONE["height"]],
+               "hand_bottom": lowest("hand"), "stock_bottom": lowest("stock"),
+               "discard_bottom": lowest("discard"), "buttons_bottom": lowest("button"),
+               "rows": max(m["rows"] for m in measured)}
+    (ARTIFACTS / f"{label}.json").write_text(json.dumps(summary, indent=1) + "\n")
+
+
 PHONE_CASES = ([(lang, False, 2) for lang in LANGUAGES]
                + [("hu", True, 2), ("en", True, 2), ("hu", True, 4)])
 
@@ -224,6 +239,7 @@ def test_phone_hand_piles_and_actions_fit_the_screen(
     width = measured[0]["cardWidth"]
     assert (width > 50) if large else (35 < width <= 50), width
     assert {m["cards"] for m in measured} <= ({10, 11} if players == 2 else {7, 8})
+    save_summary(label, measured)
     if not large:
         assert max(m["rows"] for m in measured) == 1  # small cards: the hand in one row
     assert page.errors == []  # type: ignore[attr-defined]
