@@ -23,7 +23,7 @@ from server_helpers import Client, LiveServer, free_port, open_socket
 from test_crash_restart import Process, Remote
 
 from ginrummy import fair
-from ginrummy.cards import card_name, parse_card_list
+from ginrummy.cards import parse_card_list
 from ginrummy.server.kinds import EventKind
 from ginrummy.storage import open_engine, players
 from ginrummy.storage.fairseeds import load_latest
@@ -45,7 +45,7 @@ def seeding(server: Any, table_id: str, token: str | None = None,
 def seed_wanted(state: dict[str, Any]) -> int | None:
     """The hand whose client seed this seat should send now, if any."""
     block, seat = state.get("fair"), state["seat"]
-    if block is None or seat is None or block["deck"] is not None:
+    if block is None or seat is None:
         return None
     if block["server_seed"] is None and block["client_seeds"][seat] is None:
         return int(block["hand"])
@@ -92,17 +92,17 @@ def reveals(frames: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     return found
 
 
-def check_no_early_seed(client: Client) -> int:
+def check_no_early_seed(client: Client, decks: list[list[int]]) -> int:
     """No frame before a hand's reveal holds its seed; the commitment came before the hand's
-    first cards; the reveal's deck is the seeds' deck. Returns the hands checked."""
+    first cards; the seeds give the deck that was dealt (``decks``, stored). Returns the
+    hands checked."""
     revealed = reveals(client.frames)
     assert revealed, "no hand was revealed"
     for number, block in revealed.items():
         seed = block["server_seed"]
         assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == block["commitment"]
         seeds = [bytes.fromhex(s) for s in block["client_seeds"]]
-        assert block["deck"] == [card_name(c) for c in
-                                 fair.deck(bytes.fromhex(seed), seeds)]
+        assert fair.deck(bytes.fromhex(seed), seeds) == decks[number - 1]
         first = next(i for i, f in enumerate(client.frames) if f["type"] == "state"
                      and (f.get("fair") or {}).get("hand") == number
                      and f["fair"]["server_seed"] is not None)
@@ -121,9 +121,11 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
         make_server: Any, tmp_path: Path) -> None:
     server: LiveServer = make_server(messages_per_window=100_000)
     ann, bob = add_user(server, "Ann"), add_user(server, "Bob")
-    created = post(server, "/api/tables", {"nickname": "x", "options": {"target": 10}}, ann)
+    created = post(server, "/api/tables", {"nickname": "x", "options": {"target": 10},
+                                           "seeds": True}, ann)
     table_id = created.json()["table_id"]
-    assert post(server, f"/api/tables/{table_id}/join", {"nickname": "x"}, bob).is_success
+    assert post(server, f"/api/tables/{table_id}/join", {"nickname": "x", "seeds": True},
+                bob).is_success
     clients = {0: seeding(server, table_id, headers=ann.headers),
                1: seeding(server, table_id, headers=bob.headers)}
     watcher = seeding(server, table_id)  # a spectator: it is told, it gives no seed
@@ -132,16 +134,13 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
     with contextlib.suppress(TimeoutError):
         while True:
             watcher.recv(0.05)
-    hands = {check_no_early_seed(c) for c in (*clients.values(), watcher)}
-    assert len(hands) == 1
-    stored = server.stored_table(table_id)
-    decks = [parse_card_list(e.payload) for e in stored.events if e.kind == EventKind.DEAL]
+    decks = dealt_decks(server, table_id)
+    hands = {check_no_early_seed(c, decks) for c in (*clients.values(), watcher)}
+    assert hands == {len(decks)}
     revealed = reveals(clients[0].frames)
-    assert sorted(revealed) == list(range(1, len(decks) + 1))
     for number, block in revealed.items():  # each seat's own seed made the deck
         assert block["server_made"] == [False, False]
         assert block["client_seeds"] == [sent[(0, number)], sent[(1, number)]]
-        assert [card_name(c) for c in decks[number - 1]] == block["deck"]
     # the record download carries every hand's seeds; ginrummy verify passes, then fails
     # naming the hand when one card of its deck is changed
     engine = server.app.state.server.accounts.engine
@@ -165,6 +164,12 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
     assert bad.returncode == 1 and f"hand {last}: NOT verified" in bad.stdout
 
 
+def dealt_decks(server: LiveServer, table_id: str) -> list[list[int]]:
+    """The decks of the table's deal events, in order."""
+    return [parse_card_list(e.payload) for e in server.stored_table(table_id).events
+            if e.kind == EventKind.DEAL]
+
+
 def verify(path: Path) -> subprocess.CompletedProcess[str]:
     """``ginrummy verify`` on a record file."""
     return subprocess.run([sys.executable, "-c", "from ginrummy.cli.main import main; "
@@ -178,9 +183,10 @@ def test_arena_matches_with_computers_never_send_a_seed_before_its_hand_ends(
     server = make_server(messages_per_window=100_000)
     players_count = humans + 2  # three players: one person; four: two
     bots = {str(s): "simple" for s in range(humans, players_count)}
-    created = server.create(players=players_count, bots=bots, options={"target": 10})
+    created = server.create(players=players_count, bots=bots, options={"target": 10},
+                            seeds=True)
     table_id = created["table_id"]
-    tokens = [created["token"]] + [server.join(table_id, nickname=f"P{s}")["token"]
+    tokens = [created["token"]] + [server.join(table_id, nickname=f"P{s}", seeds=True)["token"]
                                    for s in range(1, humans)]
     clients = {s: seeding(server, table_id, tokens[s]) for s in range(humans)}
     watcher = seeding(server, table_id)
@@ -189,8 +195,9 @@ def test_arena_matches_with_computers_never_send_a_seed_before_its_hand_ends(
     with contextlib.suppress(TimeoutError):
         while True:
             watcher.recv(0.05)
-    counts = {check_no_early_seed(c) for c in (*clients.values(), watcher)}
-    assert len(counts) == 1
+    decks = dealt_decks(server, table_id)
+    counts = {check_no_early_seed(c, decks) for c in (*clients.values(), watcher)}
+    assert counts == {len(decks)}
     for number, block in reveals(watcher.frames).items():
         assert block["server_made"] == [s >= humans for s in range(players_count)]
         assert block["client_seeds"][:humans] == [sent[(s, number)] for s in range(humans)]
@@ -202,7 +209,7 @@ def test_arena_matches_with_computers_never_send_a_seed_before_its_hand_ends(
 
 def test_a_client_that_sends_no_seed_gets_one_made_by_the_server(make_server: Any) -> None:
     server = make_server(fair_seed_seconds=0.3)
-    created = server.create(bots={"1": "simple"})
+    created = server.create(bots={"1": "simple"}, seeds=True)
     ann = seeding(server, created["table_id"], created["token"])
     dealt = ann.wait(lambda m: m["type"] == "state" and m["view"] is not None)
     assert dealt["fair"]["server_made"] == [True, True]
@@ -211,7 +218,7 @@ def test_a_client_that_sends_no_seed_gets_one_made_by_the_server(make_server: An
 
 def test_bad_seeds_are_refused_with_a_clear_error(make_server: Any) -> None:
     server = make_server(fair_seed_seconds=30)
-    created = server.create(bots={"1": "simple"})
+    created = server.create(bots={"1": "simple"}, seeds=True)
     table_id = created["table_id"]
     ann = seeding(server, table_id, created["token"])
     block = ann.state["fair"] or ann.wait(lambda m: m["type"] == "state"
@@ -248,7 +255,7 @@ def test_a_sigkill_between_commitment_and_deal_keeps_the_committed_seed(
     try:
         remote = Remote(process.base)
         created = httpx.post(f"{process.base}/api/tables", timeout=30,
-                             json={"nickname": "Ann", "bots": {"1": "simple"}},
+                             json={"nickname": "Ann", "bots": {"1": "simple"}, "seeds": True},
                              headers={"Origin": process.base}).json()
         table_id = created["table_id"]
         ann = seeding(remote, table_id, created["token"])

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ginrummy import fair
-from ginrummy.cards import Card, card_name
+from ginrummy.cards import Card
 from ginrummy.server.protocol import Code, MessageError
 from ginrummy.storage import Apply
 from ginrummy.storage.fairseeds import StoredSeeds, save_commitment, save_deal
@@ -173,15 +173,11 @@ def revealed(table: GameTable, fh: FairHand) -> bool:
 
 def fair_block(table: GameTable) -> dict[str, Any] | None:
     """The ``fair`` field of a state (docs/protocol.md): the latest committed hand's
-    commitment and client seeds; its server seed and deck once the hand is over."""
+    commitment and client seeds, its server seed once the hand is over (then anyone can
+    recompute the deck; the state names no card the seat did not see)."""
     fh = table.fair
     if fh is None:
         return None
-    shown = revealed(table, fh)
-    deck: list[str] | None = None
-    hand = table.hand
-    if shown and fh.deal_version is not None and hand is not None:
-        deck = [card_name(c) for c in hand.deck]
     return {"hand": fh.hand, "commitment": fh.commitment,
             "client_seeds": fh.client_seeds_hex(), "server_made": list(fh.server_made),
-            "server_seed": fh.server_seed.hex() if shown else None, "deck": deck}
+            "server_seed": fh.server_seed.hex() if revealed(table, fh) else None}

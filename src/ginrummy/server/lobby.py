@@ -237,6 +237,8 @@ class Lobby:
             raise LobbyError(503, "storage", str(exc)) from None
         writer = self._writer(table)
         self.writers[table_id] = writer
+        if body.seeds:  # the first deal waits for the creator's client seed
+            writer.seeding_seats.add(0)
         await writer.start()
         return {"table_id": table_id, "seat": 0, "token": token, "invite": invite,
                 "table": writer.table.entry()}
@@ -249,7 +251,8 @@ class Lobby:
         nickname = account[1] if account is not None else _name(body.nickname, 24, "nickname")
         try:
             seat, token = await writer.join(nickname, body.seat,
-                                            None if account is None else account[0])
+                                            None if account is None else account[0],
+                                            seeds=body.seeds)
         except LookupError as exc:
             code = str(exc.args[0])
             raise LobbyError(409, code, _JOIN_REFUSALS.get(code, code), "seat") from None

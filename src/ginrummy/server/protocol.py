@@ -175,6 +175,9 @@ class CreateTable(_Body):
     pool_chips: int | None = Field(default=None, ge=0, le=1_000_000_000)
     buy_in: int | None = Field(default=None, ge=1, le=1_000_000)
     """Chips each seat pays into the pool (single_hand tables; docs/chips.md)."""
+    seeds: bool = False
+    """The creator's client will send a client seed for each hand: the first deal waits for
+    it (docs/protocol.md, *Fair deals*)."""
 
 
 class JoinTable(_Body):
@@ -184,3 +187,5 @@ class JoinTable(_Body):
     seat: int | None = Field(default=None, ge=0, le=MAX_INT)
     """Checked against the table's seats when joining."""
     invite: str | None = Field(default=None, max_length=128)
+    seeds: bool = False
+    """The joining client will send a client seed for each hand (as ``CreateTable``)."""

@@ -91,6 +91,9 @@ class TableWriter:
         self.on_action = on_action
         self.seeders: set[Connection] = set()
         """Connections whose client sends a client seed for each hand (``hello`` ``seeds``)."""
+        self.seeding_seats: set[int] = set()
+        """Seats whose person said (creating or joining) that its client sends seeds: a deal
+        waits for them before they connect."""
         self.fair_stored: FairHand | None = None
         """The seeds of the latest hand whose server seed is stored (kept on a reload)."""
         self.barred: set[int] = set()
@@ -421,10 +424,11 @@ class TableWriter:
             await self._advance()
 
     async def join(self, nickname: str, seat_no: int | None,
-                   account_id: int | None = None) -> tuple[int, str]:
+                   account_id: int | None = None, seeds: bool = False) -> tuple[int, str]:
         """Seat a guest or an account (a given seat or the first empty one); returns (seat,
         token). ``LookupError`` when the seat is taken or the table full; the seat hooks'
         writes (a buy-in) commit with it, and their ``ValueError`` (too few chips) refuses it.
+        ``seeds``: the person's client will send client seeds (the next deal waits for it).
         """
         async with self.lock:
             table = self.table
@@ -458,6 +462,10 @@ class TableWriter:
             await self._commit([], [UpdateSeat(table.id, seat.seat, values), *extra],
                                bump=True)
             self.presence.hold(seat.seat)
+            if seeds:
+                self.seeding_seats.add(seat.seat)
+            else:
+                self.seeding_seats.discard(seat.seat)
             await self._advance()
             return seat.seat, token
 
@@ -661,8 +669,8 @@ class TableWriter:
         now = time.time()
         if seeds is None:
             seeders = {c.seat for c in self.seeders}
-            seats = {s.seat for s in table.seats if s.human and not s.away
-                     and (s.seat in seeders or s.connections == 0)}  # 0: on the way
+            seats = {s.seat for s in table.seats if s.human and not s.away and (
+                s.seat in seeders or (s.connections == 0 and s.seat in self.seeding_seats))}
             table.fair = seeds = new_fair_hand(table, seats)
             await self._commit([], [seeds.commitment_write(table.id)], bump=True)
             self.fair_stored = seeds

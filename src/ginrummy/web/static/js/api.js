@@ -49,8 +49,9 @@ export const api = {
   // the invite code goes in a header, never in a URL (logs and proxies keep URLs)
   table: (id, invite) =>
     request("GET", `/api/tables/${enc(id)}`, undefined, invite ? { "X-Invite": invite } : {}),
-  create: (body) => request("POST", "/api/tables", body),
-  join: (id, body) => request("POST", `/api/tables/${enc(id)}/join`, body),
+  // seeds: this client sends a client seed for each hand (js/fair.js): the deal waits for it
+  create: (body) => request("POST", "/api/tables", { ...body, seeds: true }),
+  join: (id, body) => request("POST", `/api/tables/${enc(id)}/join`, { ...body, seeds: true }),
   leave: (id, token = null) => request("POST", `/api/tables/${enc(id)}/leave`, token ? { token } : {}),
 
   // accounts (the session cookie is set and cleared by the server)

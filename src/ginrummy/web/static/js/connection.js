@@ -45,7 +45,8 @@ export class TableConnection {
     }
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.send({ type: "hello", protocol: PROTOCOL, token: this.token, invite: this.invite, since: this.version });
+      // seeds: this client sends a client seed for each hand's deal (js/fair.js)
+      this.send({ type: "hello", protocol: PROTOCOL, token: this.token, invite: this.invite, since: this.version, seeds: true });
     });
     socket.addEventListener("message", (event) => this.receive(event.data));
     socket.addEventListener("close", (event) => this.closedBy(event));

@@ -11,6 +11,7 @@ import { tableCoach } from "./coachview.js";
 import { clockElement, clockPlayedText, formatClock, updateClock } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { append, el, replaceChildren } from "./dom.js";
+import { FairDeals } from "./fair.js";
 import { tableName } from "./format.js";
 import { rememberFocus, restoreFocus } from "./focus.js";
 import { has, number, t } from "./i18n.js";
@@ -66,6 +67,8 @@ export class TablePage {
         onStatus: (status, detail) => this.connectionStatus(status, detail),
       });
     this.chat = new Chat(this.connection, this.tableId, this.stored ? this.stored.token : null);
+    this.fair = new FairDeals(this.connection); // seeds and checks of the deals (js/fair.js)
+    this.fair.onChange = () => this.render();
     this.buildSkeleton();
     this.unsubscribe = onSessionChange(() => this.render());
     this.connection.connect();
@@ -124,6 +127,7 @@ export class TablePage {
   }
 
   receiveState(msg) {
+    this.fair?.receive(msg);
     // a match just ended, or a moderator closed the table: a payout or refunds changed the wallet
     const ended = (msg.result && !(this.state && this.state.result))
       || (msg.table && msg.table.status === "closed" && this.table && this.table.status !== "closed");
@@ -267,6 +271,7 @@ export class TablePage {
     this.renderCenter(view, names);
     this.renderMe(view, names);
     this.renderReveal(names);
+    this.fair?.render(this.regions.reveal, this.state);
     replaceChildren(this.regions.sheet, matchControls(this), this.state && (this.state.sheet?.length || this.state.result)
       ? currentSheet(this.state, names) : null, this.rematchBox(names), previousSheet(this.state, names));
     this.markPage(view);
