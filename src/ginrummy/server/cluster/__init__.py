@@ -1,7 +1,7 @@
 """Several server processes on one PostgreSQL and one Redis (issue 14, docs/cluster.md):
 table leases with fencing tokens (:mod:`.lease`), the token check of every commit in
 PostgreSQL (:mod:`.fencing`), frames between processes (:mod:`.relay`) and the lobby across
-processes (:mod:`.directory`).
+processes (:mod:`.directory`), and taking a dead owner's tables over (:mod:`.takeover`).
 
 Only the server imports this package (it needs ``redis``, of the ``server`` extra).
 """
@@ -22,9 +22,11 @@ from ginrummy.server.cluster.fencing import (
 )
 from ginrummy.server.cluster.lease import Holder, Lease, LeaseKeeper, LeaseStore, make_owner_id
 from ginrummy.server.cluster.relay import Envelope, Relay, RelayError, Subscription
+from ginrummy.server.cluster.takeover import orphans, sweep, take_over
 
 __all__ = [
     "Envelope", "Fence", "FencedOut", "Fencer", "Holder", "Lease", "LeaseKeeper", "LeaseStore",
     "Listed", "LobbyBoard", "NoFencer", "Relay", "RelayError", "Subscription", "check_fences",
-    "claim", "fence_op", "fenced", "make_owner_id", "stored_token",
+    "claim", "fence_op", "fenced", "make_owner_id", "orphans", "stored_token", "sweep",
+    "take_over",
 ]
