@@ -170,7 +170,7 @@ export class FairDeals {
     if (!result || result.pending) return null;
     const how = el("details", { class: "fair-how" },
       el("summary", {}, t("fair.how")),
-      el("p", {}, t("fair.explain")),
+      el("p", {}, t("fair.explain", { hash: "SHA-256" })),
       el("dl", {},
         el("dt", {}, t("fair.commitment")), el("dd", { class: "fair-hex" }, block.commitment),
         el("dt", {}, t("fair.server_seed")), el("dd", { class: "fair-hex" }, block.server_seed),
