@@ -180,14 +180,16 @@ def play_hand_measuring(page: Page, label: str) -> list[dict[str, Any]]:
         step = f"{label}, step {len(measured) + 1}"
         if discard_step(page):
             measured.append(measure(page, step))
+            if len(measured) == 1:
+                screenshot(page, label)
             before = int(page.get_attribute("#table-page", "data-version") or -1)
             page.click("#action-discard")
             page.wait_for_function(WAIT_JS, arg=before, polling=20)
         else:
             measured.append(measure(page, step))
+            if len(measured) == 1:
+                screenshot(page, label)
             play_turn(page)
-        if len(measured) == 1:
-            screenshot(page, label)
     else:
         raise AssertionError(f"{label}: the hand did not end")
     screenshot(page, f"{label}-end")
@@ -336,6 +338,7 @@ def test_desktop_sheet_beside_the_table_shows_every_column(
     assert result["overflow"] <= 0 and not result["scrolled"], result  # no sideways scrolling
     assert result["beside"], "the sheet is not beside the table"
     assert result["pageWidth"] <= DESKTOP["width"]
+    page.evaluate("window.scrollTo(0, 0)")
     screenshot(page, f"table-desktop-{lang}-end")
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
@@ -362,6 +365,7 @@ def test_arena_sheet_shows_four_seats_and_payouts_with_its_first_column_fixed(
     assert result["hidden"] == [], result["hidden"]
     assert result["beside"]
     assert result["overflow"] <= 0 and not result["scrolled"], result  # four seats fit beside
+    page.evaluate("window.scrollTo(0, 0)")
     screenshot(page, "table-desktop-hu-arena")
 
     page.set_viewport_size(PHONE)
@@ -374,6 +378,8 @@ def test_arena_sheet_shows_four_seats_and_payouts_with_its_first_column_fixed(
     narrow = page.evaluate(SHEET_JS)
     assert narrow["hidden"] == [], narrow["hidden"]
     assert narrow["scrolled"]
+    figures = {"overflow_1366": result["overflow"], "overflow_390": sticky["overflow"]}
+    (ARTIFACTS / "sheet-hu-arena.json").write_text(json.dumps(figures) + "\n")
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
 
