@@ -25,8 +25,10 @@ from ginrummy.server.cluster import (
     NoFencer,
     check_fences,
     claim,
+    claim_many,
     fenced,
     stored_token,
+    stored_tokens,
 )
 from ginrummy.server.cluster.fencing import OWNERS
 from ginrummy.storage import migrate, open_engine
@@ -204,3 +206,15 @@ def test_fencer_and_bad_fences_are_refused_naming_the_table() -> None:
         Fence("t1", 0, "me")
     with pytest.raises(ValueError, match="two fences for table 't1'"):
         check_fences(None, [Fence("t1", 1, "a"), Fence("t1", 2, "a")])  # type: ignore[arg-type]
+
+
+def test_claim_many_claims_all_but_the_tables_a_newer_token_holds(pg_engine: Engine) -> None:
+    repo = Repository(pg_engine)
+    repo.write([InsertTable(a_table(t)) for t in ("t1", "t2", "t3")])
+    claim(pg_engine, Fence("t2", 5, "newer"))
+    refused = claim_many(pg_engine, [Fence(t, 3, "me") for t in ("t1", "t2", "t3")])
+    assert refused == ("t2",)
+    assert stored_tokens(pg_engine, ["t1", "t2", "t3", "t4"]) == {"t1": 3, "t2": 5, "t3": 3}
+    assert owner_row(pg_engine, "t2") == (5, "newer")
+    assert claim_many(pg_engine, []) == ()
+    repo.close()

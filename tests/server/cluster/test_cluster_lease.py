@@ -193,3 +193,21 @@ def test_keeper_reports_loss_only_once_expired_when_redis_is_unreachable(prefix:
             await cut_off.aclose()
 
     with_redis(check)
+
+
+def test_acquire_many_wins_the_free_tables_in_one_round_trip(prefix: str) -> None:
+    async def check(client: Redis) -> None:
+        ann, bob = stores(client, prefix, 2)
+        held = await bob.acquire("t2", 5000)
+        assert held is not None
+        won = await ann.acquire_many({"t1": 0, "t2": 0, "t3": 9}, 5000)
+        assert sorted(won) == ["t1", "t3"]
+        assert won["t3"].token == 10 and won["t1"].owner == ann.owner
+        assert await ann.holders(["t1", "t2", "t3"]) == {
+            "t1": Holder(ann.owner, won["t1"].token), "t2": Holder(bob.owner, held.token),
+            "t3": Holder(ann.owner, 10)}
+        assert await ann.acquire_many({}, 5000) == {}
+        with pytest.raises(ValueError, match="bad table id"):
+            await ann.acquire_many({"a b": 0}, 5000)
+
+    with_redis(check)

@@ -16,9 +16,11 @@ from ginrummy.server.cluster.fencing import (
     NoFencer,
     check_fences,
     claim,
+    claim_many,
     fence_op,
     fenced,
     stored_token,
+    stored_tokens,
 )
 from ginrummy.server.cluster.lease import Holder, Lease, LeaseKeeper, LeaseStore, make_owner_id
 from ginrummy.server.cluster.relay import Envelope, Relay, RelayError, Subscription
@@ -27,6 +29,6 @@ from ginrummy.server.cluster.takeover import orphans, sweep, take_over
 __all__ = [
     "Envelope", "Fence", "FencedOut", "Fencer", "Holder", "Lease", "LeaseKeeper", "LeaseStore",
     "Listed", "LobbyBoard", "NoFencer", "Relay", "RelayError", "Subscription", "check_fences",
-    "claim", "fence_op", "fenced", "make_owner_id", "orphans", "stored_token", "sweep",
-    "take_over",
+    "claim", "claim_many", "fence_op", "fenced", "make_owner_id", "orphans", "stored_token",
+    "stored_tokens", "sweep", "take_over",
 ]

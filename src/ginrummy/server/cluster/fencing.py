@@ -121,6 +121,33 @@ def claim(engine: Engine, fence: Fence) -> None:
         check_fences(conn, [fence])
 
 
+def claim_many(engine: Engine, fences: Iterable[Fence]) -> tuple[str, ...]:
+    """Claim several tables in one transaction (one commit for a whole takeover); the ids of
+    those a newer token holds, which are not claimed (the others are)."""
+    pending = list(fences)
+    refused: list[str] = []
+    while pending:
+        try:
+            with engine.begin() as conn:
+                check_fences(conn, pending)
+            break
+        except FencedOut as exc:
+            refused += exc.table_ids
+            pending = [f for f in pending if f.table_id not in exc.table_ids]
+    return tuple(refused)
+
+
+def stored_tokens(engine: Engine, table_ids: Iterable[str]) -> dict[str, int]:
+    """The tokens stored for the tables that have one (one query)."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    with engine.connect() as conn:
+        rows = conn.execute(select(OWNERS.c.table_id, OWNERS.c.token)
+                            .where(OWNERS.c.table_id.in_(ids))).all()
+    return {row[0]: int(row[1]) for row in rows}
+
+
 def stored_token(engine: Engine, table_id: str) -> int:
     """The largest token stored for a table (0: never claimed); a floor for a new lease when
     Redis has lost its counters."""

@@ -16,7 +16,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,6 +144,27 @@ class LeaseStore:
             return None
         return Lease(table_id, self.owner, int(token), ttl_ms, started + ttl_ms / 1000)
 
+    async def acquire_many(self, floors: Mapping[str, int],
+                           ttl_ms: int) -> dict[str, Lease]:
+        """The leases won among several tables (table id to its floor), in one round trip
+        (a pipeline)."""
+        if ttl_ms <= 0:
+            raise ValueError(f"lease ttl_ms must be positive, not {ttl_ms}")
+        ids = list(floors)
+        for table_id in ids:
+            _check_table_id(table_id)
+        if not ids:
+            return {}
+        started = time.monotonic()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in ids:
+                await self._acquire(
+                    keys=[self.key(table_id, "lease"), self.key(table_id, "token")],
+                    args=[self.owner, ttl_ms, floors[table_id]], client=pipe)
+            tokens = await pipe.execute()
+        return {t: Lease(t, self.owner, int(token), ttl_ms, started + ttl_ms / 1000)
+                for t, token in zip(ids, tokens, strict=True) if token is not None}
+
     async def renew(self, lease: Lease) -> Lease | None:
         """The lease extended by its ttl, or ``None`` when it is no longer this holder's."""
         started = time.monotonic()
@@ -215,6 +236,13 @@ class LeaseKeeper:
         if lease is not None:
             self.leases[table_id] = lease
         return lease
+
+    async def acquire_many(self, floors: Mapping[str, int]) -> dict[str, Lease]:
+        """Acquire and keep the leases of several tables (table id to its floor) in one round
+        trip; those won."""
+        won = await self.store.acquire_many(floors, self.ttl_ms)
+        self.leases.update(won)
+        return won
 
     async def release(self, table_id: str) -> bool:
         """Stop keeping a table's lease and release it (graceful hand-over)."""
