@@ -46,10 +46,10 @@ from web_support import (
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1366, "height": 900}
 SLACK = 0.5  # CSS pixels of rounding allowed at an edge
 ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
                  or Path(__file__).resolve().parents[2] / "test-artifacts")
@@ -200,8 +200,8 @@ def save_summary(label: str, measured: list[dict[str, Any]]) -> None:
     """The lowest bottom edge of the hand, the piles and the buttons over the hand's steps,
     kept beside the screenshots (``<label>.json``): the figures docs/client.md quotes."""
     def lowest(prefix: str) -> float:
-        return max(b["bottom"] for m in measured for name, b in m["named"].items()
-                   if name.startswith(prefix) and b is not None)
+        return float(max(b["bottom"] for m in measured for name, b in m["named"].items()
+                         if name.startswith(prefix) and b is not None))
 
     summary = {"steps": len(measured), "screen": [PHONE["width"], PHONE["height"]],
                "hand_bottom": lowest("hand"), "stock_bottom": lowest("stock"),
