@@ -49,8 +49,11 @@ SCALARS = 23
 OBS_SIZE = CARD_FEATURES + SCALARS
 _PHASES = {Phase.OFFER: 0, Phase.DRAW: 1, Phase.DISCARD: 2, Phase.LAYOFF: 3, Phase.OVER: 4,
            Phase.RESHUFFLE: 1}
+PHASE_INDEX = _PHASES
+"""Each phase's place in the observation's one-hot (a reshuffle pending reads as draw)."""
 
-__all__ = ["OBS_SIZE", "PileMemory", "card_planes", "decode_rows", "encode_view",
+__all__ = ["OBS_SIZE", "PHASE_INDEX", "WORDS", "PileMemory", "card_planes", "decode_rows",
+           "decode_words", "encode_view",
            "encode_with_mask", "mask_array", "packed_row",
            "pile_below_top", "raw_numbers", "scalars", "scalars_batch"]
 
@@ -278,6 +281,28 @@ def decode_rows(rows: bytes, numbers: list[int], mask_size: int
     scalars_batch(np.array(numbers, dtype=np.int64).reshape(count, RAW_NUMBERS),
                   flat[:, CARD_FEATURES:OBS_SIZE])
     return flat[:, :OBS_SIZE], flat[:, _MASK_AT:_MASK_AT + mask_size].astype(np.int8)
+
+
+WORDS = PLANES + 2
+"""64-bit words of a :func:`decode_words` row: the seven card planes, then the action mask's
+low and high 64 bits."""
+
+
+def decode_words(words: list[int], numbers: list[int], mask_size: int
+                 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+    """Observations (rows, 387) and masks (rows, ``mask_size``) of many rows given as
+    :data:`WORDS` whole numbers each (flattened: the planes of :func:`card_planes`, then the
+    mask's low and high 64 bits) and their :func:`raw_numbers` (flattened), in a few numpy
+    calls."""
+    count = len(words) // WORDS
+    raw = np.array(words, dtype="<u8").reshape(count, WORDS)
+    bits = _BITS_F32[raw.view(np.uint8)].reshape(count, WORDS, 64)
+    obs = np.empty((count, OBS_SIZE), dtype=np.float32)
+    obs[:, :CARD_FEATURES].reshape(count, PLANES, 52)[:] = bits[:, :PLANES, :52]
+    scalars_batch(np.array(numbers, dtype=np.int64).reshape(count, RAW_NUMBERS),
+                  obs[:, CARD_FEATURES:])
+    masks = bits[:, PLANES:].reshape(count, 128)[:, :mask_size].astype(np.int8)
+    return obs, masks
 
 
 def mask_array(bits: int, size: int) -> npt.NDArray[np.int8]:

@@ -1,4 +1,12 @@
-"""Many games stepped in one call: every game's observation, mask and rewards as arrays."""
+"""Many games stepped in one call: every game's observation, mask and rewards as arrays.
+
+The rows are built straight from each hand's state, reading only what the seat to move may
+see (the fields its :func:`~ginrummy.views.view` holds: its own cards, the discard pile, the
+cards others took from it or showed after a knock, counts and scores), without building the
+view object; ``tests/env/test_env_vector.py`` checks every row against
+:func:`~ginrummy.env.observation.encode_view` of the seat's view and replays the hidden-cards
+property on the vector.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +16,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ginrummy.env.actions import NUM_ACTIONS
+from ginrummy.env.actions import NUM_ACTIONS, action_name, decode_legal, legal_bits
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
-from ginrummy.env.observation import (
-    PileMemory,
-    decode_rows,
-    packed_row,
-    raw_numbers,
-)
+from ginrummy.env.observation import PHASE_INDEX, decode_words
 from ginrummy.rules import Ruleset
-from ginrummy.views import view
+from ginrummy.solver import deadwood_mask
 
 __all__ = ["VectorGinRummy", "VectorStep"]
 
 VectorStep = tuple[npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64],
                    npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]
+
+_LOW64 = (1 << 64) - 1
 
 
 class VectorGinRummy:
@@ -46,55 +51,115 @@ class VectorGinRummy:
         self.num_envs = num_envs
         self.players = rules.players
         self.games = [Game(self.config) for _ in range(num_envs)]
-        self._memories = [[PileMemory() for _ in range(self.players)]
-                          for _ in range(num_envs)]
         self._rng = random.Random()
+        self._legal = [0] * num_envs
+        """Each game's legal ids (bitmask) as its last row showed them."""
+        self._piles: list[tuple[object, int, int]] = [((), 0, 0)] * num_envs
+        """Each game's discard pile as last read: (the list, its length, the mask below its
+        top), so that a row reads only the card an action put on or took off."""
 
     def reset(self, seed: int | None = None) -> tuple[
             npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64]]:
         """Deal every game; the same ``seed`` replays the same games for the same actions."""
         self._rng = random.Random(seed)
-        for index in range(self.num_envs):
-            self._deal(index)
-        obs, masks, seats = self._rows()
-        return obs, masks, seats
+        for game in self.games:
+            game.reset(self._rng.getrandbits(63))
+        return self.observe()
 
     def step(self, actions: npt.ArrayLike) -> VectorStep:
-        """Play one action id per game (for its seat to move)."""
+        """Play one action id per game (for its seat to move). Raises ``ValueError`` naming
+        the game and the id when an id is not legal, before any game moves."""
         ids = np.asarray(actions).tolist()
-        if len(ids) != self.num_envs:
-            raise ValueError(f"step needs {self.num_envs} action ids, got {len(ids)}")
+        if not isinstance(ids, list) or len(ids) != self.num_envs:
+            raise ValueError(f"step needs {self.num_envs} action ids, got {ids!r}")
         rewards = np.zeros((self.num_envs, self.players), dtype=np.float32)
         terminated = np.zeros(self.num_envs, dtype=np.bool_)
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        for index, (game, action) in enumerate(zip(self.games, ids, strict=True)):
-            try:
-                got = game.step(action)
-            except ValueError as error:
-                raise ValueError(f"game {index}: {error}") from None
+        for index, (action, bits) in enumerate(zip(ids, self._legal, strict=True)):
+            if type(action) is not int or not 0 <= action < NUM_ACTIONS or not bits >> action & 1:
+                self._refuse(index, action)  # before any game moves: a refused call changes nothing
+        for index, (action, game) in enumerate(zip(ids, self.games, strict=True)):
+            got = game.play(decode_legal(action, game.hand))
             if got is not None:
                 rewards[index] = got
             if game.over:
                 truncated[index] = game.truncated
                 terminated[index] = not game.truncated
-                self._deal(index)
-        obs, masks, seats = self._rows()
+                game.reset(self._rng.getrandbits(63))
+        obs, masks, seats = self.observe()
         return obs, masks, seats, rewards, terminated, truncated
 
-    def _deal(self, index: int) -> None:
-        self.games[index].reset(self._rng.getrandbits(63))
-        self._memories[index] = [PileMemory() for _ in range(self.players)]
+    def _refuse(self, index: int, action: object) -> None:
+        """Raise the error naming game ``index``'s bad id and its legal ones."""
+        hand = self.games[index].hand
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"game {index}: action id {action!r} is outside "
+                             f"0..{NUM_ACTIONS - 1}")
+        bits = self._legal[index]
+        ids = [i for i in range(NUM_ACTIONS) if bits >> i & 1]
+        raise ValueError(f"game {index}: action id {action} ({action_name(action)}) is not "
+                         f"legal in the {hand.phase} phase; legal ids: {ids}")
 
-    def _rows(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8],
-                             npt.NDArray[np.int64]]:
-        rows = []
+    def observe(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8],
+                               npt.NDArray[np.int64]]:
+        """The rows of the games as they stand (what :meth:`reset` and :meth:`step` return):
+        each from the part of its hand's state that the seat to move may see."""
+        words: list[int] = []
         numbers: list[int] = []
-        seats = []
-        for game, memories in zip(self.games, self._memories, strict=True):
-            seat = game.to_move
-            seen = view(game.match, seat)
-            rows.append(packed_row(seen, memories[seat].below_top(seen), game.legal_bits()))
-            numbers += raw_numbers(seen)
+        seats: list[int] = []
+        legal = self._legal
+        piles = self._piles
+        n = self.players
+        target = self.config.rules.target or 0
+        zeros = [0] * n
+        phases = PHASE_INDEX
+        for index, game in enumerate(self.games):
+            hand = game.hand
+            match = game.match
+            seat = hand.to_move
+            hands = hand.hands
+            mine = hands[seat]
+            # the pile below its top: every discard seen and not taken back (public)
+            discards = hand.discards
+            length = len(discards)
+            pile, read, below = piles[index]
+            if pile is not discards or not -1 <= length - read <= 1:
+                below = 0
+                for card in discards[:-1]:
+                    below |= 1 << card
+            elif length > read:
+                below |= 1 << discards[-2] if length > 1 else 0
+            elif length < read and length:
+                below &= ~(1 << discards[-1])
+            piles[index] = (discards, length, below)
+            # others' cards: those taken from the pile and still held, all once shown (R4.8)
+            shown = hands if hand.knock is not None else hand.known
+            taken = hand.taken
+            bits = legal_bits(hand)
+            legal[index] = bits
+            if n == 2:
+                words += (mine, 1 << discards[-1] if length else 0, below,
+                          shown[1 - seat], 0, 0, 0 if taken is None else 1 << taken,
+                          bits & _LOW64, bits >> 64)
+            else:
+                words += (mine, 1 << discards[-1] if length else 0, below,
+                          shown[(seat + 1) % n], shown[(seat + 2) % n],
+                          shown[(seat + 3) % n] if n > 3 else 0,
+                          0 if taken is None else 1 << taken, bits & _LOW64, bits >> 64)
             seats.append(seat)
-        obs, masks = decode_rows(b"".join(rows), numbers, NUM_ACTIONS)
+            counts = [h.bit_count() for h in hands]
+            scores = match.scores if target else zeros
+            if n == 2:
+                other = 1 - seat
+                numbers += (phases[hand.phase], (hand.dealer - seat) % 2, len(hand.stock),
+                            hand.knock_limit, deadwood_mask(mine), counts[other], 0, 0, 2,
+                            hand.reshuffles, scores[seat], scores[other], 0, 0, target)
+            else:
+                one, two, three = (seat + 1) % n, (seat + 2) % n, (seat + 3) % n
+                numbers += (phases[hand.phase], (hand.dealer - seat) % n, len(hand.stock),
+                            hand.knock_limit, deadwood_mask(mine), counts[one],
+                            counts[two], counts[three] if n > 3 else 0, n, hand.reshuffles,
+                            scores[seat], scores[one], scores[two],
+                            scores[three] if n > 3 else 0, target)
+        obs, masks = decode_words(words, numbers, NUM_ACTIONS)
         return obs, masks, np.array(seats, dtype=np.int64)

@@ -1,0 +1,144 @@
+"""The vectorised form's rows, built straight from each hand's state, are exactly the seat's
+view encoded (:func:`encode_view`) and its legal ids, and never encode hidden cards."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_env_hidden import _other_world
+
+from ginrummy.env import VectorGinRummy
+from ginrummy.env.actions import NUM_ACTIONS, legal_bits
+from ginrummy.env.core import Game
+from ginrummy.env.observation import encode_view, mask_array, pile_below_top
+from ginrummy.views import view
+
+TABLES: list[dict[str, Any]] = [
+    {"preset": "eaai"},
+    {"preset": "classic", "options": {"stock_end": "reshuffle"}, "episode": "match"},
+    {"preset": "playok", "options": {"discard_history_visible": True, "big_gin": True}},
+    {"preset": "arena", "players": 3},
+    {"preset": "arena", "players": 4, "episode": "match", "reward": "margin"},
+]
+CHECKED = {"rows": 0, "resets": 0, "reshuffles": 0, "knocks": 0, "scores": 0}
+
+
+def _expected(game: Game) -> tuple[np.ndarray, np.ndarray, int]:
+    """The row as the plain environment builds it: from the seat's view alone."""
+    seat = game.to_move
+    seen = view(game.match, seat)
+    return (encode_view(seen, pile_below_top(seen)),
+            mask_array(legal_bits(game.hand), NUM_ACTIONS), seat)
+
+
+def _check_rows(games: VectorGinRummy, obs: np.ndarray, masks: np.ndarray,
+                seats: np.ndarray) -> None:
+    assert obs.dtype == np.float32 and masks.dtype == np.int8 and seats.dtype == np.int64
+    for index, game in enumerate(games.games):
+        tensor, mask, seat = _expected(game)
+        assert np.array_equal(obs[index], tensor), (index, game.hand.log)
+        assert np.array_equal(masks[index], mask), (index, game.hand.log)
+        assert seats[index] == seat
+        hand = game.hand
+        CHECKED["rows"] += 1
+        CHECKED["reshuffles"] += hand.reshuffles > 0
+        CHECKED["knocks"] += hand.knock is not None
+        CHECKED["scores"] += any(game.match.scores)
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda t: f"{t['preset']}-{t.get('players', 2)}")
+def test_every_row_is_the_seats_view_encoded(table: dict[str, Any]) -> None:
+    games = VectorGinRummy(6, **table)
+    obs, masks, seats = games.reset(seed=11)
+    _check_rows(games, obs, masks, seats)
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+        knocks = masks[:, 55:108].argmax(axis=1) + 55  # knock when it may: hands end
+        can_knock = masks[:, 55:108].any(axis=1)
+        actions = np.where(can_knock, knocks, actions)
+        obs, masks, seats, rewards, terminated, truncated = games.step(actions)
+        CHECKED["resets"] += int(terminated.sum() + truncated.sum())
+        assert np.allclose(rewards.sum(axis=1), 0, atol=1e-3)
+        _check_rows(games, obs, masks, seats)
+
+
+def test_the_rows_covered_resets_reshuffles_knocks_and_scores() -> None:
+    """Runs after the comparisons (file order): they saw every kind of state."""
+    if CHECKED["rows"] == 0:
+        for table in TABLES:
+            test_every_row_is_the_seats_view_encoded(table)
+    assert CHECKED["rows"] >= 10_000
+    assert min(CHECKED["resets"], CHECKED["reshuffles"], CHECKED["knocks"],
+               CHECKED["scores"]) > 0, CHECKED
+
+
+def _rows_of(games: VectorGinRummy, index: int, hand: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Game ``index``'s row with ``hand`` in place of its own (a fresh vector reads it)."""
+    probe = VectorGinRummy(1, games.config.rules, episode=games.config.episode,
+                           reward=games.config.reward)
+    clone = probe.games[0]
+    clone.match, clone.hand = games.games[index].match, hand
+    obs, masks, _ = probe.observe()
+    return obs[0], masks[0]
+
+
+STEPS_PLAYED = [0]
+CHANGED = [0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 2**32 - 1),
+       checkpoints=st.lists(st.integers(0, 150), min_size=1, max_size=3))
+def test_vector_rows_never_encode_hidden_cards(table: dict[str, Any], seed: int,
+                                               checkpoints: list[int]) -> None:
+    """At random steps, each game's seat to move gets the same row when the cards it cannot
+    know are exchanged among themselves (the same deal otherwise, the same actions)."""
+    games = VectorGinRummy(3, **table)
+    obs, masks, _ = games.reset(seed=seed)
+    rng = random.Random(seed)
+    for step in range(max(checkpoints) + 1):
+        if step in checkpoints:
+            for index, game in enumerate(games.games):
+                other = _other_world(game.hand, game.to_move, rng)
+                CHANGED[0] += other.hands != game.hand.hands or other.stock != game.hand.stock
+                theirs, their_mask = _rows_of(games, index, other)
+                assert np.array_equal(obs[index], theirs), (index, game.hand.log)
+                assert np.array_equal(masks[index], their_mask)
+        actions = [rng.choice(np.flatnonzero(row).tolist()) for row in masks]
+        obs, masks, *_ = games.step(actions)
+        STEPS_PLAYED[0] += len(actions)
+
+
+def test_the_vector_property_played_thousands_of_steps() -> None:
+    """Runs after the property (file order): thousands of steps, and the exchanged worlds
+    did differ (other hands or another stock) at most checkpoints."""
+    if STEPS_PLAYED[0] == 0:
+        test_vector_rows_never_encode_hidden_cards()
+    assert STEPS_PLAYED[0] >= 2_000, STEPS_PLAYED[0]
+    assert CHANGED[0] >= 40, CHANGED[0]
+
+
+def test_bad_ids_name_the_game_and_the_id() -> None:
+    games = VectorGinRummy(3)
+    _, masks, _ = games.reset(seed=1)
+    good = masks.argmax(axis=1)
+    bad = good.copy()
+    bad[1] = 3
+    with pytest.raises(ValueError, match=r"game 1: action id 3 \(discard As\) is not legal "
+                                         r"in the offer phase; legal ids: \[1, 2\]"):
+        games.step(bad)
+    bad[1] = 109
+    with pytest.raises(ValueError, match=r"game 1: action id 109 is outside 0..108"):
+        games.step(bad)
+    bad[1] = -1
+    with pytest.raises(ValueError, match=r"game 1: action id -1 is outside 0..108"):
+        games.step(bad)
+    with pytest.raises(ValueError, match=r"step needs 3 action ids"):
+        games.step(good[:2])
+    games.step(good)  # the refused calls changed nothing
