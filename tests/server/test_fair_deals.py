@@ -297,3 +297,54 @@ def _events(engine: Any, table_id: str) -> list[Any]:
     assert table is not None
     return list(table.events)
 
+
+
+def test_the_tables_deals_and_reshuffles_come_from_the_committed_seeds() -> None:
+    """``deal_event`` deals ``fair.deck`` of the committed seeds, ``reshuffle_event`` orders
+    each reshuffle by ``fair.reshuffle_order``; the fair block hides the seed while the hand
+    runs and shows it once it is over. Random players until a hand has reshuffled twice."""
+    from ginrummy.bots import make_bot
+    from ginrummy.engine import CHANCE
+    from ginrummy.rules import Ruleset
+    from ginrummy.server.fairdeal import fair_block, new_fair_hand
+    from ginrummy.server.table import GameTable, Seat, table_rules
+    from ginrummy.views import view
+
+    seats = [Seat(0, "bot", "A", "random"), Seat(1, "bot", "B", "random")]
+    table = GameTable("f1", "fair", "classic", table_rules(Ruleset.preset("classic").replace(
+        stock_end="reshuffle", max_reshuffles=2)), True,
+                      None, 0, None, seats)
+    bots = [make_bot("random", 1), make_bot("random", 2)]
+    reshuffles = 0
+    for _ in range(200):
+        match = table.match
+        if match is None or match.over:
+            table.apply_event(table.match_event())
+            continue
+        if match.needs_deal:
+            seeds = new_fair_hand(table, set())
+            table.fair = seeds
+            deal = table.deal_event()
+            assert parse_card_list(deal.payload) == fair.deck(seeds.server_seed, seeds.seeds())
+            table.apply_event(deal)
+            seeds.deal_version = deal.version
+            continue
+        hand = match.hand
+        block = fair_block(table)
+        assert block is not None and block["server_seed"] is None
+        while not hand.over:
+            if hand.to_move == CHANCE:
+                event = table.reshuffle_event()
+                wanted = fair.reshuffle_for(hand, seeds.server_seed, seeds.seeds())
+                assert event.payload == str(wanted)
+                reshuffles += 1
+            else:
+                seen = view(match, hand.to_move)
+                event = table.action_event(bots[hand.to_move].choose(seen, hand.legal_actions()),
+                                           hand.to_move, "bot")
+            table.apply_event(event)
+        block = fair_block(table)
+        assert block is not None and block["server_seed"] == seeds.server_seed.hex()
+        if reshuffles >= 2:
+            return
+    raise AssertionError(f"only {reshuffles} reshuffles in 200 hands")
