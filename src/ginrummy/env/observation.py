@@ -52,10 +52,9 @@ _PHASES = {Phase.OFFER: 0, Phase.DRAW: 1, Phase.DISCARD: 2, Phase.LAYOFF: 3, Pha
 PHASE_INDEX = _PHASES
 """Each phase's place in the observation's one-hot (a reshuffle pending reads as draw)."""
 
-__all__ = ["OBS_SIZE", "PHASE_INDEX", "WORDS", "PileMemory", "card_planes", "decode_rows",
-           "decode_words", "encode_view",
-           "encode_with_mask", "mask_array", "packed_row",
-           "pile_below_top", "raw_numbers", "scalars", "scalars_batch"]
+__all__ = ["NUMBERS", "OBS_SIZE", "PHASE_INDEX", "WORDS", "PileMemory", "card_planes",
+           "decode_words", "encode_view", "encode_with_mask", "mask_array", "number_divisors",
+           "onehot_word", "pile_below_top", "scalars"]
 
 
 def pile_below_top(view: PlayerView) -> int:
@@ -170,51 +169,6 @@ def scalars(view: PlayerView) -> list[float]:
     return out
 
 
-RAW_NUMBERS = 15
-"""The whole numbers :func:`raw_numbers` reads from a view, turned into :func:`scalars`' 23
-numbers for many rows at once by :func:`scalars_batch`."""
-
-
-def raw_numbers(view: PlayerView) -> list[int]:
-    """Phase, dealer (relative), stock size, knock limit, least deadwood, opponents' counts
-    (3), players, reshuffles, scores (observer first, 4) and target (0: none)."""
-    seat = view.seat
-    assert seat is not None
-    counts = view.counts
-    n = len(counts)
-    scores = view.scores
-    target = view.rules.target
-    if scores is None or not target:
-        scores, target = (0, 0, 0, 0), 0
-    return [
-        _PHASES[view.phase], (view.dealer - seat) % n, view.stock_size, view.knock_limit,
-        deadwood_mask(view.hand_mask),
-        counts[(seat + 1) % n], counts[(seat + 2) % n] if n > 2 else 0,
-        counts[(seat + 3) % n] if n > 3 else 0, n, view.reshuffles,
-        scores[seat], scores[(seat + 1) % n], scores[(seat + 2) % n] if n > 2 else 0,
-        scores[(seat + 3) % n] if n > 3 else 0, target]
-
-
-_ROWS = np.arange(4096)
-
-
-def scalars_batch(raw: npt.NDArray[np.int64], out: npt.NDArray[np.float32]) -> None:
-    """:func:`scalars` of many rows of :func:`raw_numbers` at once, into ``out`` (rows, 23)."""
-    rows = raw.shape[0]
-    rng = _ROWS[:rows] if rows <= len(_ROWS) else np.arange(rows)
-    out[:] = 0.0
-    out[rng, raw[:, 0]] = 1.0
-    out[rng, 5 + raw[:, 1]] = 1.0
-    out[:, 9] = raw[:, 2] / 52
-    np.minimum(raw[:, 3] / 10, 1.0, out=out[:, 10])
-    np.minimum(raw[:, 4] / 100, 1.0, out=out[:, 11])
-    out[:, 12:15] = raw[:, 5:8] / 11
-    out[rng, 15 + raw[:, 8] - 2] = 1.0
-    np.minimum(raw[:, 9] / 2, 1.0, out=out[:, 18])
-    target = np.maximum(raw[:, 14:15], 1)
-    np.minimum(raw[:, 10:14] / target, 1.0, out=out[:, 19:23])
-
-
 _PLANE_BYTES = (CARD_FEATURES + 7) // 8
 _BITS_F32 = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
                           bitorder="little").astype(np.float32)
@@ -259,50 +213,46 @@ def encode_with_mask(view: PlayerView, below_top: int, mask_bits: int, mask_size
     return flat[:OBS_SIZE], flat[_MASK_AT:_MASK_AT + mask_size].astype(np.int8)
 
 
-def packed_row(view: PlayerView, below_top: int, mask_bits: int) -> bytes:
-    """One row of :func:`decode_rows`: the card planes and the action mask in
-    :func:`encode_with_mask`'s layout, as bytes."""
-    p0, p1, p2, p3, p4, p5, p6 = card_planes(view, below_top)
-    return (p0 | p1 << 52 | p2 << 104 | p3 << 156 | p4 << 208 | p5 << 260 | p6 << 312
-            | mask_bits << _MASK_AT).to_bytes(_ROW_BYTES, "little")
+WORDS = PLANES + 3
+"""64-bit words of a :func:`decode_words` row: the seven card planes (:func:`card_planes`),
+the action mask's low and high 64 bits, then the one-hot scalars (:func:`onehot_word`)."""
+NUMBERS = 11
+"""Whole numbers of a :func:`decode_words` row: stock size, knock limit, least deadwood,
+opponents 1-3's counts, reshuffles, then the match scores of the observer and opponents 1-3
+(zeros for a lone hand or the single-hand format)."""
 
 
-_ROW_BYTES = 64
-"""Bytes of a :func:`packed_row` (the mask ends at bit 392 + 109 = 501)."""
+def onehot_word(phase: int, dealer: int, players: int) -> int:
+    """The one-hot scalars (phase, the dealer relative to the observer, players) as bits of
+    one word, bit ``i`` for observation index ``364 + i``."""
+    return 1 << phase | 1 << 5 + dealer | 1 << 13 + players
 
 
-def decode_rows(rows: bytes, numbers: list[int], mask_size: int
-                ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
-    """Observations (rows, 387) and masks (rows, ``mask_size``) of many
-    :func:`packed_row` rows and their :func:`raw_numbers` (flattened), in a few numpy calls."""
-    raw = np.frombuffer(rows, dtype=np.uint8)
-    count = len(raw) // _ROW_BYTES
-    flat = _BITS_F32[raw].reshape(count, _ROW_BYTES * 8)
-    scalars_batch(np.array(numbers, dtype=np.int64).reshape(count, RAW_NUMBERS),
-                  flat[:, CARD_FEATURES:OBS_SIZE])
-    return flat[:, :OBS_SIZE], flat[:, _MASK_AT:_MASK_AT + mask_size].astype(np.int8)
+def number_divisors(target: int) -> npt.NDArray[np.float64]:
+    """What :func:`decode_words` divides each of the :data:`NUMBERS` by (``target``: the
+    match target, 0 for none)."""
+    scores = float(target) if target else 1.0
+    return np.array([52, 10, 100, 11, 11, 11, 2] + [scores] * 4, dtype=np.float64)
 
 
-WORDS = PLANES + 2
-"""64-bit words of a :func:`decode_words` row: the seven card planes, then the action mask's
-low and high 64 bits."""
-
-
-def decode_words(words: list[int], numbers: list[int], mask_size: int
-                 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
-    """Observations (rows, 387) and masks (rows, ``mask_size``) of many rows given as
-    :data:`WORDS` whole numbers each (flattened: the planes of :func:`card_planes`, then the
-    mask's low and high 64 bits) and their :func:`raw_numbers` (flattened), in a few numpy
-    calls."""
+def decode_words(words: list[int], numbers: list[int], divisors: npt.NDArray[np.float64],
+                 mask_size: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+    """Observations (rows, 387) and masks (rows, ``mask_size``) of many rows, each given as
+    :data:`WORDS` words and :data:`NUMBERS` numbers (both lists flattened), in a few numpy
+    calls: :func:`encode_view` and :func:`mask_array` of each row."""
     count = len(words) // WORDS
     raw = np.array(words, dtype="<u8").reshape(count, WORDS)
-    bits = _BITS_F32[raw.view(np.uint8)].reshape(count, WORDS, 64)
+    bits = np.unpackbits(raw.view(np.uint8), axis=1, bitorder="little").reshape(
+        count, WORDS, 64)
     obs = np.empty((count, OBS_SIZE), dtype=np.float32)
-    obs[:, :CARD_FEATURES].reshape(count, PLANES, 52)[:] = bits[:, :PLANES, :52]
-    scalars_batch(np.array(numbers, dtype=np.int64).reshape(count, RAW_NUMBERS),
-                  obs[:, CARD_FEATURES:])
-    masks = bits[:, PLANES:].reshape(count, 128)[:, :mask_size].astype(np.int8)
-    return obs, masks
+    obs[:, :CARD_FEATURES] = bits[:, :PLANES, :52].reshape(count, CARD_FEATURES)
+    obs[:, CARD_FEATURES:] = bits[:, PLANES + 2, :SCALARS]
+    values = np.array(numbers, dtype=np.float64).reshape(count, NUMBERS)
+    np.minimum(values / divisors, 1.0, out=values)
+    obs[:, CARD_FEATURES + 9:CARD_FEATURES + 15] = values[:, :6]  # stock ... opponents' counts
+    obs[:, CARD_FEATURES + 18:] = values[:, 6:]  # reshuffles, scores
+    masks = bits[:, PLANES:PLANES + 2].reshape(count, 128)[:, :mask_size].view(np.int8)
+    return obs, masks.copy()
 
 
 def mask_array(bits: int, size: int) -> npt.NDArray[np.int8]:

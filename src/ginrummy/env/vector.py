@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from ginrummy.env.actions import NUM_ACTIONS, action_name, decode_legal, legal_bits
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
-from ginrummy.env.observation import PHASE_INDEX, decode_words
+from ginrummy.env.observation import PHASE_INDEX, decode_words, number_divisors, onehot_word
 from ginrummy.rules import Ruleset
 from ginrummy.solver import deadwood_mask
 
@@ -28,6 +28,7 @@ VectorStep = tuple[npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np
                    npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]
 
 _LOW64 = (1 << 64) - 1
+_NO_SCORES = (0, 0, 0, 0)
 
 
 class VectorGinRummy:
@@ -57,6 +58,10 @@ class VectorGinRummy:
         self._piles: list[tuple[object, int, int]] = [((), 0, 0)] * num_envs
         """Each game's discard pile as last read: (the list, its length, the mask below its
         top), so that a row reads only the card an action put on or took off."""
+        self._divisors = number_divisors(rules.target or 0)
+        self._onehots = [[onehot_word(phase, dealer, self.players)
+                          for dealer in range(self.players)] for phase in range(5)]
+        """By phase and dealer (relative to the seat to move): the one-hot word of a row."""
 
     def reset(self, seed: int | None = None) -> tuple[
             npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64]]:
@@ -110,13 +115,13 @@ class VectorGinRummy:
         legal = self._legal
         piles = self._piles
         n = self.players
-        target = self.config.rules.target or 0
-        zeros = [0] * n
+        target = self.config.rules.target
+        onehots = self._onehots
         phases = PHASE_INDEX
         for index, game in enumerate(self.games):
             hand = game.hand
-            match = game.match
             seat = hand.to_move
+            scores = game.match.scores
             hands = hand.hands
             mine = hands[seat]
             # the pile below its top: every discard seen and not taken back (public)
@@ -138,28 +143,25 @@ class VectorGinRummy:
             bits = legal_bits(hand)
             legal[index] = bits
             if n == 2:
-                words += (mine, 1 << discards[-1] if length else 0, below,
-                          shown[1 - seat], 0, 0, 0 if taken is None else 1 << taken,
-                          bits & _LOW64, bits >> 64)
-            else:
-                words += (mine, 1 << discards[-1] if length else 0, below,
-                          shown[(seat + 1) % n], shown[(seat + 2) % n],
-                          shown[(seat + 3) % n] if n > 3 else 0,
-                          0 if taken is None else 1 << taken, bits & _LOW64, bits >> 64)
-            seats.append(seat)
-            counts = [h.bit_count() for h in hands]
-            scores = match.scores if target else zeros
-            if n == 2:
                 other = 1 - seat
-                numbers += (phases[hand.phase], (hand.dealer - seat) % 2, len(hand.stock),
-                            hand.knock_limit, deadwood_mask(mine), counts[other], 0, 0, 2,
-                            hand.reshuffles, scores[seat], scores[other], 0, 0, target)
+                words += (mine, 1 << discards[-1] if length else 0, below, shown[other], 0, 0,
+                          0 if taken is None else 1 << taken, bits & _LOW64, bits >> 64,
+                          onehots[phases[hand.phase]][hand.dealer != seat])
+                numbers += (len(hand.stock), hand.knock_limit, deadwood_mask(mine),
+                            hands[other].bit_count(), 0, 0, hand.reshuffles,
+                            *((scores[seat], scores[other], 0, 0) if target else _NO_SCORES))
             else:
                 one, two, three = (seat + 1) % n, (seat + 2) % n, (seat + 3) % n
-                numbers += (phases[hand.phase], (hand.dealer - seat) % n, len(hand.stock),
-                            hand.knock_limit, deadwood_mask(mine), counts[one],
-                            counts[two], counts[three] if n > 3 else 0, n, hand.reshuffles,
-                            scores[seat], scores[one], scores[two],
-                            scores[three] if n > 3 else 0, target)
-        obs, masks = decode_words(words, numbers, NUM_ACTIONS)
+                four = n > 3
+                words += (mine, 1 << discards[-1] if length else 0, below, shown[one],
+                          shown[two], shown[three] if four else 0,
+                          0 if taken is None else 1 << taken, bits & _LOW64, bits >> 64,
+                          onehots[phases[hand.phase]][(hand.dealer - seat) % n])
+                numbers += (len(hand.stock), hand.knock_limit, deadwood_mask(mine),
+                            hands[one].bit_count(), hands[two].bit_count(),
+                            hands[three].bit_count() if four else 0, hand.reshuffles,
+                            *((scores[seat], scores[one], scores[two],
+                               scores[three] if four else 0) if target else _NO_SCORES))
+            seats.append(seat)
+        obs, masks = decode_words(words, numbers, self._divisors, NUM_ACTIONS)
         return obs, masks, np.array(seats, dtype=np.int64)
