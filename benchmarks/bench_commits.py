@@ -138,10 +138,10 @@ class Database:
 
 
 async def drive(url: str, producers: int, seconds: float, rate: float,
-                busy: float = 0.0) -> RunResult:
+                busy: float = 0.0, synchronous: str = "FULL") -> RunResult:
     """Run the committer under ``producers`` tables for ``seconds``; ``busy``: the share of
     the event loop's time spent running Python meanwhile (the server's own work)."""
-    engine = open_engine(url, "FULL", background_checkpoint=True)
+    engine = open_engine(url, synchronous, background_checkpoint=True)
     migrate(engine)
     checkpointer = Checkpointer(engine) if Checkpointer.wanted(engine) else None
     if checkpointer is not None:
@@ -229,10 +229,11 @@ async def drive(url: str, producers: int, seconds: float, rate: float,
         if durations else 0.0)
 
 
-def raw_sqlite(path: Path, batch: int, seconds: float, tables: int) -> dict[str, float]:
+def raw_sqlite(path: Path, batch: int, seconds: float, tables: int,
+               synchronous: str = "FULL") -> dict[str, float]:
     """Plain ``sqlite3``: the same rows, one transaction per ``batch`` actions."""
     conn = sqlite3.connect(path, isolation_level=None)
-    for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON",
+    for pragma in ("journal_mode=WAL", f"synchronous={synchronous}", "foreign_keys=ON",
                    "busy_timeout=30000"):
         conn.execute(f"PRAGMA {pragma}")
     insert_event = ("INSERT INTO events (table_id, version, kind, seat, payload, source, "
@@ -265,7 +266,8 @@ def raw_sqlite(path: Path, batch: int, seconds: float, tables: int) -> dict[str,
             "cpu_ms_per_write": round(1000 * cpu / max(writes, 1), 4)}
 
 
-def raw_run(workdir: Path, batch: int, seconds: float, tables: int) -> dict[str, float]:
+def raw_run(workdir: Path, batch: int, seconds: float, tables: int,
+            synchronous: str = "FULL") -> dict[str, float]:
     """:func:`raw_sqlite` on a fresh migrated file with ``tables`` tables."""
     database = Database(None, workdir)
     assert database.path is not None
@@ -274,7 +276,7 @@ def raw_run(workdir: Path, batch: int, seconds: float, tables: int) -> dict[str,
     Repository(engine).write([InsertTable(a_table(f"b{i:05d}")) for i in range(tables)])
     engine.dispose()
     try:
-        return raw_sqlite(database.path, batch, seconds, tables)
+        return raw_sqlite(database.path, batch, seconds, tables, synchronous)
     finally:
         database.drop()
 
@@ -294,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--busy", type=float, default=0.0,
                         help="share of the event loop kept busy running Python (0-0.95)")
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--synchronous", default="FULL",
+                        help="SQLite synchronous (OFF: no fsync, the CPU of the path alone)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--raw", action="store_true", help="also plain sqlite3 (SQLite only)")
     parser.add_argument("--workdir", type=Path, default=None)
@@ -311,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             database = Database(args.db, workdir)
             try:
                 results.append(asyncio.run(drive(database.url, args.producers, args.seconds,
-                                                 args.rate, args.busy)))
+                                                 args.rate, args.busy, args.synchronous)))
             finally:
                 database.drop()
             if not args.json:
@@ -320,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.raw and args.db is None:
             batch = max(1, round(statistics.median(r.mean_batch for r in results)))
             for size in sorted({1, batch}):
-                raw.append(raw_run(workdir, size, args.seconds, args.producers))
+                raw.append(raw_run(workdir, size, args.seconds, args.producers,
+                                   args.synchronous))
     report: dict[str, Any] = {"code": str(Path(ginrummy.__file__).parent),
                               "runs": [asdict(r) for r in results], "raw_sqlite": raw}
     if args.json:
