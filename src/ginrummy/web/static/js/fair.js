@@ -179,7 +179,7 @@ export class FairDeals {
           el("div", {}, block.server_made[i] ? t("fair.server_made", { seed: s }) : s)))),
       el("p", {}, t("fair.check_yourself")));
     return el("div", { class: `fair-mark ${result.verified ? "verified" : "failed"}`, id: "fair-mark", dataset: { hand: String(block.hand) } },
-      el("span", { class: "fair-verdict", role: "status" },
+      el("span", { class: "fair-verdict" },
         result.verified ? t("fair.verified", { n: block.hand }) : t("fair.failed", { n: block.hand, problem: result.problem })),
       " ", how);
   }
