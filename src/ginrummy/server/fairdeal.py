@@ -3,10 +3,10 @@
 
 For each hand the table writer draws a server seed (:func:`ginrummy.fair.new_server_seed`)
 and stores it with its commitment before any connection learns the commitment. Each seat
-whose client offered seeds in its ``hello`` sends a client seed; every other seat (a computer,
-a person away, a client that does not offer seeds) gets one made by the server at once, and
-a client that does not answer within ``fair_seed_seconds`` gets one too; both are announced
-as server-made. The deck is :func:`ginrummy.fair.deck` of the seeds, a reshuffle
+whose client offered seeds (``hello``, or create/join while still on its way) sends a client
+seed; every other seat (a computer, a person away, a client that does not offer seeds) gets
+one made by the server at once, and a client that does not answer within
+``fair_seed_seconds`` gets one too; both are announced as server-made. The deck is :func:`ginrummy.fair.deck` of the seeds, a reshuffle
 :func:`ginrummy.fair.reshuffle_order`. The server seed is sent only once the hand is over.
 """
 
@@ -107,12 +107,6 @@ class FairHand:
     def reshuffle(self, index: int, cards: list[Card]) -> list[Card]:
         """The order of the hand's ``index``-th reshuffle (1: the first)."""
         return fair.reshuffle_order(self.server_seed, self.seeds(), index, cards)
-
-    def record(self, revealed: bool) -> dict[str, Any]:
-        """The game record's ``fair`` entry (docs/records.md); the seed only if revealed."""
-        return {"commitment": self.commitment,
-                "server_seed": self.server_seed.hex() if revealed else None,
-                "client_seeds": self.client_seeds_hex(), "server_made": list(self.server_made)}
 
     # ----------------------------------------------------------------- storage
     def commitment_write(self, table_id: str) -> Apply:
