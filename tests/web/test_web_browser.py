@@ -395,8 +395,11 @@ def test_arrangements_can_be_changed_before_they_are_sent(server: ServerProcess,
     _, page = new_page(browser, server.base)
     page.goto("/")
     page.wait_for_selector("#create-form")
-    result = page.evaluate("""async () => {
-        const { ArrangementEditor, knockOptions } = await import('/js/arrange.js');
+    result = page.evaluate(r"""async () => {
+        // the page's own (versioned) module, whose catalogue is loaded
+        const app = document.querySelector('script[type="module"]').src;
+        const { ArrangementEditor, knockOptions, layoffPanel } = await import(
+            new URL('arrange.js', app).href);
         const hand = ['As', '2s', '3s', '7h', '7d', '7c', '4c', '5d', '9h', '2c', 'Kd'];
         const legal = ['discard Kd', 'knock Kd [As 2s 3s] [7h 7d 7c]'];
         const [option] = knockOptions(legal, hand);
@@ -409,20 +412,31 @@ def test_arrangements_can_be_changed_before_they_are_sent(server: ServerProcess,
         document.body.append(editor.render());
         document.querySelector('.arrangement .make-meld').click();
         steps.push([editor.deadwood(), editor.text()]);
-        const defence = new ArrangementEditor({ cards: ['6h', 'Jh', '4s', '4d', '4c'],
-            melds: [['4s', '4d', '4c']], layoffs: [{ card: '6h', meld: 1 }],
-            targets: [['7h', '8h', '9h', 'Th']] });
-        document.body.append(defence.render());
-        const select = defence.root.querySelector('.layoff-target');
-        select.value = '1';
-        select.dispatchEvent(new Event('change'));
-        steps.push([defence.deadwood(), defence.text()]);
+        // the layoff sheet: the proposal lays 6h off, Jh is then tapped onto meld 1
+        const sent = [];
+        const defence = layoffPanel({ proposal: 'layoff [4s 4d 4c] 6h@1',
+            hand: ['6h', 'Jh', '4s', '4d', '4c'], knock: { melds: [['7h', '8h', '9h', 'Th']] },
+            hints: { layoff_targets: [{ meld: 1, fourth: null, low: ['6h'], high: ['Jh'] }] },
+            send: (text) => sent.push(text) });
+        document.body.append(defence);
+        const deadwood = () => Number(
+            defence.querySelector('#layoff-deadwood').textContent.match(/\d+/g).pop());
+        const offers = () => [...defence.querySelectorAll('#layoff-cards .offer-card')]
+            .map((b) => b.dataset.card);
+        steps.push([deadwood(), offers()]);
+        defence.querySelector('#layoff-cards .offer-card[data-card="Jh"]').click();
+        defence.querySelector('#layoff-meld-1').click();
+        steps.push([deadwood(), offers()]);
+        defence.querySelector('#confirm-layoff').click();
+        steps.push(sent);
         return steps;
     }""")
     assert result[0] == [20, 20, "[As 2s 3s] [7h 7d 7c]"]  # 4c 5d 9h 2c
     assert result[1] == [41, "[As 2s 3s]"]
     assert result[2] == [20, "[As 2s 3s] [7h 7d 7c]"]
-    assert result[3] == [0, "[4s 4d 4c] 6h@1 Jh@1"]
+    assert result[3] == [10, ["Jh"]]  # Jh kept, still offered
+    assert result[4] == [0, []]
+    assert result[5] == ["layoff [4s 4d 4c] 6h@1 Jh@1"]
 
 
 OVERFLOW_JS = """() => ({
