@@ -167,10 +167,11 @@ def discard_step(page: Page) -> bool:
     return True
 
 
-def play_hand_measuring(page: Page, label: str) -> list[dict[str, Any]]:
+def play_hand_measuring(page: Page, label: str) -> tuple[list[dict[str, Any]], str]:
     """Play the page's seat through one hand; at each of its steps measure the page at its top
     (a discard is measured once the card is chosen, its button showing, then that button is
-    tapped). Returns the measurements; screenshots of the first step and of the end are saved.
+    tapped). Returns the measurements and how the hand ended (``next`` or ``over``);
+    screenshots of the first step and of the end are saved.
     """
     measured: list[dict[str, Any]] = []
     for _ in range(120):
@@ -192,8 +193,18 @@ def play_hand_measuring(page: Page, label: str) -> list[dict[str, Any]]:
             play_turn(page)
     else:
         raise AssertionError(f"{label}: the hand did not end")
+    if state == "next":  # the reveal: its Next hand button on the first screen too
+        box = page.evaluate(NEXT_JS)
+        assert outside({"#next-hand": box}, PHONE["width"], PHONE["height"]) == [], label
     screenshot(page, f"{label}-end")
-    return measured
+    return measured, state
+
+
+NEXT_JS = """() => {
+    window.scrollTo(0, 0);
+    const r = document.getElementById('next-hand')?.getBoundingClientRect();
+    return r ? {left: r.left, top: r.top, right: r.right, bottom: r.bottom} : null;
+}"""
 
 
 def save_summary(label: str, measured: list[dict[str, Any]]) -> None:
@@ -234,8 +245,17 @@ def test_phone_hand_piles_and_actions_fit_the_screen(
         create_table(page, "Ann", preset="arena", players=4,
                      bots={1: "simple", 2: "intermediate", 3: "beginner"}, pool=1000)
     label = f"table-phone-{lang}{'-large' if large else ''}{'-arena' if players > 2 else ''}"
-    measured = play_hand_measuring(page, label)
-    assert len(measured) >= 2  # at least a draw and a discard
+    measured, state = play_hand_measuring(page, label)
+    for hand in range(2, 5):  # a hand the computer ended at once: the next one too
+        if len(measured) >= 4 or state != "next":
+            break
+        page.click("#next-hand")
+        wait_for_await([page], {"act", "wait"})
+        more, state = play_hand_measuring(page, f"{label}-hand{hand}")
+        measured += more
+    named = {name for m in measured for name in m["named"]}
+    assert named & {"button #action-stock", "button #action-take"}, named  # a draw
+    assert "button #action-discard" in named, named  # and a discard, measured
     assert all(m["large"] == large for m in measured)
     # the cards the player sees: the large ones are larger; the hand's size for the preset
     width = measured[0]["cardWidth"]
