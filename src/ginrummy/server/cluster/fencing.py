@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, Table, select
+from sqlalchemy import Engine, Table, select, text
 from sqlalchemy.engine import Connection
 
 from ginrummy.server.cluster.lease import Lease
@@ -71,6 +71,18 @@ def _upsert(conn: Connection, rows: list[dict[str, Any]]) -> Any:
     ).returning(OWNERS.c.table_id)
 
 
+_PG_UPSERT = text(
+    "INSERT INTO table_owners (table_id, token, owner, updated_at) "
+    "SELECT f.table_id, f.token, f.owner, :now FROM unnest("
+    "CAST(:ids AS VARCHAR[]), CAST(:tokens AS BIGINT[]), CAST(:owners AS VARCHAR[])) "
+    "WITH ORDINALITY AS f(table_id, token, owner, n) ORDER BY f.n "
+    "ON CONFLICT (table_id) DO UPDATE SET token = EXCLUDED.token, owner = EXCLUDED.owner, "
+    "updated_at = EXCLUDED.updated_at WHERE table_owners.token <= EXCLUDED.token "
+    "RETURNING table_id")
+"""The upsert of :func:`_upsert` for PostgreSQL from three arrays (2,000 rows bound as
+8,000 parameters cost seconds of Python; as arrays, milliseconds)."""
+
+
 def check_fences(conn: Connection, fences: Iterable[Fence]) -> None:
     """Store each fence's token unless a larger one is stored (one statement, rows in table
     order so concurrent commits lock them in the same order); raise :class:`FencedOut`,
@@ -86,9 +98,15 @@ def check_fences(conn: Connection, fences: Iterable[Fence]) -> None:
         return
     now = utcnow()
     ordered = [by_table[t] for t in sorted(by_table)]
-    rows = [{"table_id": f.table_id, "token": f.token, "owner": f.owner, "updated_at": now}
-            for f in ordered]
-    stored = {row[0] for row in conn.execute(_upsert(conn, rows))}
+    if conn.dialect.name == "postgresql":  # three arrays: no statement grows with the rows
+        result = conn.execute(_PG_UPSERT, {
+            "ids": [f.table_id for f in ordered], "tokens": [f.token for f in ordered],
+            "owners": [f.owner for f in ordered], "now": now})
+    else:
+        result = conn.execute(_upsert(conn, [
+            {"table_id": f.table_id, "token": f.token, "owner": f.owner, "updated_at": now}
+            for f in ordered]))
+    stored = {row[0] for row in result}
     stale = [f for f in ordered if f.table_id not in stored]
     if stale:
         tokens = ", ".join(f"{f.table_id}: {f.token}" for f in stale)
