@@ -279,3 +279,26 @@ def test_bad_operations_are_named(tmp_path: Path) -> None:
     assert repo.load_table("t") is not None
     repo.close()
     engine.dispose()
+
+
+def test_a_batch_is_four_sqlite_statements(tmp_path: Path) -> None:
+    """However many actions a SQLite batch holds (up to 64), it runs BEGIN, one INSERT, one
+    UPDATE and COMMIT: each statement the driver steps gives up the GIL and must take it
+    back from the event loop."""
+    engine = open_engine(f"sqlite:///{tmp_path / 'steps.db'}")
+    statements: list[str] = []
+    event.listen(engine, "connect",
+                 lambda dbapi, _record: dbapi.set_trace_callback(statements.append))
+    migrate(engine)
+    repo = Repository(engine)
+    ids = [f"t{i:02d}" for i in range(64)]
+    repo.write([InsertTable(two_seats(t)) for t in ids])
+    for size in (1, 4, 64):
+        statements.clear()
+        repo.write([op for t in ids[:size] for op in an_action(t, 1 + size, True)])
+        assert [s.split()[0] for s in statements] == ["BEGIN", "INSERT", "UPDATE", "COMMIT"]
+    stored = repo.load_tables(ids=ids)
+    assert [(t.version, len(t.events)) for t in stored] == (
+        [(65, 3)] * 1 + [(65, 2)] * 3 + [(65, 1)] * 60)
+    repo.close()
+    engine.dispose()
