@@ -5,14 +5,13 @@
   is played against the computer and at every one of the player's steps the hand (each of its
   cards), the stock, the discard pile and the action bar's buttons are inside the viewport
   with the page at its top (no scrolling), the page is no wider than the screen, and the hand
-  lies in one or two rows.
+  lies in one or two rows; at the hand's end, so is *Next hand*.
 - On a laptop (1366x900) the score sheet stands beside the table and every one of its header
-  cells and payout cells is visible inside the sheet's visible box (after scrolling the sheet
-  sideways if it must), for a 2-player classic match after one hand and a 4-player arena
+  cells and payout cells is visible inside the sheet's visible box, with no sideways
+  scrolling needed, for a 2-player classic match after one hand and a 4-player arena
   with three computers after its hand; on the phone the arena's sheet scrolls sideways and
   its first column stays in view.
-- The create form's option lists show their longest choice whole, in every language, at
-  both sizes.
+- The create form's option lists show every choice whole, in every language, at both sizes.
 
 Screenshots of the table at both sizes in each language are saved, as test artifacts (never
 compared), into the directory named by GINRUMMY_ARTIFACTS (default: test-artifacts/ at the
