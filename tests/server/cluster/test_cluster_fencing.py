@@ -80,18 +80,18 @@ def test_partition_the_stale_owner_cannot_commit_the_new_one_does(
     async def scenario(client: Redis) -> None:
         lost: list[Lease] = []
         old_keeper = LeaseKeeper(LeaseStore(client, "old-process", prefix=prefix),
-                                 lost.append, ttl_ms=200)
+                                 lost.append, ttl_ms=600)
         old = await old_keeper.acquire("t1")
         assert old is not None
         old_keeper.start()
         repo.write(fenced([InsertTable(a_table("t1"))], [Fence.of(old)]))
         for version in (1, 2):
             repo.write(fenced(action("t1", version), [Fence.of(old)]))
-            await asyncio.sleep(0.1)  # renewals keep it past its ttl meanwhile
+            await asyncio.sleep(0.4)  # renewals keep it past its ttl meanwhile
         assert owner_row(pg_engine, "t1") == (old.token, "old-process")
 
         await old_keeper.stop()  # the old owner pauses: no renewal, the lease expires
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.7)
         new_store = LeaseStore(client, "new-process", prefix=prefix)
         new = await new_store.acquire("t1", 5000, floor=stored_token(pg_engine, "t1"))
         assert new is not None and new.token > old.token

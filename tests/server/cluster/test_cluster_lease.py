@@ -73,18 +73,18 @@ def test_release_and_renewal_by_a_non_holder_do_nothing(prefix: str) -> None:
 def test_renewal_extends_and_expiry_frees_the_table(prefix: str) -> None:
     async def check(client: Redis) -> None:
         ann, bob = stores(client, prefix, 2)
-        lease = await ann.acquire("t1", 150)
+        lease = await ann.acquire("t1", 600)
         assert lease is not None and lease.valid()
-        for _ in range(4):  # 400 ms held by renewals at 100 ms, past the 150 ms ttl
-            await asyncio.sleep(0.1)
+        for _ in range(4):  # 800 ms held by renewals at 200 ms, past the 600 ms ttl
+            await asyncio.sleep(0.2)
             renewed = await ann.renew(lease)
             assert renewed is not None and renewed.valid_until > lease.valid_until
             lease = renewed
-        assert await bob.acquire("t1", 150) is None
-        await asyncio.sleep(0.2)  # no renewal: it expires
+        assert await bob.acquire("t1", 600) is None
+        await asyncio.sleep(0.7)  # no renewal: it expires
         assert not lease.valid()
         assert await ann.renew(lease) is None
-        taken = await bob.acquire("t1", 150)
+        taken = await bob.acquire("t1", 600)
         assert taken is not None and taken.token == lease.token + 1
 
     with_redis(check)
@@ -140,15 +140,15 @@ def test_keeper_holds_leases_past_their_ttl_and_releases_them(prefix: str) -> No
     async def check(client: Redis) -> None:
         ann, bob = stores(client, prefix, 2)
         lost: list[Lease] = []
-        keeper = LeaseKeeper(ann, lost.append, ttl_ms=150)
+        keeper = LeaseKeeper(ann, lost.append, ttl_ms=900)
         assert await keeper.acquire("t1") is not None
         assert await keeper.acquire("t2") is not None
         keeper.start()
-        await asyncio.sleep(0.6)  # four ttls
+        await asyncio.sleep(2.0)  # over two ttls
         assert lost == []
-        assert await bob.acquire("t1", 150) is None and await bob.acquire("t2", 150) is None
+        assert await bob.acquire("t1", 900) is None and await bob.acquire("t2", 900) is None
         assert await keeper.release("t1")
-        assert await bob.acquire("t1", 150) is not None
+        assert await bob.acquire("t1", 900) is not None
         await keeper.stop()
         assert lost == []
 
@@ -159,11 +159,11 @@ def test_keeper_reports_a_lease_found_taken(prefix: str) -> None:
     async def check(client: Redis) -> None:
         ann, bob = stores(client, prefix, 2)
         lost: list[Lease] = []
-        keeper = LeaseKeeper(ann, lost.append, ttl_ms=300)
+        keeper = LeaseKeeper(ann, lost.append, ttl_ms=3000)
         lease = await keeper.acquire("t1")
         assert lease is not None and await keeper.acquire("t2") is not None
         await client.delete(ann.key("t1", "lease"))  # as if it expired in a pause
-        taken = await bob.acquire("t1", 300)
+        taken = await bob.acquire("t1", 3000)
         assert taken is not None and taken.token > lease.token
         await keeper.renew_now()
         assert [x.table_id for x in lost] == ["t1"]
@@ -175,13 +175,13 @@ def test_keeper_reports_a_lease_found_taken(prefix: str) -> None:
 def test_keeper_reports_loss_only_once_expired_when_redis_is_unreachable(prefix: str) -> None:
     async def check(client: Redis) -> None:
         (ann,) = stores(client, prefix, 1)
-        lease = await ann.acquire("t1", 400)
+        lease = await ann.acquire("t1", 1500)
         assert lease is not None
         cut_off = Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.05)
         try:
             lost: list[Lease] = []
             keeper = LeaseKeeper(LeaseStore(cut_off, ann.owner, prefix=prefix),
-                                 lost.append, ttl_ms=400)
+                                 lost.append, ttl_ms=1500)
             keeper.leases["t1"] = lease
             await keeper.renew_now()
             assert lost == [] and lease.valid()  # cannot renew, but still valid: not lost

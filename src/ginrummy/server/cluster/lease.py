@@ -288,8 +288,9 @@ class LeaseKeeper:
 
     async def _lose(self, lost: list[Lease]) -> None:
         for lease in lost:
-            if self.leases.get(lease.table_id) is lease:
-                del self.leases[lease.table_id]
+            if self.leases.get(lease.table_id) is not lease:
+                continue  # released or replaced meanwhile: not lost
+            del self.leases[lease.table_id]
             result: Any = self.on_lost(lease)
             if asyncio.iscoroutine(result):
                 await result
