@@ -319,6 +319,14 @@ class Hand:
                 raise errors.IllegalActionError(str(exc)) from None
         self._apply(self.to_move, action, self._verify(action, seat))
 
+    def apply_legal(self, action: Action) -> None:
+        """Play, for the player to move, an action known to be legal now (one of
+        :meth:`legal_actions`, or a knock :meth:`is_legal` accepts) without checking it again:
+        the fast path of callers that chose it from the legal moves (the environments check an
+        id against the legal ids first). Anything else leaves the hand corrupt."""
+        self._apply(self.to_move, action,
+                    self._defence_due if type(action) is LayOff else None)
+
     def verify(self, action: Action, seat: int | None = None) -> None:
         """Raise the specific error for an action that may not be played now (and change
         nothing either way)."""

@@ -69,10 +69,15 @@ __all__ = [
 ]
 
 
+# Enum member lookups cost about 0.2 us each on Python 3.11: legal_bits compares with these.
+_DISCARD_PHASE, _DRAW_PHASE, _OFFER_PHASE, _LAYOFF_PHASE = (
+    Phase.DISCARD, Phase.DRAW, Phase.OFFER, Phase.LAYOFF)
+
+
 def legal_bits(hand: Hand) -> int:
     """The legal ids of the seat to move as an int bitmask (bit ``i``: id ``i`` is legal)."""
     phase = hand.phase
-    if phase is Phase.DISCARD:
+    if phase is _DISCARD_PHASE:
         cards = hand.hands[hand.to_move]
         forbidden = hand.taken if hand.rules.no_rediscard_of_taken_card else None
         allowed = cards if forbidden is None else cards & ~(1 << forbidden)
@@ -84,13 +89,13 @@ def legal_bits(hand: Hand) -> int:
             else:
                 bits |= 1 << (KNOCK_BASE + option.discard)
         return bits
-    if phase is Phase.DRAW:
+    if phase is _DRAW_PHASE:
         if hand.stock_only or not hand.discards:
             return 1 << DRAW_STOCK_ID
         return _DRAW_BOTH
-    if phase is Phase.OFFER:
+    if phase is _OFFER_PHASE:
         return _OFFER
-    if phase is Phase.LAYOFF:
+    if phase is _LAYOFF_PHASE:
         return 1 << LAYOFF_ID
     return 0
 

@@ -19,6 +19,7 @@ from ginrummy.scoring import HandResult
 EPISODES = ("hand", "match")
 REWARDS = ("points", "margin")
 MAX_DECISIONS = 5_000
+_RESHUFFLE, _OVER = Phase.RESHUFFLE, Phase.OVER  # enum member lookups are slow (hot path)
 
 __all__ = ["EPISODES", "MAX_DECISIONS", "REWARDS", "Game", "GameConfig", "make_rules",
            "zero_sum"]
@@ -119,17 +120,28 @@ class Game:
         action_id = operator.index(action_id)
         if not 0 <= action_id < NUM_ACTIONS or not self.legal_bits() >> action_id & 1:
             decode(action_id, self.hand)  # raises the error that names the id
-        return self.play(decode_legal(action_id, self.hand))
+        return self.play_legal_id(action_id)
+
+    def play_legal_id(self, action_id: int) -> list[float] | None:
+        """:meth:`step` for an id already known to be legal (in :meth:`legal_bits`): the
+        engine plays its action without checking it again."""
+        hand = self.hand
+        hand.apply_legal(decode_legal(action_id, hand))
+        return self._played(hand)
 
     def play(self, action: Action) -> list[float] | None:
-        """Play an engine action (a computer player's) for the seat to move."""
+        """Play an engine action (a computer player's) for the seat to move; the engine
+        checks it."""
         hand = self.hand
         hand.apply(action)
+        return self._played(hand)
+
+    def _played(self, hand: Hand) -> list[float] | None:
         self._bits = -1
         self.decisions += 1
-        if hand.phase is Phase.RESHUFFLE:
+        if hand.phase is _RESHUFFLE:
             self.match.step_chance()
-        if hand.phase is not Phase.OVER:
+        if hand.phase is not _OVER:
             if self.decisions >= self.config.max_decisions:
                 self.over = self.truncated = True
             return None

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ginrummy.env.actions import NUM_ACTIONS, action_name, decode_legal, legal_bits
+from ginrummy.env.actions import NUM_ACTIONS, action_name, legal_bits
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
 from ginrummy.env.observation import PHASE_INDEX, decode_words, number_divisors, onehot_word
 from ginrummy.rules import Ruleset
@@ -84,7 +84,7 @@ class VectorGinRummy:
             if type(action) is not int or not 0 <= action < NUM_ACTIONS or not bits >> action & 1:
                 self._refuse(index, action)  # before any game moves: a refused call changes nothing
         for index, (action, game) in enumerate(zip(ids, self.games, strict=True)):
-            got = game.play(decode_legal(action, game.hand))
+            got = game.play_legal_id(action)
             if got is not None:
                 rewards[index] = got
             if game.over:
