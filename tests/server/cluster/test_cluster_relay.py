@@ -130,3 +130,20 @@ def test_envelopes_round_trip_and_garbage_is_refused() -> None:
         Envelope.decode(b'{"t":"t1","d":"sideways","s":"p","k":1,"n":1,"c":null,"f":"x"}')
     with pytest.raises(ValueError, match="direction"):
         Relay(None, "p").channel("t1", "up")  # type: ignore[arg-type]
+
+
+def test_concurrent_senders_of_one_process_keep_the_numbers_in_order(prefix: str) -> None:
+    async def check(client: Redis) -> None:
+        owner = Relay(client, "owner", prefix=prefix)
+        edge = Relay(client, "edge", prefix=prefix).subscribe()
+        try:
+            await edge.listen("t1", OUTBOX)
+            # 300 tasks publish at once, over several pooled connections
+            await asyncio.gather(*(owner.to_clients("t1", 1, f"f{n}") for n in range(300)))
+            got = await drain(edge, 300)
+            assert [e.seq for e in got] == list(range(1, 301))
+            assert not any(e.gap for e in got)
+        finally:
+            await edge.close()
+
+    with_redis(check)

@@ -75,8 +75,10 @@ class Envelope:
 class Relay:
     """Publishes a process's envelopes, numbered per table and direction.
 
-    Redis delivers one connection's messages in the order it received them: publish each
-    table's envelopes from one task, awaiting each publish, and they arrive in order.
+    Redis delivers one connection's messages in the order it received them, but a client's
+    pool may publish concurrent calls on different connections: each table and direction has
+    a lock held from numbering to published, so envelopes arrive in their numbers' order
+    whichever tasks send them.
     """
 
     def __init__(self, redis: Redis, process: str, prefix: str = PREFIX) -> None:
@@ -84,6 +86,7 @@ class Relay:
         self.process = process
         self.prefix = prefix
         self._seq: dict[tuple[str, str], int] = {}
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     def channel(self, table_id: str, direction: str) -> str:
         """A table's inbox or outbox channel."""
@@ -106,10 +109,22 @@ class Relay:
     async def _publish(self, table_id: str, direction: str, token: int,
                        connection: str | None, frame: str) -> int:
         key = (table_id, direction)
-        seq = self._seq[key] = self._seq.get(key, 0) + 1
-        envelope = Envelope(table_id, direction, self.process, token, seq, connection, frame)
-        return int(await self.redis.publish(self.channel(table_id, direction),
-                                            envelope.encode()))
+        channel = self.channel(table_id, direction)
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        async with lock:
+            seq = self._seq[key] = self._seq.get(key, 0) + 1
+            envelope = Envelope(table_id, direction, self.process, token, seq, connection,
+                                frame)
+            return int(await self.redis.publish(channel, envelope.encode()))
+
+    def forget(self, table_id: str) -> None:
+        """Drop a table's numbering (it was unloaded here; a subscriber sees the next
+        envelope from this process as a fresh start only with a new token)."""
+        for direction in (INBOX, OUTBOX):
+            self._seq.pop((table_id, direction), None)
+            self._locks.pop((table_id, direction), None)
 
     def subscribe(self) -> Subscription:
         """A new subscription (its own Redis connection), listening to nothing yet."""
