@@ -241,13 +241,13 @@ def decode_words(words: list[int], numbers: list[int], divisors: npt.NDArray[np.
     :data:`WORDS` words and :data:`NUMBERS` numbers (both lists flattened), in a few numpy
     calls: :func:`encode_view` and :func:`mask_array` of each row."""
     count = len(words) // WORDS
-    raw = np.array(words, dtype="<u8").reshape(count, WORDS)
+    raw = np.fromiter(words, dtype="<u8", count=len(words)).reshape(count, WORDS)
     bits = np.unpackbits(raw.view(np.uint8), axis=1, bitorder="little").reshape(
         count, WORDS, 64)
     obs = np.empty((count, OBS_SIZE), dtype=np.float32)
     obs[:, :CARD_FEATURES] = bits[:, :PLANES, :52].reshape(count, CARD_FEATURES)
     obs[:, CARD_FEATURES:] = bits[:, PLANES + 2, :SCALARS]
-    values = np.array(numbers, dtype=np.float64).reshape(count, NUMBERS)
+    values = np.fromiter(numbers, dtype=np.float64, count=len(numbers)).reshape(count, NUMBERS)
     np.minimum(values / divisors, 1.0, out=values)
     obs[:, CARD_FEATURES + 9:CARD_FEATURES + 15] = values[:, :6]  # stock ... opponents' counts
     obs[:, CARD_FEATURES + 18:] = values[:, 6:]  # reshuffles, scores
