@@ -235,20 +235,21 @@ def number_divisors(target: int) -> npt.NDArray[np.float64]:
     return np.array([52, 10, 100, 11, 11, 11, 2] + [scores] * 4, dtype=np.float64)
 
 
-def decode_words(words: list[int], numbers: list[int], divisors: npt.NDArray[np.float64],
-                 mask_size: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+def decode_words(items: list[int], divisors: npt.NDArray[np.float64], mask_size: int
+                 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
     """Observations (rows, 387) and masks (rows, ``mask_size``) of many rows, each given as
-    :data:`WORDS` words and :data:`NUMBERS` numbers (both lists flattened), in a few numpy
-    calls: :func:`encode_view` and :func:`mask_array` of each row."""
-    count = len(words) // WORDS
-    raw = np.fromiter(words, dtype="<u8", count=len(words)).reshape(count, WORDS)
-    bits = np.unpackbits(raw.view(np.uint8), axis=1, bitorder="little").reshape(
+    :data:`WORDS` words then :data:`NUMBERS` numbers (one flat list), in a few numpy calls:
+    :func:`encode_view` and :func:`mask_array` of each row."""
+    width = WORDS + NUMBERS
+    count = len(items) // width
+    raw = np.fromiter(items, dtype="<u8", count=len(items)).reshape(count, width)
+    bits = np.unpackbits(raw[:, :WORDS].view(np.uint8), axis=1, bitorder="little").reshape(
         count, WORDS, 64)
     obs = np.empty((count, OBS_SIZE), dtype=np.float32)
     obs[:, :CARD_FEATURES] = bits[:, :PLANES, :52].reshape(count, CARD_FEATURES)
     obs[:, CARD_FEATURES:] = bits[:, PLANES + 2, :SCALARS]
-    values = np.fromiter(numbers, dtype=np.float64, count=len(numbers)).reshape(count, NUMBERS)
-    np.minimum(values / divisors, 1.0, out=values)
+    values = raw[:, WORDS:] / divisors
+    np.minimum(values, 1.0, out=values)
     obs[:, CARD_FEATURES + 9:CARD_FEATURES + 15] = values[:, :6]  # stock ... opponents' counts
     obs[:, CARD_FEATURES + 18:] = values[:, 6:]  # reshuffles, scores
     masks = bits[:, PLANES:PLANES + 2].reshape(count, 128)[:, :mask_size].view(np.int8)

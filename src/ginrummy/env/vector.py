@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ginrummy.env.actions import NUM_ACTIONS, action_name, legal_bits
+from ginrummy.engine import Phase
+from ginrummy.env.actions import (
+    DRAW_STOCK_ID,
+    NUM_ACTIONS,
+    PASS_ID,
+    TAKE_ID,
+    action_name,
+    legal_bits,
+)
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
 from ginrummy.env.observation import PHASE_INDEX, decode_words, number_divisors, onehot_word
 from ginrummy.rules import Ruleset
@@ -28,6 +36,9 @@ VectorStep = tuple[npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np
                    npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]
 
 _LOW64 = (1 << 64) - 1
+_DRAW, _OFFER = Phase.DRAW, Phase.OFFER  # enum member lookups are slow (hot path)
+_DRAW_BOTH = 1 << DRAW_STOCK_ID | 1 << TAKE_ID
+_OFFER_BITS = 1 << TAKE_ID | 1 << PASS_ID
 _NO_SCORES = (0, 0, 0, 0)
 
 
@@ -109,8 +120,7 @@ class VectorGinRummy:
                                npt.NDArray[np.int64]]:
         """The rows of the games as they stand (what :meth:`reset` and :meth:`step` return):
         each from the part of its hand's state that the seat to move may see."""
-        words: list[int] = []
-        numbers: list[int] = []
+        items: list[int] = []  # per row: WORDS words, then NUMBERS numbers
         seats: list[int] = []
         legal = self._legal
         piles = self._piles
@@ -121,7 +131,6 @@ class VectorGinRummy:
         for index, game in enumerate(self.games):
             hand = game.hand
             seat = hand.to_move
-            scores = game.match.scores
             hands = hand.hands
             mine = hands[seat]
             # the pile below its top: every discard seen and not taken back (public)
@@ -140,28 +149,35 @@ class VectorGinRummy:
             # others' cards: those taken from the pile and still held, all once shown (R4.8)
             shown = hands if hand.knock is not None else hand.known
             taken = hand.taken
-            bits = legal_bits(hand)
+            phase = hand.phase
+            if phase is _DRAW:  # legal_bits(hand), inline for the cheap phases
+                bits = 1 if hand.stock_only or not length else _DRAW_BOTH
+            elif phase is _OFFER:
+                bits = _OFFER_BITS
+            else:
+                bits = legal_bits(hand)
             legal[index] = bits
+            scores = game.match.scores
             if n == 2:
                 other = 1 - seat
-                words += (mine, 1 << discards[-1] if length else 0, below, shown[other], 0, 0,
+                items += (mine, 1 << discards[-1] if length else 0, below, shown[other], 0, 0,
                           0 if taken is None else 1 << taken, bits & _LOW64, bits >> 64,
-                          onehots[phases[hand.phase]][hand.dealer != seat])
-                numbers += (len(hand.stock), hand.knock_limit, deadwood_mask(mine),
-                            hands[other].bit_count(), 0, 0, hand.reshuffles,
-                            *((scores[seat], scores[other], 0, 0) if target else _NO_SCORES))
+                          onehots[phases[phase]][hand.dealer != seat],
+                          len(hand.stock), hand.knock_limit, deadwood_mask(mine),
+                          hands[other].bit_count(), 0, 0, hand.reshuffles,
+                          *((scores[seat], scores[other], 0, 0) if target else _NO_SCORES))
             else:
                 one, two, three = (seat + 1) % n, (seat + 2) % n, (seat + 3) % n
                 four = n > 3
-                words += (mine, 1 << discards[-1] if length else 0, below, shown[one],
+                items += (mine, 1 << discards[-1] if length else 0, below, shown[one],
                           shown[two], shown[three] if four else 0,
                           0 if taken is None else 1 << taken, bits & _LOW64, bits >> 64,
-                          onehots[phases[hand.phase]][(hand.dealer - seat) % n])
-                numbers += (len(hand.stock), hand.knock_limit, deadwood_mask(mine),
-                            hands[one].bit_count(), hands[two].bit_count(),
-                            hands[three].bit_count() if four else 0, hand.reshuffles,
-                            *((scores[seat], scores[one], scores[two],
-                               scores[three] if four else 0) if target else _NO_SCORES))
+                          onehots[phases[phase]][(hand.dealer - seat) % n],
+                          len(hand.stock), hand.knock_limit, deadwood_mask(mine),
+                          hands[one].bit_count(), hands[two].bit_count(),
+                          hands[three].bit_count() if four else 0, hand.reshuffles,
+                          *((scores[seat], scores[one], scores[two],
+                             scores[three] if four else 0) if target else _NO_SCORES))
             seats.append(seat)
-        obs, masks = decode_words(words, numbers, self._divisors, NUM_ACTIONS)
+        obs, masks = decode_words(items, self._divisors, NUM_ACTIONS)
         return obs, masks, np.array(seats, dtype=np.int64)
