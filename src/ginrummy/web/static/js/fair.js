@@ -194,7 +194,7 @@ export class FairDeals {
   committedLine(state) {
     const block = state && state.fair;
     if (!block || block.server_seed) return null;
-    return el("p", { class: "fair-commitment muted", id: "fair-commitment", dataset: { hand: String(block.hand) } },
+    return el("p", { class: "fair-commitment", id: "fair-commitment", dataset: { hand: String(block.hand) } },
       t("fair.committed", { n: block.hand, commitment: block.commitment.slice(0, 16) }));
   }
 }
