@@ -127,7 +127,9 @@ def fence_op(fences: Iterable[Fence]) -> Apply:
 
 def fenced(ops: Sequence[WriteOp], fences: Iterable[Fence]) -> list[WriteOp]:
     """``ops`` with the fencing check of ``fences`` in front (unchanged when there are none:
-    one process without Redis owns every table and needs no fence)."""
+    one process without Redis owns every table and needs no fence). The repository runs its
+    ``Apply`` operations after the batch's other statements, in their order: the check comes
+    before the other ``Apply`` writes, and its failure rolls back everything alike."""
     fixed = tuple(fences)
     return [fence_op(fixed), *ops] if fixed else list(ops)
 
