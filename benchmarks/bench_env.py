@@ -14,7 +14,8 @@
 Only decisions are counted, per second of the process's CPU time (``time.process_time``: on a
 shared machine wall-clock time mostly measures the other processes). Each contender runs
 ``--seconds`` of wall-clock time per round, ``--rounds`` rounds in turn; the report gives each
-one's median and range.
+one's median and range, and each round's ratio to ``ginrummy`` of the same round (the two ran
+seconds apart, under the same load). ``--only ginrummy,ginrummy-vector`` runs just those.
 
     python benchmarks/bench_env.py --pettingzoo-python /tmp/pz126/bin/python [--json]
 """
@@ -124,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--num-envs", type=int, default=64)
     parser.add_argument("--pettingzoo-python", help="python of a pettingzoo 1.26.1 venv")
+    parser.add_argument("--only", help="comma-separated contenders to run (default: all)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only-pettingzoo", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -138,20 +140,32 @@ def main(argv: list[str] | None = None) -> None:
     if args.pettingzoo_python:
         python = args.pettingzoo_python
         contenders["pettingzoo"] = lambda: _pettingzoo_round(python, args.seconds)
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = sorted(set(wanted) - set(contenders))
+        if unknown or "ginrummy" not in wanted:
+            raise SystemExit(f"--only: unknown contenders {unknown} (choose among "
+                             f"{sorted(contenders)}; ginrummy, the reference, is needed)")
+        contenders = {name: run for name, run in contenders.items() if name in wanted}
     results: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(args.rounds):
         for name, run in contenders.items():
             results[name].append(run())
+    plain_runs = results["ginrummy"]
     summary = {name: {"median": statistics.median(v), "min": min(v), "max": max(v),
-                      "runs": v} for name, v in results.items()}
+                      "runs": v,
+                      "round_ratios": [x / p for x, p in zip(v, plain_runs, strict=True)]}
+               for name, v in results.items()}
     plain = summary["ginrummy"]["median"]
     if args.json:
         print(json.dumps(summary, indent=2))
         return
-    print(f"{'environment':<18}{'steps/CPU s':>16}{'range':>22}{'vs ginrummy':>14}")
+    print(f"{'environment':<18}{'steps/CPU s':>16}{'range':>22}{'vs ginrummy':>14}"
+          f"   {'each round vs ginrummy':<24}")
     for name, row in summary.items():
+        rounds = " ".join(f"{r:.2f}x" for r in row["round_ratios"])
         print(f"{name:<18}{row['median']:>16,.0f}{row['min']:>11,.0f}-{row['max']:<10,.0f}"
-              f"{row['median'] / plain:>13.2f}x")
+              f"{row['median'] / plain:>13.2f}x   {rounds}")
 
 
 if __name__ == "__main__":

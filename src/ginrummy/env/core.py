@@ -99,6 +99,16 @@ class Game:
         self.truncated = False
         self._bits = -1
 
+    def redeal(self) -> None:
+        """A new episode dealt from the game's generator as it stands (no new seeding: the
+        vector's games, seeded once by its own generator, go on from episode to episode)."""
+        self.match = Match(self.config.rules, rng=self.rng)
+        self.hand = self.match.start_hand()
+        self.decisions = 0
+        self.over = False
+        self.truncated = False
+        self._bits = -1
+
     @property
     def to_move(self) -> int:
         """The seat to move (meaningless once ``over``)."""

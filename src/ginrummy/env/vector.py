@@ -49,7 +49,8 @@ class VectorGinRummy:
     :meth:`reset` and :meth:`step` return, one row per game: the observation of the seat to
     move, its action mask and its seat; :meth:`step` also the rewards of every seat (columns by
     seat) and whether the game terminated or was truncated. A game that ends is dealt again at
-    once (from the vector's seeded generator): its row then shows the new game's first seat.
+    once (from its own generator, seeded by the vector's at :meth:`reset`): its row then shows
+    the new game's first seat.
     """
 
     def __init__(self, num_envs: int, preset: str | Ruleset = "eaai",
@@ -101,7 +102,7 @@ class VectorGinRummy:
             if game.over:
                 truncated[index] = game.truncated
                 terminated[index] = not game.truncated
-                game.reset(self._rng.getrandbits(63))
+                game.redeal()
         obs, masks, seats = self.observe()
         return obs, masks, seats, rewards, terminated, truncated
 
