@@ -147,6 +147,8 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
     (match,) = players.account_matches(engine, ann.id)
     with server.http() as http:
         record = http.get(f"/api/matches/{match.id}/record").json()
+        replayed = http.get(f"/api/matches/{match.id}/replay").json()
+    assert replayed["fair"] == [h["fair"] for h in record["hands"]]
     assert [h["fair"]["commitment"] for h in record["hands"]] == \
         [revealed[n]["commitment"] for n in sorted(revealed)]
     path = tmp_path / "match.ginrec.json"

@@ -209,7 +209,19 @@ async def replay(request: Request) -> Response:
         return found
     match, replayed, steps = found
     return JSONResponse({**_match_json(match), "rules": replayed.rules.to_dict(),
-                         "first_dealer": replayed.first_dealer, "steps": steps})
+                         "first_dealer": replayed.first_dealer, "steps": steps,
+                         "fair": await _fair(request, match)})
+
+
+async def _fair(request: Request, match: players.StoredMatch) -> list[dict[str, Any] | None]:
+    """Each hand's fair-deal seeds (docs/fair.md), by hand index, as the record has them."""
+
+    def read_seeds() -> list[StoredSeeds]:
+        with _engine(request).connect() as conn:
+            return load_match(conn, match.table_id, match.first_version,
+                              match.last_version)
+
+    return fair_entries(await in_thread(read_seeds))
 
 
 async def record(request: Request) -> Response:
@@ -218,13 +230,7 @@ async def record(request: Request) -> Response:
     if isinstance(found, Response):
         return found
     match, replayed, _steps = found
-
-    def read_seeds() -> list[StoredSeeds]:
-        with _engine(request).connect() as conn:
-            return load_match(conn, match.table_id, match.first_version,
-                              match.last_version)
-
-    fair = fair_entries(await in_thread(read_seeds))
+    fair = await _fair(request, match)
     text = match_record(replayed, [s.name for s in match.seats], fair).dumps() + "\n"
     return Response(text, media_type="application/json", headers={
         "content-disposition": f'attachment; filename="ginrummy-match-{match.id}.ginrec.json"'})
