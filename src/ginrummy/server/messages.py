@@ -144,6 +144,13 @@ class Clock(TypedDict):
     per_turn_ms: int
 
 
+class ClockMove(TypedDict):
+    """A move of the current hand that the turn clock played: its place in ``view.log``."""
+
+    hand: int
+    index: int
+
+
 class NextHand(TypedDict):
     """Between two hands: who is ready, and the time left before the deal."""
 
@@ -174,6 +181,8 @@ class SharedBody(TypedDict):
     """The fields of a ``state`` that are the same for every recipient."""
 
     clock: Clock | None
+    clock_moves: list[ClockMove]
+    """The current hand's moves the clock played (rebuilt from the stored events)."""
     next_hand: NextHand | None
     sheet: list[dict[str, Any]]
     result: dict[str, Any] | None
@@ -348,6 +357,7 @@ class StateMessages:
         match = table.match
         return {
             "clock": clock_info(table, now),
+            "clock_moves": [{"hand": hand, "index": index} for hand, index in table.clock_moves],
             "next_hand": _next_hand_info(table, now),
             "sheet": [] if match is None else self.views.sheet(match),
             "result": None if match is None or match.result is None else match.result.to_dict(),

@@ -144,6 +144,9 @@ class GameTable:
     """The previous match's score sheet and result (kept after a rematch)."""
     fair: FairHand | None = field(default=None, repr=False, compare=False)
     """The seeds of the latest committed hand (:mod:`ginrummy.server.fairdeal`)."""
+    clock_moves: list[tuple[int, int]] = field(default_factory=list)
+    """The current hand's moves the turn clock played (event source ``clock``), as (hand
+    number from 1, index in the hand's public log): public, and rebuilt on replay."""
 
     # ----------------------------------------------------------------- storage
     @classmethod
@@ -187,6 +190,7 @@ class GameTable:
             self.match = Match(self.rules, first_dealer=first_dealer, pool_cents=pool)
             self.match_first_version = event.version
             self.client_ids.clear()
+            self.clock_moves = []
             for seat in self.seats:
                 seat.rematch = False
                 seat.ready = False
@@ -196,12 +200,16 @@ class GameTable:
             assert self.match is not None, "a deal before any match"
             self.match.start_hand(parse_card_list(event.payload))
             self.next_deal_at = None
+            self.clock_moves = []
             for seat in self.seats:
                 seat.ready = False
         elif event.kind == EventKind.ACTION:
             assert self.match is not None, "an action before any match"
             seat_no = None if event.seat is None or event.seat < 0 else event.seat
             self.match.apply(parse_action(event.payload), seat_no)
+            if event.source == Source.CLOCK:
+                self.clock_moves.append((len(self.match.hands),
+                                         len(self.match.hand.seat_logs[-1]) - 1))
             if event.client_id is not None and seat_no is not None:
                 ids = self.client_ids.setdefault(seat_no, OrderedDict())
                 ids[event.client_id] = event.version

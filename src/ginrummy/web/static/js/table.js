@@ -9,6 +9,7 @@ import { cardBack, cardElement, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
 import { tableCoach } from "./coachview.js";
 import { clockElement, clockPlayedText, formatClock, updateClock } from "./clock.js";
+import { seedClockMoves } from "./clockmoves.js";
 import { TableConnection } from "./connection.js";
 import { append, el, replaceChildren } from "./dom.js";
 import { FairDeals } from "./fair.js";
@@ -136,6 +137,7 @@ export class TablePage {
     this.seat = msg.seat ?? null;
     this.busy = false;
     const view = msg.view;
+    seedClockMoves(this.clockMoves, msg); // the clock's moves after a reload too
     if (this.selected && !(view && view.hand && view.hand.includes(this.selected))) this.selected = null;
     if (!this.legal.some((a) => a.startsWith("knock") || a.startsWith("gin"))) this.panel = null;
     this.deadline = msg.clock
