@@ -196,6 +196,8 @@ def test_resign_with_a_confirmation_then_the_previous_sheet_after_a_rematch_and_
     assert fill("variant.resign_two", name=computer) in dialog.inner_text()
     version = tap.last["version"]
     page.click("#resign-dialog-cancel")  # nothing happens
+    # the dialog goes on its close event, a task queued after the click
+    page.wait_for_selector("#resign-dialog", state="detached", timeout=5000)
     assert page.locator("#resign-dialog").count() == 0
     page.wait_for_timeout(300)
     assert all(s["result"] is None and not s["resigned"] for s in tap.states)
