@@ -1,19 +1,16 @@
 // Entry point: preferences, language, the header, and the pages by path: the lobby at "/", a
 // table at "/?table=<id>", and the players' pages (/login, /signup, /account, /players/NAME,
 // /leaderboard[/CATEGORY], /history[/NAME], /replay/ID, /wallet, /admin).
-import { AccountPage } from "./account.js";
-import { AdminPage } from "./admin.js";
-import { el } from "./dom.js";
-import { HistoryPage } from "./history.js";
-import { LANGUAGES, LANGUAGE_NAMES, language, onLanguageChange, pickLanguage, setLanguage } from "./i18n.js";
-import { LeaderboardPage } from "./leaderboard.js";
+// Only the lobby is imported here; every other page's module is loaded with import() the first
+// time its path is entered (issue 13: the lobby's first load does not download the table). The
+// specifiers stay relative, so a module loaded from /v/<version>/js/app.js comes from the same
+// version, cached immutable like this file.
+import { el, replaceChildren } from "./dom.js";
+import { LANGUAGES, LANGUAGE_NAMES, language, onLanguageChange, pickLanguage, setLanguage, t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
 import { prefs } from "./prefs.js";
-import { ProfilePage } from "./profile.js";
-import { ReplayPage } from "./replay.js";
 import { refreshSession, renderAccountArea, setNavigator } from "./session.js";
-import { TablePage } from "./table.js";
-import { WalletPage } from "./wallet.js";
+import { toast } from "./toast.js";
 
 let page = null;
 
@@ -24,37 +21,87 @@ function applyDisplayPrefs() {
 
 const decode = (part) => decodeURIComponent(part);
 
-/** Path patterns and the page each one shows (`root`, the match, `go`). */
+/** The modules of the pages other than the lobby, by name, each loaded once on first use. */
+const MODULES = {
+  account: () => import("./account.js"),
+  admin: () => import("./admin.js"),
+  history: () => import("./history.js"),
+  leaderboard: () => import("./leaderboard.js"),
+  profile: () => import("./profile.js"),
+  replay: () => import("./replay.js"),
+  table: () => import("./table.js"),
+  wallet: () => import("./wallet.js"),
+};
+
+/** Path patterns, the module each one needs, and the page it shows (`module`, `root`, the match). */
 const PAGES = [
-  [/^\/login\/?$/, (root) => new AccountPage(root, "login", go)],
-  [/^\/signup\/?$/, (root) => new AccountPage(root, "signup", go)],
-  [/^\/account\/?$/, (root) => new AccountPage(root, "account", go)],
-  [/^\/players\/([^/]+)\/?$/, (root, m) => new ProfilePage(root, decode(m[1]), go)],
-  [/^\/leaderboard(?:\/([^/]+))?\/?$/, (root, m) => new LeaderboardPage(root, m[1] ? decode(m[1]) : null, go)],
-  [/^\/history(?:\/([^/]+))?\/?$/, (root, m) => new HistoryPage(root, m[1] ? decode(m[1]) : null, go)],
-  [/^\/replay\/([^/]+)\/?$/, (root, m) => new ReplayPage(root, decode(m[1]), go)],
-  [/^\/wallet\/?$/, (root) => new WalletPage(root, go)],
-  [/^\/admin\/?$/, (root) => new AdminPage(root, go)],
+  [/^\/login\/?$/, "account", (mod, root) => new mod.AccountPage(root, "login", go)],
+  [/^\/signup\/?$/, "account", (mod, root) => new mod.AccountPage(root, "signup", go)],
+  [/^\/account\/?$/, "account", (mod, root) => new mod.AccountPage(root, "account", go)],
+  [/^\/players\/([^/]+)\/?$/, "profile", (mod, root, m) => new mod.ProfilePage(root, decode(m[1]), go)],
+  [/^\/leaderboard(?:\/([^/]+))?\/?$/, "leaderboard",
+    (mod, root, m) => new mod.LeaderboardPage(root, m[1] ? decode(m[1]) : null, go)],
+  [/^\/history(?:\/([^/]+))?\/?$/, "history",
+    (mod, root, m) => new mod.HistoryPage(root, m[1] ? decode(m[1]) : null, go)],
+  [/^\/replay\/([^/]+)\/?$/, "replay", (mod, root, m) => new mod.ReplayPage(root, decode(m[1]), go)],
+  [/^\/wallet\/?$/, "wallet", (mod, root) => new mod.WalletPage(root, go)],
+  [/^\/admin\/?$/, "admin", (mod, root) => new mod.AdminPage(root, go)],
 ];
 
-function route() {
-  if (page) page.stop();
-  const root = document.getElementById("app");
-  const path = location.pathname;
-  let made = null;
-  for (const [pattern, make] of PAGES) {
+/** The page of the current location: the name of the module it needs (null for the lobby,
+ * which is imported above) and how to make it from that module. */
+function pageFor(path, search) {
+  for (const [pattern, name, make] of PAGES) {
     const match = pattern.exec(path);
-    if (match) {
-      made = make(root, match);
-      break;
+    if (match) return { name, make: (mod, root) => make(mod, root, match) };
+  }
+  const params = new URLSearchParams(search);
+  const tableId = params.get("table");
+  if (tableId) {
+    const invite = params.get("invite");
+    return { name: "table", make: (mod, root) => new mod.TablePage(root, tableId, invite, navigate) };
+  }
+  return { name: null, make: (_mod, root) => new Lobby(root, navigate) };
+}
+
+const loaded = new Map();
+
+/** The module `name`, imported once (a failed import is tried again next time). */
+function loadModule(name) {
+  if (!loaded.has(name)) {
+    loaded.set(name, MODULES[name]().catch((error) => {
+      loaded.delete(name);
+      throw error;
+    }));
+  }
+  return loaded.get(name);
+}
+
+let routing = 0;
+
+/** Show the page of the current location, loading its module first if it is not loaded yet;
+ * when the location changes again meanwhile, only the latest page is shown. */
+async function route() {
+  const ticket = ++routing;
+  if (page) page.stop();
+  page = null;
+  const root = document.getElementById("app");
+  const { name, make } = pageFor(location.pathname, location.search);
+  let mod = null;
+  if (name) {
+    if (!loaded.has(name)) replaceChildren(root, el("p", { class: "loading" }, t("common.loading")));
+    try {
+      mod = await loadModule(name);
+    } catch (error) {
+      if (ticket !== routing) return;
+      console.error(error);
+      replaceChildren(root);
+      toast(t("error.network"), "error");
+      return;
     }
+    if (ticket !== routing) return;
   }
-  if (!made) {
-    const params = new URLSearchParams(location.search);
-    const tableId = params.get("table");
-    made = tableId ? new TablePage(root, tableId, params.get("invite"), navigate) : new Lobby(root, navigate);
-  }
-  page = made;
+  page = make(mod, root);
   document.body.dataset.page = page.constructor.name;
   renderAccountArea();
   page.start();
@@ -110,7 +157,7 @@ async function main() {
   window.addEventListener("popstate", route);
   document.title = document.getElementById("brand").textContent;
   await refreshSession();
-  route();
+  await route();
   document.body.dataset.ready = "true";
 }
 
