@@ -12,10 +12,11 @@
   ``pettingzoo[classic]==1.26.1``: 1.27 dropped the game).
 
 Only decisions are counted, per second of the process's CPU time (``time.process_time``: on a
-shared machine wall-clock time mostly measures the other processes). Each contender runs
-``--seconds`` of wall-clock time per round, ``--rounds`` rounds in turn; the report gives each
-one's median and range, and each round's ratio to ``ginrummy`` of the same round (the two ran
-seconds apart, under the same load). ``--only ginrummy,ginrummy-vector`` runs just those.
+shared machine wall-clock time mostly measures the other processes). A round gives each
+contender ``--seconds`` of wall-clock time, in turns of ``--slice`` seconds (the contenders
+alternate, so that all of them meet the same load); ``--rounds`` rounds, and the report gives
+each one's median and range, and each round's ratio to ``ginrummy`` (PettingZoo runs in a
+process of its own after each round). ``--only ginrummy,ginrummy-vector`` runs just those.
 
     python benchmarks/bench_env.py --pettingzoo-python /tmp/pz126/bin/python [--json]
 """
@@ -29,43 +30,45 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
+from typing import Any
+
+Runs = Iterator[int]
+"""A contender: each ``next`` plays on (an episode, or one call of the vector) and gives the
+decisions it played."""
 
 
-def bench_ginrummy(seconds: float) -> float:
-    """Decisions per second of ``ginrummy.env.env()`` in PettingZoo's loop."""
+def ginrummy_runs() -> Runs:
+    """``ginrummy.env.env()`` in PettingZoo's loop."""
     import numpy as np
 
     from ginrummy.env import env
 
-    game = env()
-    rng = np.random.default_rng(1)
-    return _aec_loop(game, rng, seconds)
+    return _aec_runs(env(), np.random.default_rng(1))
 
 
-def _aec_loop(game: object, rng: object, seconds: float) -> float:
+def _aec_runs(game: Any, rng: Any) -> Runs:
     import numpy as np
 
-    steps = 0
     episode = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    while time.perf_counter() - start < seconds:
-        game.reset(seed=episode)  # type: ignore[attr-defined]
+    while True:
+        steps = 0
+        game.reset(seed=episode)
         episode += 1
-        for _agent in game.agent_iter():  # type: ignore[attr-defined]
-            observation, _reward, terminated, truncated, _info = game.last()  # type: ignore[attr-defined]
+        for _agent in game.agent_iter():
+            observation, _reward, terminated, truncated, _info = game.last()
             if terminated or truncated:
                 action = None
             else:
                 legal = np.flatnonzero(observation["action_mask"])
-                action = int(legal[rng.integers(len(legal))])  # type: ignore[attr-defined]
+                action = int(legal[rng.integers(len(legal))])
                 steps += 1
-            game.step(action)  # type: ignore[attr-defined]
-    return steps / (time.process_time() - cpu)
+            game.step(action)
+        yield steps
 
 
-def bench_vector(seconds: float, num_envs: int) -> float:
-    """Decisions per second of :class:`VectorGinRummy` (all games' decisions counted)."""
+def vector_runs(num_envs: int) -> Runs:
+    """:class:`VectorGinRummy` (all games' decisions counted)."""
     import numpy as np
 
     from ginrummy.env import VectorGinRummy
@@ -73,24 +76,20 @@ def bench_vector(seconds: float, num_envs: int) -> float:
     games = VectorGinRummy(num_envs)
     rng = np.random.default_rng(1)
     _obs, masks, _seats = games.reset(seed=1)
-    steps = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    while time.perf_counter() - start < seconds:
+    while True:
         actions = (rng.random(masks.shape) * masks).argmax(axis=1)
         _obs, masks, _seats, _rewards, _terminated, _truncated = games.step(actions)
-        steps += num_envs
-    return steps / (time.process_time() - cpu)
+        yield num_envs
 
 
-def bench_openspiel(seconds: float) -> float:
-    """Decisions per second of OpenSpiel's gin_rummy through pyspiel."""
+def openspiel_runs() -> Runs:
+    """OpenSpiel's gin_rummy through pyspiel."""
     import pyspiel
 
     game = pyspiel.load_game("gin_rummy")
     rng = random.Random(1)
-    steps = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    while time.perf_counter() - start < seconds:
+    while True:
+        steps = 0
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -101,15 +100,37 @@ def bench_openspiel(seconds: float) -> float:
             legal = state.legal_actions()
             state.apply_action(legal[int(rng.random() * len(legal))])
             steps += 1
-    return steps / (time.process_time() - cpu)
+        yield steps
 
 
-def bench_pettingzoo(seconds: float) -> float:
-    """Decisions per second of PettingZoo 1.26.1's gin_rummy_v4 (run in its own venv)."""
+def pettingzoo_runs() -> Runs:
+    """PettingZoo 1.26.1's gin_rummy_v4 (run in its own venv)."""
     import numpy as np
     from pettingzoo.classic import gin_rummy_v4
 
-    return _aec_loop(gin_rummy_v4.env(), np.random.default_rng(1), seconds)
+    return _aec_runs(gin_rummy_v4.env(), np.random.default_rng(1))
+
+
+def measure(runs: Runs, seconds: float) -> tuple[int, float]:
+    """Decisions played and CPU seconds spent in ``seconds`` of wall-clock time."""
+    steps = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        steps += next(runs)
+    return steps, time.process_time() - cpu
+
+
+def interleaved_round(contenders: dict[str, Runs], seconds: float, slice_seconds: float
+                      ) -> dict[str, float]:
+    """Each contender's decisions per CPU second over ``seconds`` of wall-clock time, run in
+    turns of ``slice_seconds`` so that all of them meet the same load."""
+    totals = {name: [0, 0.0] for name in contenders}
+    for _ in range(max(1, round(seconds / slice_seconds))):
+        for name, runs in contenders.items():
+            steps, cpu = measure(runs, slice_seconds)
+            totals[name][0] += steps
+            totals[name][1] += cpu
+    return {name: steps / cpu for name, (steps, cpu) in totals.items()}
 
 
 def _pettingzoo_round(python: str, seconds: float) -> float:
@@ -123,6 +144,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="per contender per round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--slice", type=float, default=0.5,
+                        help="seconds of each turn within a round (contenders alternate)")
     parser.add_argument("--num-envs", type=int, default=64)
     parser.add_argument("--pettingzoo-python", help="python of a pettingzoo 1.26.1 venv")
     parser.add_argument("--only", help="comma-separated contenders to run (default: all)")
@@ -130,27 +153,33 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only-pettingzoo", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.only_pettingzoo:
-        print(bench_pettingzoo(args.seconds))
+        steps, cpu = measure(pettingzoo_runs(), args.seconds)
+        print(steps / cpu)
         return
-    contenders: dict[str, Callable[[], float]] = {
-        "ginrummy": lambda: bench_ginrummy(args.seconds),
-        "ginrummy-vector": lambda: bench_vector(args.seconds, args.num_envs),
-        "openspiel": lambda: bench_openspiel(args.seconds),
+    contenders: dict[str, Runs] = {
+        "ginrummy": ginrummy_runs(),
+        "ginrummy-vector": vector_runs(args.num_envs),
+        "openspiel": openspiel_runs(),
     }
-    if args.pettingzoo_python:
-        python = args.pettingzoo_python
-        contenders["pettingzoo"] = lambda: _pettingzoo_round(python, args.seconds)
     if args.only:
         wanted = args.only.split(",")
-        unknown = sorted(set(wanted) - set(contenders))
+        unknown = sorted(set(wanted) - set(contenders) - {"pettingzoo"})
         if unknown or "ginrummy" not in wanted:
             raise SystemExit(f"--only: unknown contenders {unknown} (choose among "
-                             f"{sorted(contenders)}; ginrummy, the reference, is needed)")
-        contenders = {name: run for name, run in contenders.items() if name in wanted}
+                             f"{sorted(contenders)} and pettingzoo; ginrummy, the reference, "
+                             f"is needed)")
+        contenders = {name: runs for name, runs in contenders.items() if name in wanted}
+    python = args.pettingzoo_python
+    if args.only and "pettingzoo" not in args.only.split(","):
+        python = None
     results: dict[str, list[float]] = {name: [] for name in contenders}
+    if python:
+        results["pettingzoo"] = []
     for _ in range(args.rounds):
-        for name, run in contenders.items():
-            results[name].append(run())
+        for name, rate in interleaved_round(contenders, args.seconds, args.slice).items():
+            results[name].append(rate)
+        if python:
+            results["pettingzoo"].append(_pettingzoo_round(python, args.seconds))
     plain_runs = results["ginrummy"]
     summary = {name: {"median": statistics.median(v), "min": min(v), "max": max(v),
                       "runs": v,
