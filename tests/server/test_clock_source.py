@@ -19,7 +19,7 @@ from ginrummy.bots import make_bot
 from ginrummy.cards import format_cards
 from ginrummy.engine import CHANCE, deal_order
 from ginrummy.rules import Ruleset
-from ginrummy.server.kinds import Source
+from ginrummy.server.kinds import SeatKind, Source
 from ginrummy.server.table import GameTable, Seat, table_rules
 from ginrummy.storage import StoredEvent
 from ginrummy.views import view
@@ -45,7 +45,7 @@ def expected_clock_moves(events: Sequence[StoredEvent]) -> list[dict[str, int]]:
 
 
 def _two_people() -> GameTable:
-    seats = [Seat(0, "human", "Ann", None, "a"), Seat(1, "human", "Bob", None, "b")]
+    seats = [Seat(0, SeatKind.HUMAN, "Ann", None, "a"), Seat(1, SeatKind.HUMAN, "Bob", None, "b")]
     rules = table_rules(Ruleset.preset("classic").replace(target=40))
     return GameTable("c1", "Ann's table", "classic", rules, True, None, 30000, None, seats)
 
@@ -93,9 +93,11 @@ def test_clock_moves_follow_the_events_through_hands_and_a_rematch() -> None:
         for recipient in (0, 1, None):
             state = table.state_message(recipient, 1_800_000_000.0)
             assert state["clock_moves"] == expected
-            log = state["view"]["log"] if state["view"] else []
+            seen = state["view"]
+            assert seen is not None
+            log = seen["log"]
             for move in expected:
-                assert move["hand"] == state["view"]["hand_number"]
+                assert move["hand"] == seen["hand_number"]
                 clock_event = [e for e in events if e.kind == "action"][
                     -len(log) + move["index"]]
                 assert log[move["index"]]["seat"] == clock_event.seat
