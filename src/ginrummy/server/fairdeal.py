@@ -6,8 +6,9 @@ and stores it with its commitment before any connection learns the commitment. E
 whose client offered seeds (``hello``, or create/join while still on its way) sends a client
 seed; every other seat (a computer, a person away, a client that does not offer seeds) gets
 one made by the server at once, and a client that does not answer within
-``fair_seed_seconds`` gets one too; both are announced as server-made. The deck is :func:`ginrummy.fair.deck` of the seeds, a reshuffle
-:func:`ginrummy.fair.reshuffle_order`. The server seed is sent only once the hand is over.
+``fair_seed_seconds`` gets one too; both are announced as server-made. The deck is
+:func:`ginrummy.fair.deck` of the seeds, a reshuffle :func:`ginrummy.fair.reshuffle_order`.
+The server seed is sent only once the hand is over.
 """
 
 from __future__ import annotations
