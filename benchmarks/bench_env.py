@@ -28,7 +28,6 @@ import json
 import random
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -181,10 +180,10 @@ def main(argv: list[str] | None = None) -> None:
         if python:
             results["pettingzoo"].append(_pettingzoo_round(python, args.seconds))
     plain_runs = results["ginrummy"]
-    summary = {name: {"median": statistics.median(v), "min": min(v), "max": max(v),
-                      "runs": v,
-                      "round_ratios": [x / p for x, p in zip(v, plain_runs, strict=True)]}
-               for name, v in results.items()}
+    summary: dict[str, dict[str, Any]] = {
+        name: {"median": statistics.median(v), "min": min(v), "max": max(v), "runs": v,
+               "round_ratios": [x / p for x, p in zip(v, plain_runs, strict=True)]}
+        for name, v in results.items()}
     plain = summary["ginrummy"]["median"]
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -198,4 +197,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
