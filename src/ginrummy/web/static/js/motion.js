@@ -87,6 +87,7 @@ export class TableMotion {
     this.lastView = null;
     this.running = new Set();
     this.planned = []; // flights to start in the next frame: {node, from, duration, delay}
+    this.replayFrom = null; // `previous` before the views whose flights are planned
     this.frame = null;
     this.before = null;
     this.onInput = () => this.finishAll();
@@ -100,7 +101,12 @@ export class TableMotion {
   capture(view) {
     const at = performance.now();
     const same = view && view === this.lastView;
-    if (!same) this.dropPlanned(); // a newer state came before the frame: its places are read now
+    if (!same) {
+      // a newer state came before the frame: the moves still planned are planned again from
+      // its places (the previous view is the one before them), none is lost
+      if (this.planned.length) this.previous = this.replayFrom;
+      this.dropPlanned();
+    }
     const rects = reducedMotion() || same ? null : captureRects();
     this.before = { at, rects, spent: performance.now() - at };
   }
@@ -127,6 +133,7 @@ export class TableMotion {
     if (!view) { this.previous = null; return; }
     const log = view.log || [];
     const previous = this.previous;
+    if (!this.planned.length) this.replayFrom = previous; // where planned moves start from
     const key = knockKey(view);
     const hand = `${view.hand_number}|${view.upcard}`; // a rematch numbers its hands from 1 again
     this.previous = { hand, logLength: log.length, knock: key };
