@@ -1,0 +1,173 @@
+"""Pages loaded on demand (issue 13, "first load of the lobby under 150 KB compressed"): the
+lobby's first load does not download the table's modules nor the other pages'; entering a
+table loads them, every one under the same ``/v/<version>/`` prefix as ``app.js`` and cached
+immutable, and the table plays; a returning visitor downloads only the page and its API calls.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from web_support import (
+    ServerProcess,
+    browser_missing,
+    chromium,
+    create_table,
+    my_turn,
+    new_page,
+    play_turn,
+    running_server,
+)
+
+from ginrummy.server.static import IMMUTABLE
+
+if browser_missing():
+    pytest.skip(browser_missing() or "", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, Response
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_client import return_visit
+
+TABLE_ONLY = ("table.js", "arrange.js", "motion.js", "movelog.js", "coachview.js", "fair.js",
+              "variant.js", "reveal.js", "handview.js", "chat.js", "connection.js")
+"""Modules only the table page needs (table.js imports them)."""
+OTHER_PAGES = ("admin.js", "replay.js", "history.js", "profile.js", "leaderboard.js",
+               "wallet.js", "account.js")
+"""The modules of the other pages, loaded only when their path is entered."""
+VERSIONED_MODULE = re.compile(r"^/v/([0-9a-f]{16})/js/([\w.-]+\.js)$")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with running_server(tmp_path_factory.mktemp("loading")) as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+class Recorder:
+    """Every response a page receives, by path (query strings dropped)."""
+
+    def __init__(self, page: Page, base: str) -> None:
+        self.base = base
+        self.responses: list[Response] = []
+        page.on("response", self.record)
+
+    def record(self, response: Response) -> None:
+        self.responses.append(response)
+
+    def paths(self) -> list[str]:
+        return [r.url.removeprefix(self.base).split("?")[0] for r in self.responses]
+
+    def modules(self) -> dict[str, tuple[str, Response]]:
+        """Module file name -> (its version, its response), for every ``/v/<v>/js/`` file."""
+        found = {}
+        for response, path in zip(self.responses, self.paths(), strict=True):
+            match = VERSIONED_MODULE.match(path)
+            if match:
+                found[match.group(2)] = (match.group(1), response)
+        return found
+
+    def clear(self) -> None:
+        self.responses.clear()
+
+
+def open_lobby(page: Page) -> None:
+    page.goto("/")
+    page.wait_for_selector("#nickname")
+    page.wait_for_load_state("networkidle")
+
+
+def test_lobby_first_load_leaves_the_table_and_other_pages_out(
+        server: ServerProcess, browser: Browser) -> None:
+    context, page = new_page(browser, server.base, locale="fr-FR")
+    recorder = Recorder(page, server.base)
+    open_lobby(page)
+    paths = recorder.paths()
+    modules = recorder.modules()
+    assert {"app.js", "lobby.js", "i18n.js"} <= modules.keys(), paths
+    loaded_late = sorted(set(TABLE_ONLY + OTHER_PAGES) & modules.keys())
+    assert loaded_late == [], f"the lobby's first load downloaded {loaded_late}"
+    scripts = [p for p in paths if p.endswith(".js")]
+    unversioned = [p for p in scripts if not VERSIONED_MODULE.match(p)]
+    assert unversioned == [], unversioned
+    assert page.evaluate("document.body.dataset.page") == "Lobby"
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_entering_a_table_loads_its_modules_under_the_version_and_plays(
+        server: ServerProcess, browser: Browser) -> None:
+    context, page = new_page(browser, server.base)
+    recorder = Recorder(page, server.base)
+    create_table(page, "Loader", bots={1: "random"})  # the lobby's form, then the table
+    page.wait_for_load_state("networkidle")
+    modules = recorder.modules()
+    version = modules["app.js"][0]
+    missing = sorted(set(TABLE_ONLY) - modules.keys())
+    assert missing == [], f"entering the table did not load {missing}"
+    for name, (module_version, response) in modules.items():
+        assert module_version == version, f"{name} under /v/{module_version}/, app.js {version}"
+        assert response.status == 200, name
+        assert response.headers.get("cache-control") == IMMUTABLE, name
+    assert sorted((set(OTHER_PAGES) - {"account.js"}) & modules.keys()) == []
+    assert page.evaluate("document.body.dataset.page") == "TablePage"
+    my_turn(page)
+    assert play_turn(page) in {"pass", "stock", "discard", "knock", "gin", "layoff"}
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_a_table_link_opened_directly_loads_the_table(
+        server: ServerProcess, browser: Browser) -> None:
+    context, page = new_page(browser, server.base)
+    table_id = create_table(page, "Host", bots={1: "random"})
+    context.close()
+    context, page = new_page(browser, server.base)
+    recorder = Recorder(page, server.base)
+    page.goto(f"/?table={table_id}")
+    page.wait_for_selector("#table-page")
+    assert page.evaluate("document.body.dataset.page") == "TablePage"
+    assert "table.js" in recorder.modules()
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_another_page_loads_only_its_own_module(server: ServerProcess, browser: Browser) -> None:
+    context, page = new_page(browser, server.base)
+    recorder = Recorder(page, server.base)
+    page.goto("/leaderboard")
+    page.wait_for_function("() => document.body.dataset.page === 'LeaderboardPage'")
+    page.wait_for_load_state("networkidle")
+    modules = recorder.modules()
+    assert "leaderboard.js" in modules
+    assert sorted(set(TABLE_ONLY) & modules.keys()) == []
+    page.click("#brand")
+    page.wait_for_selector("#nickname")
+    assert page.evaluate("document.body.dataset.page") == "Lobby"
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_a_returning_visit_downloads_only_the_page_and_its_api_calls(
+        server: ServerProcess, browser: Browser) -> None:
+    context, page = new_page(browser, server.base, locale="fr-FR")
+    recorder = Recorder(page, server.base)
+    open_lobby(page)
+    first_bytes = sum(r.request.sizes()["responseBodySize"] for r in recorder.responses)
+    again = return_visit(context, page, server.base)
+    static = [p for p in again["network_requests"] if p != "/" and not p.startswith("/api/")]
+    assert static == [], f"the returning visit downloaded {static}"
+    assert "/" in again["network_requests"]
+    assert again["from_cache"] >= len(recorder.modules())
+    assert 0 < again["bytes"] < first_bytes / 5, (again["bytes"], first_bytes)
+    context.close()
