@@ -8,8 +8,11 @@ HTML, every module, the style sheet, both catalogues (English is the fallback) a
 lobby's API calls. Each run loads the page twice: with gzip (Chromium's own
 ``Accept-Encoding``) and without (``Accept-Encoding: identity``, as the server was before
 issue 13); then it opens the lobby again in the compressed run's profile to show what a
-returning visitor downloads (Chromium's own count of the bytes received). JSON on standard
-output; ``--verbose`` lists every file of the last run.
+returning visitor downloads (Chromium's own count of the bytes received), and what entering a
+table then adds: the modules only the table page needs, which ``app.js`` loads with
+``import()`` when a table's path is entered (``table_entry``: the versioned files only; the
+table id is made up, so its API and WebSocket answers are left out). JSON on standard output;
+``--verbose`` lists every file of the last run.
 
     .venv/bin/python benchmarks/bench_client.py --runs 3 [--locale fr-FR]
 """
@@ -76,6 +79,11 @@ def load(page: Any, base: str) -> list[dict[str, Any]]:
     page.wait_for_selector("#nickname")
     page.wait_for_load_state("networkidle")
     page.remove_listener("requestfinished", record)
+    return _files(finished, base)
+
+
+def _files(finished: list[Request], base: str) -> list[dict[str, Any]]:
+    """One entry per finished request that had a response."""
     files = []
     for request in finished:
         response = request.response()
@@ -139,6 +147,26 @@ def return_visit(context: Any, page: Any, base: str) -> dict[str, Any]:
             "network_requests": sorted(network), "bytes": sum(received.values())}
 
 
+def table_entry(page: Any, base: str) -> dict[str, Any]:
+    """The versioned files a first table's path downloads after the lobby (the same page, no
+    reload: the path changed as a click on a table does)."""
+    finished: list[Request] = []
+
+    def record(request: Request) -> None:
+        finished.append(request)
+
+    page.on("requestfinished", record)
+    page.evaluate("""() => { history.pushState({}, "", "/?table=bench-no-such-table");
+                             dispatchEvent(new PopStateEvent("popstate")); }""")
+    page.wait_for_function("() => document.body.dataset.page === 'TablePage'")
+    page.wait_for_load_state("networkidle")
+    page.remove_listener("requestfinished", record)
+    files = [f for f in _files(finished, base) if f["path"].startswith("/v/")]
+    return {"requests": len(files),
+            "bytes": sum(max(0, f["body"]) + max(0, f["headers"]) for f in files),
+            "modules": sorted(f["path"].rsplit("/", 1)[-1] for f in files)}
+
+
 def one_run(browser: Browser, base: str, locale: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for name, headers in (("compressed", {}), ("uncompressed", {"Accept-Encoding": "identity"})):
@@ -152,6 +180,7 @@ def one_run(browser: Browser, base: str, locale: str) -> dict[str, Any]:
         if name == "compressed":
             result["files"] = files
             result["return_visit"] = return_visit(context, page, base)
+            result["table_entry"] = table_entry(page, base)
         context.close()
     return result
 
@@ -176,6 +205,7 @@ def main(argv: list[str] | None = None) -> None:
         "compressed_bytes": [r["compressed"]["bytes"] for r in runs],
         "uncompressed_bytes": [r["uncompressed"]["bytes"] for r in runs],
         "return_visit_bytes": [r["return_visit"]["bytes"] for r in runs],
+        "table_entry_bytes": [r["table_entry"]["bytes"] for r in runs],
         "within_budget": all(r["compressed"]["bytes"] < BUDGET_BYTES for r in runs),
         "runs": runs,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
