@@ -18,7 +18,7 @@ from ginrummy.actions import Action, Discard, LayOff
 from ginrummy.bots import make_bot
 from ginrummy.bots.advisor import advise
 from ginrummy.bots.belief import belief_of
-from ginrummy.bots.expert import ExpertBot, _playout_rules
+from ginrummy.bots.expert import ExpertBot, playout_rules
 from ginrummy.cards import parse_card_list
 from ginrummy.cli.main import main
 from ginrummy.engine import CHANCE, Phase
@@ -101,7 +101,7 @@ def test_unranked_choices_are_scored_in_the_advisors_own_worlds() -> None:
     worlds = max(a.samples for a in advice)
     assert chosen.samples == worlds
     belief = belief_of(v)
-    score, _cost = coach._scorer(v, chosen.action, belief, _playout_rules(v, belief))
+    score, _cost = coach._scorer(v, chosen.action, belief, playout_rules(v, belief))
     sampled = coach._worlds(v, SEED, belief_of(v), worlds)
     assert sum(score(w) for w in sampled) / worlds == pytest.approx(chosen.value, abs=1e-9)
 

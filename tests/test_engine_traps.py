@@ -412,3 +412,27 @@ def test_a_record_with_the_old_big_gin_text_replays_to_the_same_match() -> None:
     actions[-1] = "knock " + actions[-1].removeprefix("gin ")  # as written before the fix
     replay = GameRecord.from_json(data).replay()
     assert replay.scores == match.scores and replay.hand.snapshot() == dealt.snapshot()
+
+
+def test_a_resignation_ends_a_two_player_match_through_the_match() -> None:
+    """``Match.resign``: the other seat wins with the end bonuses of R5.7 (match to a target)
+    or the threshold's penalty points (single hand); refused with more seats or once over."""
+    from ginrummy.errors import HandOverError
+    from ginrummy.match import Match
+    from ginrummy.rules import Ruleset
+
+    classic = Match(Ruleset.preset("classic"), seed=3)
+    classic.start_hand()
+    classic.resign(0)
+    assert classic.over and classic.result is not None and classic.result.winner == 1
+    assert classic.result.bonuses[1].get("game") == classic.rules.game_bonus
+    with pytest.raises(HandOverError):
+        classic.resign(1)
+    arena = Match(Ruleset.preset("arena"), seed=3)
+    arena.start_hand()
+    arena.resign(1)
+    assert arena.result is not None and arena.result.winner == 0
+    assert arena.result.penalties == (0, arena.rules.payout_threshold)
+    three = Match(Ruleset.preset("arena").replace(players=3), seed=3)
+    with pytest.raises(ValueError, match="two-player"):
+        three.resign(0)

@@ -47,9 +47,9 @@ from ginrummy.bots.expert import (
     MIN_WORLDS,
     PLAYOUT_COST_MS,
     ExpertBot,
-    _discard_scorer,
-    _knock_scorer,
-    _playout_rules,
+    discard_scorer,
+    knock_scorer,
+    playout_rules,
 )
 from ginrummy.bots.rollout import hand_value, knock_result
 from ginrummy.bots.simple import knock_deadwood
@@ -256,11 +256,11 @@ def _scorer(view: PlayerView, action: Action, belief: Any, ctx: Any) -> tuple[Sc
     assert seat is not None
     hand = view.hand_mask
     if isinstance(action, Knock):
-        return _knock_scorer(ctx, seat, hand, action), KNOCK_COST_MS
+        return knock_scorer(ctx, seat, hand, action), KNOCK_COST_MS
     if isinstance(action, Discard):
-        return _discard_scorer(ctx, seat, hand, action.card), PLAYOUT_COST_MS
+        return discard_scorer(ctx, seat, hand, action.card), PLAYOUT_COST_MS
     if isinstance(action, (Pass, DrawStock, DrawDiscard)):
-        draws = ExpertBot(0)._draw_candidates(view, [action], ctx)
+        draws = ExpertBot(0).draw_candidates(view, [action], ctx)
         if draws:
             return draws[0].score, PLAYOUT_COST_MS
     raise ValueError(f"the coach cannot score {action} in the {view.phase.value} phase")
@@ -268,7 +268,7 @@ def _scorer(view: PlayerView, action: Action, belief: Any, ctx: Any) -> tuple[Sc
 
 def _worlds(view: PlayerView, seed: int, belief: Any, count: int) -> list[World]:
     """The first ``count`` worlds the advisor sampled for ``view`` (same seed, same key)."""
-    rng: random.Random = ExpertBot(seed)._rng(view)
+    rng: random.Random = ExpertBot(seed).rng_for(view)
     return [belief.sample(rng) for _ in range(count)]
 
 
@@ -278,7 +278,7 @@ def _layoff_value(v: PlayerView, action: LayOff) -> float:
     knock, revealed, seat = v.knock, v.revealed_masks, v.seat
     if knock is None or revealed is None or seat is None:
         return 0.0
-    ctx = _playout_rules(v)
+    ctx = playout_rules(v)
     best = knock_result(ctx, revealed, knock.knocker, revealed[knock.knocker], knock.melds)
     left = v.hand_mask
     for meld in action.melds:
@@ -337,7 +337,7 @@ def _score_the_rest(v: PlayerView, legal: Sequence[Action], played: Action,
     if not missing:
         return
     belief = belief_of(v)
-    ctx = _playout_rules(v, belief)
+    ctx = playout_rules(v, belief)
     worlds = max(a.samples for a in advice)
     if worlds == 0:  # nothing sampled: plan the worlds from the budget, score everything
         missing = [a.action for a in advice] + missing

@@ -177,6 +177,32 @@ class Match:
         margin = totals[winner] - max(t for s, t in enumerate(totals) if s != winner)
         self.result = MatchResult(winner, tuple(self.scores), tuple(bonuses), totals, margin)
 
+    def resign(self, seat: int) -> None:
+        """End a two-player match that ``seat`` resigned: the other seat wins it. In a match
+        to a target the winner gets the end bonuses of R5.7 on the score as it stands; in a
+        single hand the resigning seat takes ``payout_threshold`` penalty points, so the
+        winner gets the whole pool. The unfinished hand counts for nothing. (Three or four
+        players play on: the server hands the seat to the computer.)"""
+        if self.players != 2:
+            raise ValueError("only a two-player match ends when a seat resigns")
+        if self.over:
+            raise HandOverError("the match is over")
+        if seat not in (0, 1):
+            raise ValueError(f"no seat {seat} in a two-player match")
+        winner = 1 - seat
+        rules = self.rules
+        if rules.format is not Format.SINGLE_HAND:
+            self._finish_match(winner)
+            return
+        penalties = [0, 0]
+        penalties[seat] = rules.payout_threshold
+        payouts = None
+        if self.pool_cents is not None:
+            payouts = split_pool(self.pool_cents, penalties, winner, rules.payout_threshold)
+        self.result = MatchResult(winner, tuple(self.scores), ({}, {}),
+                                  tuple(-p for p in penalties), penalties[seat],
+                                  tuple(penalties), payouts)
+
     def _finish_single(self, result: HandResult) -> None:
         assert result.winner is not None and result.penalties is not None
         payouts = None

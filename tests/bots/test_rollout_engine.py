@@ -22,7 +22,7 @@ import pytest
 from ginrummy.actions import Action, Discard, DrawDiscard, Knock
 from ginrummy.bots import SimpleBot
 from ginrummy.bots.belief import World
-from ginrummy.bots.expert import ExpertBot, _discard_scorer, _knock_scorer, _playout_rules
+from ginrummy.bots.expert import ExpertBot, discard_scorer, knock_scorer, playout_rules
 from ginrummy.bots.rollout import DISCARD, DRAW, OFFER, PlayoutRules, Step, hand_value, play_out
 from ginrummy.engine import CHANCE, Hand, Phase
 from ginrummy.rules import OPTION_NAMES, Ruleset, StockEnd, UpcardOffer
@@ -206,7 +206,7 @@ def _play_both(hand: Hand, root: int, known: bool,
                scores: tuple[int, ...] | None) -> list[str]:
     """Play out from ``hand``'s position and replay it in the engine; what happened: the
     ending, and ``"layoff"`` when a defender laid off."""
-    ctx = _playout_rules(view(hand, root))
+    ctx = playout_rules(view(hand, root))
     if known or scores is not None:
         ctx = PlayoutRules(ctx.rules, ctx.players, ctx.knock_limit, ctx.dealer,
                            ctx.spade_upcard, scores, tuple(hand.known) if known else None)
@@ -276,16 +276,16 @@ def test_the_experts_scorers_start_where_the_engine_is(name: str) -> None:
             legal = hand.legal_actions()
             knocks = [a for a in legal if isinstance(a, Knock)]
             if decision % 4 == 0 or knocks or hand.phase is Phase.OFFER:
-                ctx = _playout_rules(seen)
+                ctx = playout_rules(seen)
                 world = World(tuple(hand.hands), tuple(hand.stock))
                 scored: list[tuple[Action, Callable[[World], float]]]
                 if hand.phase is Phase.DISCARD:
-                    scored = [(a, _discard_scorer(ctx, seat, seen.hand_mask, a.card))
+                    scored = [(a, discard_scorer(ctx, seat, seen.hand_mask, a.card))
                               for a in legal if isinstance(a, Discard)]
-                    scored += [(a, _knock_scorer(ctx, seat, seen.hand_mask, a)) for a in knocks]
+                    scored += [(a, knock_scorer(ctx, seat, seen.hand_mask, a)) for a in knocks]
                 else:
                     scored = [(c.action, c.score)
-                              for c in expert._draw_candidates(seen, legal, ctx)]
+                              for c in expert.draw_candidates(seen, legal, ctx)]
                 assert scored
                 for action, score in scored:
                     after = hand.copy()

@@ -258,11 +258,11 @@ class ExpertBot:
         if phase is _LAYOFF:
             return self._layoff(view, legal)
         belief = belief_of(view)
-        ctx = _playout_rules(view, belief)
+        ctx = playout_rules(view, belief)
         if phase is _DISCARD:
             candidates = self._discard_candidates(view, legal, belief, ctx)
         elif phase is _OFFER or phase is _DRAW:
-            candidates = self._draw_candidates(view, legal, ctx)
+            candidates = self.draw_candidates(view, legal, ctx)
         else:
             raise ValueError(f"the expert cannot act in the {phase} phase")
         candidates = self._base_default(view, legal, belief, candidates, ctx)
@@ -283,11 +283,11 @@ class ExpertBot:
         if default is None:
             hand = view.hand_mask
             if isinstance(choice, Knock):
-                default = _Candidate(choice, _knock_scorer(ctx, seat, hand, choice),
+                default = _Candidate(choice, knock_scorer(ctx, seat, hand, choice),
                                      f"knock, deadwood {knock_deadwood(hand, choice)}", False)
             elif isinstance(choice, Discard):
                 after = deadwood_mask(hand & ~(1 << choice.card))
-                default = _Candidate(choice, _discard_scorer(ctx, seat, hand, choice.card),
+                default = _Candidate(choice, discard_scorer(ctx, seat, hand, choice.card),
                                      f"deadwood {after}", True)
             else:
                 return candidates
@@ -298,7 +298,9 @@ class ExpertBot:
             return candidates
         return [c for c in candidates if c is default or _may_override(default, c)]
 
-    def _rng(self, view: PlayerView) -> random.Random:
+    def rng_for(self, view: PlayerView) -> random.Random:
+        """The generator of this bot's samples at ``view``'s decision (the same decision
+        always samples the same worlds: the coach re-creates them)."""
         key = (f"expert:{self.seed}:{view.seat}:{view.hand_number}:{len(view.log)}:"
                f"{view.hand_mask}:{view.phase.value}")
         return random.Random(key)
@@ -309,7 +311,7 @@ class ExpertBot:
         those clearly worse than the default on the way; then pick (see ``CONFIDENCE``)."""
         every = sum(_cost(c) for c in candidates)
         planned = max(self.budget_ms, MIN_WORLDS * every)
-        rng = self._rng(view)
+        rng = self.rng_for(view)
         deadline = (time.perf_counter() + SAFETY_FACTOR * planned / 1000.0
                     if self.safety_stop else math.inf)
         default = next((c for c in candidates if c.default), candidates[0])
@@ -342,14 +344,15 @@ class ExpertBot:
         revealed = view.revealed_masks
         seat = view.seat
         if knock is not None and revealed is not None and seat is not None:
-            ctx = _playout_rules(view)
+            ctx = playout_rules(view)
             value = knock_value(ctx, revealed, knock.knocker, revealed[knock.knocker],
                                 knock.melds, seat)
         return Analysis((Evaluation(action, value, 1, "best defence"),), 1, 0.0)
 
     # ----------------------------------------------------------------- draws
-    def _draw_candidates(self, view: PlayerView, legal: Sequence[Action],
+    def draw_candidates(self, view: PlayerView, legal: Sequence[Action],
                          ctx: PlayoutRules) -> list[_Candidate]:
+        """The draw choices (take, stock, pass) worth scoring, each with its scorer."""
         seat = view.seat
         assert seat is not None
         top = view.top_discard
@@ -380,7 +383,7 @@ class ExpertBot:
         if gins:
             best = next((k for k in gins if k.discard is None), gins[0])
             note = "big gin" if best.discard is None else "gin"
-            return [_Candidate(best, _knock_scorer(ctx, seat, hand, best), note, False)]
+            return [_Candidate(best, knock_scorer(ctx, seat, hand, best), note, False)]
         allowed = {a.card: a for a in legal if isinstance(a, Discard)}
         after = {card: dw for dw, card in discard_deadwoods_mask(hand) if card in allowed}
         ranked = sorted(allowed, key=lambda c: (after[c], -CARD_VALUES[c], -c))
@@ -396,7 +399,7 @@ class ExpertBot:
                        key=lambda c: (danger(c), after[c], -c))
             if safe not in chosen:
                 chosen.append(safe)
-        out = [_Candidate(allowed[card], _discard_scorer(ctx, seat, hand, card),
+        out = [_Candidate(allowed[card], discard_scorer(ctx, seat, hand, card),
                           f"deadwood {after[card]}", True) for card in chosen]
         knocks.sort(key=lambda k: knock_deadwood(hand, k))
         for knock in knocks[:KNOCK_CANDIDATES]:
@@ -405,13 +408,15 @@ class ExpertBot:
                                             if set(a.melds) != set(knock.melds)]
             for melds in arrangements:
                 action = Knock(knock.discard, melds)
-                out.append(_Candidate(action, _knock_scorer(ctx, seat, hand, action),
+                out.append(_Candidate(action, knock_scorer(ctx, seat, hand, action),
                                       f"knock, deadwood {knock_deadwood(hand, action)}",
                                       False))
         return out
 
 
-def _playout_rules(view: PlayerView, belief: Belief | None = None) -> PlayoutRules:
+def playout_rules(view: PlayerView, belief: Belief | None = None) -> PlayoutRules:
+    """The play-outs' rules and known cards at ``view`` (with ``belief``: the tracked
+    opponent cards)."""
     known = None
     if belief is not None:
         tracker = belief.tracker
@@ -481,7 +486,8 @@ def _after_offer_scorer(ctx: PlayoutRules, seat: int, first: int, top: int) -> S
     return score
 
 
-def _discard_scorer(ctx: PlayoutRules, seat: int, hand: int, card: int) -> Scorer:
+def discard_scorer(ctx: PlayoutRules, seat: int, hand: int, card: int) -> Scorer:
+    """Scores discarding ``card`` from ``hand`` (a card mask) in one sampled world."""
     rest = hand & ~(1 << card)
     floor = ctx.stock_floor
     following = (seat + 1) % ctx.players
@@ -495,7 +501,8 @@ def _discard_scorer(ctx: PlayoutRules, seat: int, hand: int, card: int) -> Score
     return score
 
 
-def _knock_scorer(ctx: PlayoutRules, seat: int, hand: int, knock: Knock) -> Scorer:
+def knock_scorer(ctx: PlayoutRules, seat: int, hand: int, knock: Knock) -> Scorer:
+    """Scores ``knock`` from ``hand`` (a card mask) in one sampled world."""
     rest = hand if knock.discard is None else hand & ~(1 << knock.discard)
     melds = knock.melds
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ginrummy.match import Match, MatchResult
-from ginrummy.rules import Format
-from ginrummy.scoring import split_pool
+from ginrummy.match import Match
 
 
 def ends_match(match: Match) -> bool:
@@ -26,24 +24,11 @@ def ends_match(match: Match) -> bool:
 
 
 def resign_match(match: Match, seat: int) -> None:
-    """End a two-player ``match`` that ``seat`` resigned: the other seat wins it."""
+    """End a two-player ``match`` that ``seat`` resigned: the other seat wins it (the rule is
+    the engine's: :meth:`Match.resign`)."""
     if not ends_match(match):
         raise ValueError("only a two-player match ends when a seat resigns")
-    if match.over:
-        raise ValueError("the match is over")
-    winner = 1 - seat
-    rules = match.rules
-    if rules.format is Format.MATCH:
-        match._finish_match(winner)  # the engine's own end bonuses (R5.7)
-        return
-    penalties = [0, 0]
-    penalties[seat] = rules.payout_threshold
-    payouts = None
-    if match.pool_cents is not None:
-        payouts = split_pool(match.pool_cents, penalties, winner, rules.payout_threshold)
-    match.result = MatchResult(winner, tuple(match.scores), ({}, {}),
-                               tuple(-p for p in penalties), penalties[seat],
-                               tuple(penalties), payouts)
+    match.resign(seat)
 
 
 def finished_sheet(match: Match, resigned: list[int]) -> dict[str, Any]:
