@@ -88,6 +88,7 @@ export class TableMotion {
     this.running = new Set();
     this.planned = []; // flights to start in the next frame: {node, from, duration, delay}
     this.replayFrom = null; // `previous` before the views whose flights are planned
+    this.replayRects = null; // and the places read before them
     this.frame = null;
     this.before = null;
     this.onInput = () => this.finishAll();
@@ -101,13 +102,14 @@ export class TableMotion {
   capture(view) {
     const at = performance.now();
     const same = view && view === this.lastView;
+    // a newer state came before the frame: the moves still planned are planned again with
+    // it, from the places shown before them (nothing was painted since), so none is lost
+    const replay = !same && this.planned.length > 0;
     if (!same) {
-      // a newer state came before the frame: the moves still planned are planned again from
-      // its places (the previous view is the one before them), none is lost
-      if (this.planned.length) this.previous = this.replayFrom;
+      if (replay) this.previous = this.replayFrom;
       this.dropPlanned();
     }
-    const rects = reducedMotion() || same ? null : captureRects();
+    const rects = reducedMotion() || same ? null : (replay && this.replayRects) || captureRects();
     this.before = { at, rects, spent: performance.now() - at };
   }
 
@@ -133,7 +135,10 @@ export class TableMotion {
     if (!view) { this.previous = null; return; }
     const log = view.log || [];
     const previous = this.previous;
-    if (!this.planned.length) this.replayFrom = previous; // where planned moves start from
+    if (!this.planned.length) { // where the moves planned from now on start from
+      this.replayFrom = previous;
+      this.replayRects = before ? before.rects : null;
+    }
     const key = knockKey(view);
     const hand = `${view.hand_number}|${view.upcard}`; // a rematch numbers its hands from 1 again
     this.previous = { hand, logLength: log.length, knock: key };
