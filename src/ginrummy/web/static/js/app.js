@@ -10,6 +10,9 @@ import { LANGUAGES, LANGUAGE_NAMES, language, onLanguageChange, pickLanguage, se
 import { Lobby } from "./lobby.js";
 import { prefs } from "./prefs.js";
 import { refreshSession, renderAccountArea, setNavigator } from "./session.js";
+// the top bar's sound and shortcut switches are wired when these load (every page has them)
+import "./shortcuts.js";
+import "./sound.js";
 import { toast } from "./toast.js";
 
 let page = null;

@@ -19,8 +19,10 @@ export const DEAL_GAP_MS = 12;
 const MELD_GAP_MS = 15;
 const EASING = "cubic-bezier(0.2, 0.7, 0.3, 1)";
 const RENDER_TIMES_KEPT = 200;
-/** Flights planned longer ago than this when their frame comes (a hidden tab) are dropped. */
-const STALE_MS = 250;
+/** Flights planned longer ago than this when their frame comes are dropped (a tab hidden
+ * meanwhile, whose frames stop; a busy machine only delays the frame: nothing was painted
+ * since, so the flights still start from the places shown before). */
+const STALE_MS = 2000;
 
 /** True when the browser asks for reduced motion (then nothing is ever animated). */
 export function reducedMotion() {
@@ -208,7 +210,7 @@ export class TableMotion {
     const planned = this.planned;
     this.planned = [];
     this.frame = null;
-    if (at - plannedAt > STALE_MS) return;
+    if (document.visibilityState === "hidden" || at - plannedAt > STALE_MS) return;
     for (const flight of planned) this.launch(flight);
     note(probe.frameMs, performance.now() - at);
   }
