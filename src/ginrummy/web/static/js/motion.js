@@ -193,14 +193,17 @@ export class TableMotion {
     const shown = [...document.querySelectorAll(selector)].filter((node) => melded.has(node.dataset.card));
     shown.forEach((node, index) => {
       const from = (knocker === seat && rects.hand.get(node.dataset.card)) || rects.seats.get(knocker);
-      this.fly(node, from, { duration: MOVE_MS, delay: index * MELD_GAP_MS });
+      const where = node.closest("#layoff-panel") ? "#layoff-panel .knocker-melds"
+        : `#reveal .reveal-seat[data-seat="${knocker}"] .meld-group`;
+      this.fly(node, from, { duration: MOVE_MS, delay: index * MELD_GAP_MS,
+        again: `${where} .card[data-card="${node.dataset.card}"]` });
     });
   }
 
   /** Plans a flight of `node` from `from` (a place, or an element whose place is read when
    * the flight starts) to where `node` is. */
-  fly(node, from, { duration, delay = 0 }) {
-    if (node && from) this.planned.push({ node, from, duration, delay });
+  fly(node, from, { duration, delay = 0, again = null }) {
+    if (node && from) this.planned.push({ node, from, duration, delay, again });
   }
 
   /** The next frame: each planned flight starts (FLIP: `node` is where it ends; it starts
@@ -221,7 +224,10 @@ export class TableMotion {
     this.planned = [];
   }
 
-  launch({ node, from, duration, delay }) {
+  launch({ node, from, duration, delay, again }) {
+    // a render of the same view before the frame (the deal's check, a notice) replaced the
+    // node: `again` finds the card where it is shown now
+    if (!node.isConnected && again) node = document.querySelector(again) || node;
     if (!node.isConnected) return;
     const to = rectOf(node);
     if (from instanceof Element) from = rectOf(from);
