@@ -44,12 +44,11 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_client import chromium
 from load_server import kill_server, start_server
 
 CHROMIUM = Path(os.environ.get("GINRUMMY_CHROMIUM", "/usr/bin/chromium"))
@@ -62,7 +61,7 @@ TRACE_CATEGORIES = ["cc", "benchmark", "disabled-by-default-devtools.timeline.fr
 PRESENTED = {"STATE_PRESENTED_ALL", "STATE_PRESENTED_PARTIAL"}
 
 try:
-    from playwright.sync_api import Browser, Page, sync_playwright
+    from playwright.sync_api import Browser, Page
 except ImportError:  # pragma: no cover - the dev extra installs it
     sys.exit("bench_table needs Playwright for Python: pip install -e .[dev]")
 
@@ -143,20 +142,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="prefers-reduced-motion: reduce (no motion, no trace): the update "
                              "without the motion's work, to compare")
     return parser.parse_args(argv)
-
-
-@contextmanager
-def chromium() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        sys.exit(f"{CHROMIUM} not found: apt-get install -y chromium")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                             args=["--no-sandbox", "--disable-gpu",
-                                                   "--disable-background-networking"])
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def spread(values: list[float]) -> dict[str, Any]:
