@@ -190,6 +190,13 @@ export class FairDeals {
     if (shown) slot.append(shown);
   }
 
+  /** Replace the mark or commitment line in `slot` after a check answered (the page itself
+   * is not re-rendered). */
+  refresh(slot, state) {
+    slot.querySelectorAll(".fair-mark, .fair-commitment").forEach((node) => node.remove());
+    this.render(slot, state);
+  }
+
   /** A short line for a hand about to be dealt (its commitment), or null. */
   committedLine(state) {
     const block = state && state.fair;

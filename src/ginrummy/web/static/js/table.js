@@ -69,7 +69,8 @@ export class TablePage {
       });
     this.chat = new Chat(this.connection, this.tableId, this.stored ? this.stored.token : null);
     this.fair = new FairDeals(this.connection); // seeds and checks of the deals (js/fair.js)
-    this.fair.onChange = () => this.render();
+    // a check that answers changes only the fair mark: the rest of the page stays as it is
+    this.fair.onChange = () => this.regions && this.fair.refresh(this.regions.reveal, this.state);
     this.buildSkeleton();
     this.unsubscribe = onSessionChange(() => this.render());
     this.connection.connect();
