@@ -66,6 +66,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
                         help="proxies trusted for X-Forwarded-For/-Proto (comma-separated; "
                         "default 127.0.0.1)")
+    parser.add_argument("--redis", default=None, metavar="URL",
+                        help="one of several processes sharing the database: table leases, "
+                        "the lobby and frames between processes in this Redis, e.g. "
+                        "redis://127.0.0.1:6379/0 (needs a PostgreSQL --db; docs/cluster.md)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="run N server processes on this machine sharing the port, each "
+                        "a member of the cluster (N > 1 needs --redis and a PostgreSQL --db)")
+    parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--log-level", default=None,
                         choices=("critical", "error", "warning", "info", "debug"))
     parser.add_argument("--log-format", default=None, choices=("json", "text"),
@@ -91,17 +99,52 @@ def run_serve(args: argparse.Namespace) -> int:
         between_hands_seconds=args.between_hands_seconds, log_level=args.log_level,
         public_origins=tuple(args.public_origins) if args.public_origins else None,
         https=args.https, forwarded_allow_ips=args.forwarded_allow_ips,
-        log_format=args.log_format, log_file=args.log_file)
+        log_format=args.log_format, log_file=args.log_file, redis=args.redis)
     if not 0 < settings.port < 65536:
         raise ValueError(f"--port: {settings.port} is not a port number")
+    workers = getattr(args, "workers", 1)
+    check_cluster(settings, workers)
+    if workers > 1:
+        from ginrummy.cli.workers import supervise
+
+        print(f"ginrummy: serving on http://{settings.host}:{settings.port}/ with {workers} "
+              f"processes (database {_safe_url(settings.db)}, redis "
+              f"{_safe_url(settings.redis)})", flush=True)
+        return supervise(settings, workers)
     configure_logging(settings.log_level, settings.log_format, settings.log_file)
     app = create_app(settings)
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
     freeze_survivors(GC_FREEZE_SECONDS)
-    print(f"ginrummy: serving on http://{settings.host}:{settings.port}/ "
-          f"(database {_safe_url(settings.db)})", flush=True)
-    uvicorn.Server(uvicorn_config(app, settings)).run()
+    if not getattr(args, "reuse_port", False):
+        print(f"ginrummy: serving on http://{settings.host}:{settings.port}/ "
+              f"(database {_safe_url(settings.db)}"
+              + (f", redis {_safe_url(settings.redis)})" if settings.redis else ")"),
+              flush=True)
+        uvicorn.Server(uvicorn_config(app, settings)).run()
+        return 0
+    from ginrummy.cli.workers import shared_socket
+
+    uvicorn.Server(uvicorn_config(app, settings)).run(
+        sockets=[shared_socket(settings.host, settings.port)])
     return 0
+
+
+def check_cluster(settings: Any, workers: int) -> None:
+    """Refuse, with a message saying why, what cannot run: ``--workers`` below 1, or above 1
+    without Redis and PostgreSQL; ``--redis`` with SQLite (one file, one process)."""
+    if workers < 1:
+        raise ValueError(f"--workers: {workers}; give 1 or more processes")
+    postgres = settings.db.startswith(("postgresql://", "postgresql+", "postgres://"))
+    if workers > 1 and not settings.redis:
+        raise ValueError(f"--workers {workers}: several processes share their tables through "
+                         "Redis: give --redis redis://HOST:PORT/DB (and a PostgreSQL --db)")
+    if (workers > 1 or settings.redis) and not postgres:
+        what = f"--workers {workers}" if workers > 1 else "--redis"
+        raise ValueError(f"{what}: several processes need a shared PostgreSQL database "
+                         f"(--db postgresql://USER@HOST/DB), not {_safe_url(settings.db)}")
+    if settings.redis and not settings.redis.startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError(f"--redis: {_safe_url(settings.redis)} is not a Redis URL "
+                         "(redis://HOST:PORT/DB, rediss://... or unix://...)")
 
 
 def freeze_survivors(every: float, collect_every: float = GC_COLLECT_SECONDS,

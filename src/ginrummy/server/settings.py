@@ -113,6 +113,21 @@ class Settings:
     """Who may read ``/metrics``: empty, only a direct loopback client (no proxy between);
     else whoever sends ``Authorization: Bearer <metrics_token>`` (docs/moderation.md)."""
 
+    # ----- several processes on one PostgreSQL and one Redis (docs/cluster.md)
+    redis: str = ""
+    """``redis://host:port/db``: this process is one of several sharing the database, each
+    table owned by one of them by a lease in Redis. Empty: one process owns every table."""
+    redis_prefix: str = "ginrummy"
+    """The prefix of every Redis key and channel of the server (one Redis may serve several
+    independent clusters, or tests)."""
+    lease_ttl_ms: int = 6000
+    """A table's lease: a dead owner's tables are taken over at most this long after its last
+    renewal (renewed every third of it)."""
+    sweep_seconds: float = 1.0
+    """How often a process looks for live tables without an owner (and takes them)."""
+    lobby_publish_seconds: float = 2.0
+    """How often a process publishes its tables' lobby entries (also at once on a change)."""
+
     def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed."""
         return dataclasses.replace(self, **changes)

@@ -1,0 +1,133 @@
+"""``ginrummy serve --workers N``: N server processes on one machine sharing one port.
+
+Each child is a whole ``ginrummy serve`` process (its own event loop, group committer, lease
+keeper and owner id: a full member of the cluster, docs/cluster.md) listening on the same
+address with ``SO_REUSEPORT``, so the kernel spreads the connections over them. The parent
+only supervises: it passes the settings down as ``GINRUMMY_*`` variables, forwards SIGTERM
+and SIGINT (each child then shuts down gracefully, handing its tables over), and starts a
+child again when one dies (its tables are meanwhile taken over by the others).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+RESTART_PAUSE_SECONDS = 1.0
+"""Wait before starting a child again after it died."""
+CRASH_WINDOW_SECONDS = 30.0
+CRASHES_IN_WINDOW = 5
+"""A child slot that died this many times within the window is not started again: the
+supervisor stops every child and fails (a bad setting, a port taken, the database gone)."""
+STOP_WAIT_SECONDS = 40.0
+"""How long the children get to stop gracefully before they are killed."""
+
+
+def settings_env(settings: Any) -> dict[str, str]:
+    """``settings`` as the ``GINRUMMY_*`` variables that ``Settings.from_env`` reads back."""
+    env: dict[str, str] = {}
+    for f in dataclasses.fields(settings):
+        if f.name == "extra":
+            continue
+        value = getattr(settings, f.name)
+        if isinstance(value, bool):
+            text = "1" if value else "0"
+        elif isinstance(value, tuple):
+            text = ",".join(str(v) for v in value)
+        elif isinstance(value, Path):
+            text = str(value)
+        else:
+            text = str(value)
+        env[f"GINRUMMY_{f.name.upper()}"] = text
+    return env
+
+
+def shared_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` that other processes may bind too
+    (``SO_REUSEPORT``: the kernel spreads new connections over the listeners)."""
+    if not hasattr(socket, "SO_REUSEPORT"):  # pragma: no cover - not Linux/BSD/macOS
+        raise OSError("--workers needs SO_REUSEPORT, which this system does not have")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+class Supervisor:
+    """Starts the children, restarts those that die, stops them all on a signal."""
+
+    def __init__(self, settings: Any, workers: int) -> None:
+        self.workers = workers
+        self.env = {**os.environ, **settings_env(settings)}
+        self.command = [sys.executable, "-c", "import sys; from ginrummy.cli.main import "
+                        "main; sys.exit(main(sys.argv[1:]))", "serve", "--reuse-port"]
+        self.children: list[subprocess.Popen[bytes] | None] = [None] * workers
+        self.deaths: list[list[float]] = [[] for _ in range(workers)]
+        self.stopping = False
+
+    def start(self, slot: int) -> None:
+        """Start the child of ``slot``."""
+        self.children[slot] = subprocess.Popen(self.command, env=self.env)
+
+    def stop(self, signum: int, _frame: object = None) -> None:
+        """A signal handler: ask every child to stop gracefully (SIGTERM)."""
+        self.stopping = True
+        for child in self.children:
+            if child is not None and child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+
+    def run(self) -> int:
+        """Supervise until a signal (0) or a child slot crashing again and again (1)."""
+        signal.signal(signal.SIGTERM, self.stop)
+        signal.signal(signal.SIGINT, self.stop)
+        for slot in range(self.workers):
+            self.start(slot)
+        failed = False
+        while not self.stopping:
+            time.sleep(0.2)
+            for slot, child in enumerate(self.children):
+                if self.stopping or child is None or child.poll() is None:
+                    continue
+                now = time.monotonic()
+                deaths = [t for t in self.deaths[slot] if now - t < CRASH_WINDOW_SECONDS]
+                deaths.append(now)
+                self.deaths[slot] = deaths
+                print(f"ginrummy: server process {child.pid} exited with {child.returncode}",
+                      file=sys.stderr, flush=True)
+                if len(deaths) >= CRASHES_IN_WINDOW:
+                    print(f"ginrummy: a server process died {len(deaths)} times in "
+                          f"{CRASH_WINDOW_SECONDS:g} s; stopping", file=sys.stderr, flush=True)
+                    failed = True
+                    self.stop(signal.SIGTERM)
+                    break
+                time.sleep(RESTART_PAUSE_SECONDS)
+                if not self.stopping:
+                    self.start(slot)
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        for child in self.children:
+            if child is None:
+                continue
+            try:
+                child.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        return 1 if failed else 0
+
+
+def supervise(settings: Any, workers: int) -> int:
+    """Run ``workers`` server processes on ``settings``' address until stopped."""
+    probe = shared_socket(settings.host, settings.port)  # the port is free (or shared)
+    probe.close()
+    return Supervisor(settings, workers).run()
