@@ -63,7 +63,7 @@ class CommitPath:
             ops.append(UpdateTable(table.id, {
                 "version": table.version, "status": table.status,
                 "clock_seat": table.clock_seat, "clock_deadline": table.clock_deadline}))
-            await self.committer.commit(ops)
+            await self.committer.commit(ops, table.id)
         except Exception as exc:
             log.error("table %s: commit failed (%s); reloading it from the database",
                       table.id, type(exc).__name__)
@@ -74,11 +74,11 @@ class CommitPath:
     async def write_table(self, table: GameTable, extra: Sequence[WriteOp] = (),
                           **values: object) -> None:
         """Store some columns of the table row (no event, no new version), with ``extra``."""
-        await self.committer.commit([UpdateTable(table.id, values), *extra])
+        await self.committer.commit([UpdateTable(table.id, values), *extra], table.id)
 
     async def write_seat(self, table: GameTable, seat: int, **values: object) -> None:
         """Store some columns of a seat row."""
-        await self.committer.commit([UpdateSeat(table.id, seat, values)])
+        await self.committer.commit([UpdateSeat(table.id, seat, values)], table.id)
 
     async def reload(self, table: GameTable) -> GameTable:
         """``table`` as the database has it (the live facts of its seats kept)."""
