@@ -103,11 +103,11 @@ class FlakyCommitter(GroupCommitter):
 
     fail = 0
 
-    async def commit(self, ops: Sequence[WriteOp]) -> None:
+    async def commit(self, ops: Sequence[WriteOp], table_id: str | None = None) -> None:
         if self.fail:
             self.fail -= 1
             raise CommitFailed("the database refused the write: disk full")
-        await super().commit(ops)
+        await super().commit(ops, table_id)
 
 
 def test_a_failed_commit_changes_nothing_and_play_goes_on(tmp_path: Path) -> None:
