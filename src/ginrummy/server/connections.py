@@ -2,6 +2,8 @@
 
 Messages to a client go through a bounded queue drained by the connection's own sender task,
 so a slow client never holds up a table's writer; one that falls too far behind is closed.
+The sender hands each text to :meth:`Connection.deliver` (the socket here; a subclass sends it
+elsewhere, e.g. over Redis to the process holding the client's socket: cluster/bridge.py).
 """
 
 from __future__ import annotations
@@ -78,9 +80,13 @@ class ConnectionCounts:
 
 
 class Connection:
-    """One client of a table (a seat, or a spectator when ``seat`` is ``None``)."""
+    """One client of a table (a seat, or a spectator when ``seat`` is ``None``).
 
-    def __init__(self, websocket: WebSocket, settings: Settings) -> None:
+    ``websocket`` is the client's socket; a subclass that delivers elsewhere passes ``None``
+    and overrides :meth:`deliver`, :meth:`deliver_close` and :meth:`hang_up`.
+    """
+
+    def __init__(self, websocket: WebSocket | None, settings: Settings) -> None:
         self.websocket = websocket
         self.seat: int | None = None
         self.name = "spectator"
@@ -178,8 +184,28 @@ class Connection:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._sender
 
-    async def _send_loop(self) -> None:
+    async def deliver(self, text: str) -> None:
+        """Send one text to the client (called by the sender task, in queue order)."""
+        if self.websocket is None:
+            raise RuntimeError("a connection without a socket must override deliver()")
+        await self.websocket.send_text(text)
+
+    async def deliver_close(self, code: int, reason: str) -> None:
+        """Close the client's connection with ``code`` and ``reason`` (sender task)."""
         ws = self.websocket
+        if ws is not None and ws.application_state is WebSocketState.CONNECTED:
+            await ws.close(code=code, reason=reason)
+
+    async def hang_up(self) -> None:
+        """After :meth:`finish`: close a client still connected that was never given a close
+        (code 1000)."""
+        ws = self.websocket
+        if ws is not None and ws.application_state is WebSocketState.CONNECTED \
+                and self.close_code is None:
+            with contextlib.suppress(Exception):
+                await ws.close(code=1000)
+
+    async def _send_loop(self) -> None:
         queue = self._queue
         loop = asyncio.get_running_loop()
         while True:
@@ -190,9 +216,8 @@ class Connection:
             item = queue.popleft()
             try:
                 if isinstance(item, tuple):
-                    if ws.application_state is WebSocketState.CONNECTED:
-                        await ws.close(code=item[1], reason=item[2])
+                    await self.deliver_close(item[1], item[2])
                     return
-                await ws.send_text(item)
+                await self.deliver(item)
             except Exception:  # the peer went away: the receive loop ends the connection
                 return

@@ -2,15 +2,22 @@
 
 Bad input never reaches a table: frames over the size limit and floods close the connection
 with a reason; malformed or unknown messages get an ``error`` and change nothing.
+
+The session after the upgrade (:func:`run_session`) reads its client's frames from any
+:class:`ClientTexts` and writes to any :class:`Connection`, so a table's owner runs the same
+code for a local socket and for a client whose socket another process holds
+(cluster/bridge.py: that process, the edge, keeps the checks that need no table).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
 
-from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ginrummy.server.auth import invite_ok, seat_for_token
 from ginrummy.server.connections import TRY_AGAIN_LATER, Connection
@@ -38,8 +45,49 @@ from ginrummy.server.tablewriter import REVOKED_TOKEN, TableWriter
 log = logging.getLogger("ginrummy.server.ws")
 
 
-class _Closed(Exception):
+class SessionClosed(Exception):
     """The connection must end (already closed, or closing with a reason)."""
+
+
+_Closed = SessionClosed
+
+
+@dataclass(frozen=True)
+class Received:
+    """One frame from the client: its text (``None`` for a binary frame) and size in bytes."""
+
+    text: str | None
+    size: int
+
+
+class ClientTexts(Protocol):
+    """Where a session's client frames come from: a local socket, or the envelopes an edge
+    process relays (cluster/bridge.py)."""
+
+    async def receive(self) -> Received:
+        """The next frame; :class:`SessionClosed` once the client is gone."""
+        ...
+
+
+class SocketTexts:
+    """The frames of a local WebSocket."""
+
+    def __init__(self, websocket: WebSocket) -> None:
+        self.websocket = websocket
+
+    async def receive(self) -> Received:
+        """The next frame of the socket."""
+        message = await self.websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            raise SessionClosed
+        text = message.get("text")
+        data = message.get("bytes")
+        size = len(data) if data is not None else len((text or "").encode("utf-8"))
+        return Received(None if text is None else str(text), size)
+
+
+AccountLookup = Callable[[], Awaitable[Account | None]]
+"""The account of the connection's handshake (its session cookie), looked up after hello."""
 
 
 async def table_socket(websocket: WebSocket) -> None:
@@ -47,9 +95,10 @@ async def table_socket(websocket: WebSocket) -> None:
     server = websocket.app.state.server
     settings: Settings = server.settings
     lobby: Lobby = server.lobby
-    if not origin_allowed(websocket.headers.get("origin"), settings):
-        log.warning("refused a WebSocket upgrade from origin %r",
-                    websocket.headers.get("origin"), extra={"event": "bad_origin"})
+    origin = websocket.headers.get("origin")
+    if not origin_allowed(origin, settings):
+        log.warning("refused a WebSocket upgrade from origin %r", origin,
+                    extra={"event": "bad_origin"})
         await websocket.close(code=Close.POLICY, reason="origin not allowed")
         return
     await websocket.accept()
@@ -59,32 +108,64 @@ async def table_socket(websocket: WebSocket) -> None:
     if refused is not None:  # logged by admit, once a minute per address
         await websocket.close(code=TRY_AGAIN_LATER, reason=refused)
         return
-    writer = await lobby.load(websocket.path_params["table_id"])
-    if writer is None:
+    table_id = websocket.path_params["table_id"]
+    try:
+        cluster = getattr(server, "cluster", None)
+        if cluster is not None:  # several processes: the table may be owned elsewhere
+            try:
+                where = await cluster.ensure(table_id)
+            except Exception:
+                log.exception("could not find the owner of table %s", table_id)
+                await websocket.close(code=Close.RESTARTING, reason="try again")
+                return
+            if where == "remote":
+                from ginrummy.server.cluster.bridge import bridge_of
+                bridge = await bridge_of(server)
+                await bridge.edge.serve(websocket, table_id, address, origin)
+                return
+            if where is None:
+                await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
+                return
+        writer = await lobby.load(table_id)
+        if writer is None:
+            await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
+            return
+        conn = Connection(websocket, settings)
+        conn.on_error = lobby.on_error
+        conn.start()
+        try:
+            await run_session(conn, writer, SocketTexts(websocket), settings, lobby, address,
+                              lambda: current_account(websocket))
+        finally:
+            await drain(conn)
+    finally:
         lobby.sockets.release(address)
-        await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
-        return
-    conn = Connection(websocket, settings)
-    conn.on_error = lobby.on_error
-    conn.start()
+
+
+async def run_session(conn: Connection, writer: TableWriter, texts: ClientTexts,
+                      settings: Settings, lobby: Lobby, address: str,
+                      account_of: AccountLookup) -> None:
+    """A client's session at a table, whatever carries its frames: ``hello`` (with its
+    timeout), the seat by token, account or invite, the revoked seat, the shared limits,
+    attach, one message at a time, detach. Returns when the connection ends."""
     attached = False
     try:
-        hello = await _receive_hello(conn, settings)
+        hello = await _receive_hello(conn, texts, settings)
         # the handshake's session cookie: an account's seat follows it to any device or tab
-        account = await current_account(websocket)
+        account = await account_of()
         _seat_connection(conn, writer, hello, account)
         if conn.seat is not None and writer.table.seats[conn.seat].token_hash == REVOKED_TOKEN:
             conn.close(Close.FORBIDDEN, "an administrator removed you from this seat")
-            raise _Closed
+            raise SessionClosed
         # flood and chat budgets per seat (all its connections), spectators' per address
         conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
                           if conn.seat is not None else ("watch", address_key(address)))
         await writer.attach(conn, seeds=hello.seeds)
         attached = True
         while not conn.closed:
-            text = await _receive(conn, settings)
+            text = await receive_checked(conn, texts, settings)
             await _dispatch(conn, writer, text)
-    except (_Closed, WebSocketDisconnect):
+    except (SessionClosed, WebSocketDisconnect):
         pass
     except Exception:
         log.exception("WebSocket handler failed")
@@ -92,46 +173,39 @@ async def table_socket(websocket: WebSocket) -> None:
     finally:
         if attached:
             await writer.detach(conn)
-        await _drain(conn)
-        lobby.sockets.release(address)
 
 
-async def _drain(conn: Connection) -> None:
-    """Let the sender flush (a close with its reason included), briefly, then stop it."""
+async def drain(conn: Connection) -> None:
+    """Let the sender flush (a close with its reason included), briefly, then stop it and
+    hang up a client never given a close."""
     await conn.flush(2.0)
     await conn.finish()
-    ws = conn.websocket
-    if ws.application_state is WebSocketState.CONNECTED and conn.close_code is None:
-        with contextlib.suppress(Exception):
-            await ws.close(code=1000)
+    await conn.hang_up()
 
 
-async def _receive(conn: Connection, settings: Settings) -> str:
-    """The next text frame, after the size and rate checks."""
-    message = await conn.websocket.receive()
-    if message["type"] == "websocket.disconnect":
-        raise _Closed
+async def receive_checked(conn: Connection, texts: ClientTexts, settings: Settings) -> str:
+    """The next text frame, after the rate and size checks ("" after a binary frame, which
+    gets an ``error``)."""
+    frame = await texts.receive()
     if not conn.messages.allow():
         conn.send(error(Code.RATE_LIMITED, f"more than {settings.messages_per_window} "
                         f"messages in {settings.message_window_seconds:g} s"))
         conn.close(Close.POLICY, f"rate limit: more than {settings.messages_per_window} "
                    f"messages in {settings.message_window_seconds:g} s")
-        raise _Closed
-    text = message.get("text")
-    data = message.get("bytes")
-    size = len(data) if data is not None else len((text or "").encode("utf-8"))
-    if size > settings.frame_limit:
+        raise SessionClosed
+    if frame.size > settings.frame_limit:
         conn.close(Close.TOO_BIG, f"frame over {settings.frame_limit // 1024} KiB")
-        raise _Closed
-    if text is None:
+        raise SessionClosed
+    if frame.text is None:
         conn.send(error(Code.BAD_MESSAGE, "binary frames are not accepted: send JSON text"))
         return ""
-    return str(text)
+    return frame.text
 
 
-async def _receive_hello(conn: Connection, settings: Settings) -> Hello:
+async def _receive_hello(conn: Connection, texts: ClientTexts, settings: Settings) -> Hello:
     try:
-        text = await asyncio.wait_for(_receive(conn, settings), settings.hello_timeout_seconds)
+        text = await asyncio.wait_for(receive_checked(conn, texts, settings),
+                                      settings.hello_timeout_seconds)
     except TimeoutError:
         conn.close(Close.BAD_HELLO, "hello expected")
         raise _Closed from None

@@ -27,6 +27,19 @@ from ginrummy.server.cluster.lease import PREFIX, table_key
 INBOX = "in"
 OUTBOX = "out"
 
+TEXT = "text"
+"""Inbox: a client's message; outbox: a frame for the client."""
+OPEN = "open"
+"""Inbox: a client connected at an edge (the frame: its address, account, origin, JSON)."""
+CLOSED = "closed"
+"""Inbox: the client's socket closed."""
+RESYNC = "resync"
+"""Inbox: the edge missed frames; the owner answers with a fresh ``state``."""
+CLOSE = "close"
+"""Outbox: close the client's socket (the frame: ``{"code": ..., "reason": ...}``)."""
+KINDS = {INBOX: frozenset({TEXT, OPEN, CLOSED, RESYNC}), OUTBOX: frozenset({TEXT, CLOSE})}
+"""The envelope kinds of each direction (docs/cluster.md, "The relay, wired")."""
+
 
 class RelayError(ValueError):
     """A relayed message that is not an envelope; the message says what is wrong."""
@@ -50,12 +63,14 @@ class Envelope:
     frame: str
     gap: bool = False
     """Set by a subscription: envelopes of this sender were missed just before this one."""
+    kind: str = TEXT
+    """What the envelope is (:data:`KINDS`); a plain frame unless said otherwise."""
 
     def encode(self) -> bytes:
         """The message published (JSON)."""
         return orjson.dumps({"t": self.table_id, "d": self.direction, "s": self.sender,
                              "k": self.token, "n": self.seq, "c": self.connection,
-                             "f": self.frame})
+                             "f": self.frame, "y": self.kind})
 
     @classmethod
     def decode(cls, data: bytes | str) -> Envelope:
@@ -63,11 +78,12 @@ class Envelope:
         try:
             raw: Any = orjson.loads(data)
             envelope = cls(raw["t"], raw["d"], raw["s"], raw["k"], raw["n"], raw["c"],
-                           raw["f"])
+                           raw["f"], kind=raw.get("y", TEXT))
         except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
             raise RelayError(f"not a relay envelope ({exc}): {str(data)[:80]!r}") from None
         if envelope.direction not in (INBOX, OUTBOX) or not isinstance(envelope.seq, int) \
-                or not isinstance(envelope.token, int) or not isinstance(envelope.frame, str):
+                or not isinstance(envelope.token, int) or not isinstance(envelope.frame, str) \
+                or envelope.kind not in KINDS[envelope.direction]:
             raise RelayError(f"bad relay envelope fields: {str(data)[:80]!r}")
         return envelope
 
@@ -95,19 +111,23 @@ class Relay:
                              f"{direction!r}")
         return table_key(table_id, direction, self.prefix)
 
-    async def to_owner(self, table_id: str, connection: str, frame: str) -> int:
-        """Send a client's message to the table's owner; how many processes got it (0: no
-        owner listens, so find or become the owner)."""
-        return await self._publish(table_id, INBOX, 0, connection, frame)
+    async def to_owner(self, table_id: str, connection: str, frame: str,
+                       kind: str = TEXT) -> int:
+        """Send a client's message (or another inbox ``kind``) to the table's owner; how many
+        processes got it (0: no owner listens, so find or become the owner)."""
+        return await self._publish(table_id, INBOX, 0, connection, frame, kind)
 
     async def to_clients(self, table_id: str, token: int, frame: str,
-                         connection: str | None = None) -> int:
+                         connection: str | None = None, kind: str = TEXT) -> int:
         """Send a frame of the table (owner only) to one connection, or to every one; how many
         processes got it."""
-        return await self._publish(table_id, OUTBOX, token, connection, frame)
+        return await self._publish(table_id, OUTBOX, token, connection, frame, kind)
 
     async def _publish(self, table_id: str, direction: str, token: int,
-                       connection: str | None, frame: str) -> int:
+                       connection: str | None, frame: str, kind: str = TEXT) -> int:
+        if kind not in KINDS[direction]:
+            raise ValueError(f"no {kind!r} envelopes go {direction!r}: the kinds are "
+                             f"{sorted(KINDS[direction])}")
         key = (table_id, direction)
         channel = self.channel(table_id, direction)
         lock = self._locks.get(key)
@@ -116,7 +136,7 @@ class Relay:
         async with lock:
             seq = self._seq[key] = self._seq.get(key, 0) + 1
             envelope = Envelope(table_id, direction, self.process, token, seq, connection,
-                                frame)
+                                frame, kind=kind)
             return int(await self.redis.publish(channel, envelope.encode()))
 
     def forget(self, table_id: str) -> None:
