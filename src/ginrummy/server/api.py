@@ -93,24 +93,21 @@ async def bots(request: Request) -> JSONResponse:
 
 
 async def list_tables(request: Request) -> JSONResponse:
-    """``GET /api/tables``."""
-    return JSONResponse({"tables": _lobby(request).public_tables()})
+    """``GET /api/tables``: the open public tables (of every process, in a cluster)."""
+    return JSONResponse({"tables": await _lobby(request).listing()})
 
 
 async def get_table(request: Request) -> JSONResponse:
     """``GET /api/tables/{id}``; a private table's invite code in the ``X-Invite`` header (never
     in the URL, which logs and proxies keep)."""
-    await _lobby(request).load(request.path_params["table_id"])  # an unloaded finished table
-    try:
-        writer = _lobby(request).visible(request.path_params["table_id"],
-                                         request.headers.get("x-invite"))
+    account = await current_account(request)
+    try:  # a logged-in account learns its seat here, so another device or tab can take it
+        found = await _lobby(request).describe(request.path_params["table_id"],
+                                               request.headers.get("x-invite"),
+                                               None if account is None else account.id)
     except LobbyError as exc:
         return error_response(exc.status, exc.code, str(exc), exc.field)
-    account = await current_account(request)
-    # a logged-in account learns its seat here, so another device or tab can take it
-    your_seat = None if account is None else next(
-        (s.seat for s in writer.table.seats if s.account_id == account.id), None)
-    return JSONResponse({**writer.table.entry(), "your_seat": your_seat})
+    return JSONResponse(found)
 
 
 async def create_table(request: Request) -> JSONResponse:

@@ -25,6 +25,7 @@ from ginrummy.server import (
     static,
 )
 from ginrummy.server.api import ROUTES
+from ginrummy.server.cluster.node import ClusterNode
 from ginrummy.server.committer import GroupCommitter
 from ginrummy.server.edge import RequestGuard, SecurityHeaders
 from ginrummy.server.lobby import Lobby
@@ -51,6 +52,8 @@ class Server:
     committer: GroupCommitter
     lobby: Lobby
     accounts: AccountStore
+    cluster: ClusterNode | None = None
+    """This process as a member of a cluster (``settings.redis`` set), else ``None``."""
     restored: int = 0
     extra: dict[str, object] = field(default_factory=dict)
 
@@ -75,19 +78,33 @@ def create_app(settings: Settings | None = None) -> Starlette:
             checkpointer.start()
         repository = Repository(engine)
         committer = GroupCommitter(repository, settings.commit_interval_ms)
+        node = ClusterNode(settings, engine) if settings.redis else None
+        if node is not None:
+            committer.fencer = node.fencer
+            committer.on_fenced = node.fenced
         committer.start()
-        lobby = Lobby(settings, repository, committer)
-        server = Server(settings, repository, committer, lobby, AccountStore(engine))
+        lobby = Lobby(settings, repository, committer, node)
+        server = Server(settings, repository, committer, lobby, AccountStore(engine), node)
         for extension in EXTENSIONS:
             extension.install(server)
+        if node is not None:
+            await node.open(lobby)
         app.state.server = server
         server.restored = await lobby.restore()
+        if node is not None:
+            node.run()
+            log.info("cluster member %s: %d table(s) taken over", node.owner,
+                     server.restored, extra={"event": "node_started"})
         log.info("ginrummy server ready: %d table(s) restored", server.restored)
         try:
             yield
         finally:
+            if node is not None:  # take no more tables
+                await node.stop_background()
             lobby.close()
             await committer.close()
+            if node is not None:  # after the last commit: hand every table over
+                await node.close()
             if checkpointer is not None:
                 await loop.run_in_executor(None, checkpointer.stop)
             engine.dispose()
@@ -130,8 +147,8 @@ READY_TIMEOUT_SECONDS = 2.0
 
 
 async def readyz(request: Request) -> JSONResponse:
-    """``GET /readyz``: readiness: the tables are restored and the database answers a query
-    within 2 s (503 otherwise)."""
+    """``GET /readyz``: readiness: the tables are restored and the database (and Redis, in a
+    cluster) answers within 2 s (503 naming which does not, otherwise)."""
     server: Server | None = getattr(request.app.state, "server", None)
     if server is None:
         return JSONResponse({"ok": False, "reason": "starting"}, status_code=503)
@@ -144,6 +161,14 @@ async def readyz(request: Request) -> JSONResponse:
                     extra={"event": "not_ready"})
         return JSONResponse({"ok": False, "reason": "database unreachable"},
                             status_code=503)
+    if server.cluster is not None:
+        try:
+            await asyncio.wait_for(server.cluster.ping(), READY_TIMEOUT_SECONDS)
+        except Exception as exc:
+            log.warning("readiness check failed: Redis: %s", type(exc).__name__,
+                        extra={"event": "not_ready"})
+            return JSONResponse({"ok": False, "reason": "redis unreachable"},
+                                status_code=503)
     return JSONResponse({"ok": True})
 
 

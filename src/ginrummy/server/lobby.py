@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ginrummy.bots import BOTS, parse_spec
 from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset, RulesetError
@@ -26,6 +26,9 @@ from ginrummy.server.settlement import Hooks
 from ginrummy.server.table import GameTable, Seat, table_rules
 from ginrummy.server.tablewriter import ActionObserver, TableWriter
 from ginrummy.storage import InsertTable, Repository, utcnow
+
+if TYPE_CHECKING:
+    from ginrummy.server.cluster.node import ClusterNode
 
 log = logging.getLogger("ginrummy.server.lobby")
 
@@ -55,10 +58,16 @@ class Lobby:
     """Tables by id, each driven by its :class:`TableWriter`."""
 
     def __init__(self, settings: Settings, repository: Repository,
-                 committer: GroupCommitter) -> None:
+                 committer: GroupCommitter, node: ClusterNode | None = None) -> None:
         self.settings = settings
         self.repository = repository
         self.committer = committer
+        self.node = node
+        """This process in a cluster (docs/cluster.md): only the tables it owns are loaded
+        here; ``None``: one process, every table is this one's."""
+        if node is not None:
+            node.handlers["join"] = self._answer_join
+            node.handlers["describe"] = self._answer_describe
         self.writers: dict[str, TableWriter] = {}
         self.table_quota = KeyedLimits(settings.tables_per_address,
                                        settings.tables_window_seconds)
@@ -83,7 +92,15 @@ class Lobby:
     # ----------------------------------------------------------------- start and stop
     async def restore(self) -> int:
         """Load every unfinished table (and recently finished ones, for a rematch) by
-        replaying its events; returns how many were restored."""
+        replaying its events; returns how many were restored. In a cluster: take over and load
+        the live tables nobody owns (one sweep); the others are their owners'."""
+        if self.node is not None:
+            try:
+                return await self.node.sweep_once()
+            except Exception as exc:  # Redis or the database away: the next sweeps retry
+                log.warning("the first sweep failed (%s: %s); the next ones retry",
+                            type(exc).__name__, exc)
+                return 0
         since = utcnow() - timedelta(hours=self.settings.keep_over_hours)
         loop = asyncio.get_running_loop()
         stored = await loop.run_in_executor(
@@ -111,6 +128,8 @@ class Lobby:
     def _unloaded(self, writer: TableWriter) -> None:
         if self.writers.get(writer.table.id) is writer:
             del self.writers[writer.table.id]
+            if self.node is not None:  # its lease given back: another process may load it
+                self.node.released(writer.table.id)
 
     # ----------------------------------------------------------------- queries
     def get(self, table_id: str) -> TableWriter | None:
@@ -119,9 +138,46 @@ class Lobby:
 
     async def load(self, table_id: str) -> TableWriter | None:
         """A table's writer: in memory, or loaded from the database (a finished table
-        unloaded after ``unload_after_seconds``); ``None`` for an unknown table."""
+        unloaded after ``unload_after_seconds``); ``None`` for an unknown table, and in a
+        cluster for a table another process owns (see :meth:`locate`)."""
         writer = self.writers.get(table_id)
         if writer is not None or not TABLE_ID.fullmatch(table_id):
+            return writer
+        if self.node is not None:
+            try:
+                if await self._ensure(table_id) != "local":
+                    return None
+            except LobbyError:  # Redis away (logged): not loaded
+                return None
+        return await self._load_here(table_id)
+
+    async def _ensure(self, table_id: str) -> Literal["local", "remote"] | None:
+        assert self.node is not None
+        try:
+            return await self.node.ensure(table_id)
+        except Exception as exc:  # Redis away: the table's owner cannot be known
+            log.warning("table %s: its owner is unknown (%s: %s)", table_id,
+                        type(exc).__name__, exc)
+            raise LobbyError(503, "unavailable", "the server cannot reach its cluster "
+                             "(Redis); try again in a few seconds") from None
+
+    async def locate(self, table_id: str) -> Literal["local", "remote"] | None:
+        """Where a table is played: ``local`` (loaded here now), ``remote`` (another process
+        of the cluster owns it: relay to it) or ``None`` (no such table)."""
+        if table_id in self.writers:
+            return "local"
+        if not TABLE_ID.fullmatch(table_id):
+            return None
+        if self.node is None:
+            return "local" if await self.load(table_id) is not None else None
+        where = await self._ensure(table_id)
+        if where == "local":
+            return "local" if await self._load_here(table_id) is not None else None
+        return where
+
+    async def _load_here(self, table_id: str) -> TableWriter | None:
+        writer = self.writers.get(table_id)
+        if writer is not None:
             return writer
         task = self._loading.get(table_id)
         if task is None:
@@ -138,6 +194,8 @@ class Lobby:
             log.exception("table %s could not be loaded", table_id)
             return None
         if stored is None:
+            if self.node is not None:
+                self.node.broken(table_id)
             return None
         writer = self.writers.get(table_id)
         if writer is not None:
@@ -146,10 +204,21 @@ class Lobby:
             table = GameTable.from_stored(stored)
         except Exception:
             log.exception("table %s does not replay; it is left out", table_id)
+            if self.node is not None:
+                self.node.broken(table_id)
             return None
         writer = self.writers[table_id] = self._writer(table)
         await writer.start()
+        if self.node is not None:
+            await self.node.acquired(table_id)
         return writer
+
+    async def listing(self) -> list[TableEntry] | list[dict[str, Any]]:
+        """The lobby's table list: this process's :meth:`public_tables`, or in a cluster
+        every process's (as published in Redis)."""
+        if self.node is None:
+            return self.public_tables()
+        return await self.node.listing()
 
     def public_tables(self) -> list[TableEntry]:
         """Lobby entries of open public tables, newest first."""
@@ -222,6 +291,14 @@ class Lobby:
         table_id = new_table_id()
         while table_id in self.writers:
             table_id = new_table_id()
+        if self.node is not None:  # its lease first: the insert is fenced by its token
+            try:
+                while await self.node.keeper.acquire(table_id) is None:
+                    table_id = new_table_id()
+            except Exception as exc:
+                log.warning("no lease for a new table (%s: %s)", type(exc).__name__, exc)
+                raise LobbyError(503, "unavailable", "the server cannot reach its cluster "
+                                 "(Redis); try again in a few seconds") from None
         table = GameTable(table_id, name, rules.name, table_rules(rules), body.public,
                           None if invite is None else secret_hash(invite),
                           round(clock * 1000), pool, seats, buy_in=body.buy_in)
@@ -232,21 +309,95 @@ class Lobby:
         except ValueError as exc:
             raise LobbyError(400, "bad_request", str(exc)) from None
         try:
-            await self.committer.commit([InsertTable(table.to_stored()), *seated])
+            await self.committer.commit([InsertTable(table.to_stored()), *seated], table_id)
         except CommitFailed as exc:
+            if self.node is not None:
+                self.node.released(table_id)
             raise LobbyError(503, "storage", str(exc)) from None
         writer = self._writer(table)
         self.writers[table_id] = writer
         if body.seeds:  # the first deal waits for the creator's client seed
             writer.seeding_seats.add(0)
         await writer.start()
+        if self.node is not None:
+            await self.node.acquired(table_id)
         return {"table_id": table_id, "seat": 0, "token": token, "invite": invite,
                 "table": writer.table.entry()}
 
     async def join(self, table_id: str, body: JoinTable,
                    account: tuple[int, str] | None = None) -> dict[str, Any]:
-        """Seat a guest, or a logged-in ``account`` (id, name) under its name, at a table."""
-        await self.load(table_id)
+        """Seat a guest, or a logged-in ``account`` (id, name) under its name, at a table.
+        In a cluster, a table another process owns is joined by a request to that process
+        (over Redis; :class:`LobbyError` 503 when it does not answer within 5 s)."""
+        if await self.locate(table_id) == "remote":
+            return await self._ask_owner(table_id, "join", {
+                "table_id": table_id, "body": body.model_dump(mode="json"),
+                "account": None if account is None else list(account)})
+        return await self._join_here(table_id, body, account)
+
+    async def describe(self, table_id: str, invite: str | None,
+                       account_id: int | None) -> dict[str, Any]:
+        """A table's entry for a caller who may see it, with ``your_seat`` (the seat of
+        ``account_id``, if any); asked of the owner process when it is another."""
+        where = await self.locate(table_id)
+        if where == "remote":
+            return await self._ask_owner(table_id, "describe", {
+                "table_id": table_id, "invite": invite, "account_id": account_id})
+        writer = self.visible(table_id, invite)
+        your_seat = None if account_id is None else next(
+            (s.seat for s in writer.table.seats if s.account_id == account_id), None)
+        return {**writer.table.entry(), "your_seat": your_seat}
+
+    async def _ask_owner(self, table_id: str, method: str,
+                         args: dict[str, Any]) -> dict[str, Any]:
+        from ginrummy.server.cluster.node import OwnerUnreachable
+
+        assert self.node is not None
+        try:
+            answer = await self.node.call(table_id, method, args)
+        except OwnerUnreachable as exc:
+            raise LobbyError(503, "unavailable", f"{exc}; try again in a few seconds") \
+                from None
+        error = answer.get("error")
+        if isinstance(error, dict):
+            raise LobbyError(int(error.get("status", 500)), str(error.get("code", "internal")),
+                             str(error.get("message", "")), error.get("field"))
+        result: dict[str, Any] = answer.get("ok", {})
+        return result
+
+    async def _answer_join(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The owner's side of a join through another process."""
+        account = args.get("account")
+        return await self._answer(self._join_here(
+            str(args["table_id"]), JoinTable.model_validate(args["body"]),
+            None if account is None else (int(account[0]), str(account[1]))))
+
+    async def _answer_describe(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The owner's side of a table's entry asked through another process."""
+        table_id = str(args["table_id"])
+        if table_id not in self.writers:
+            return await self._answer(self._gone(table_id))
+        account_id = args.get("account_id")
+        return await self._answer(self.describe(
+            table_id, args.get("invite"), None if account_id is None else int(account_id)))
+
+    @staticmethod
+    async def _gone(table_id: str) -> dict[str, Any]:
+        raise LobbyError(503, "unavailable", f"table {table_id} is moving to another server "
+                         "process; try again in a few seconds")
+
+    @staticmethod
+    async def _answer(work: Any) -> dict[str, Any]:
+        try:
+            return {"ok": await work}
+        except LobbyError as exc:
+            return {"error": {"status": exc.status, "code": exc.code, "message": str(exc),
+                              "field": exc.field}}
+
+    async def _join_here(self, table_id: str, body: JoinTable,
+                         account: tuple[int, str] | None) -> dict[str, Any]:
+        if await self.locate(table_id) == "remote":  # owned here no more
+            await self._gone(table_id)
         writer = self.visible(table_id, body.invite)
         nickname = account[1] if account is not None else _name(body.nickname, 24, "nickname")
         try:
@@ -262,6 +413,8 @@ class Lobby:
             raise LobbyError(exc.status, exc.code, str(exc), "seat") from None
         except ValueError as exc:
             raise LobbyError(400, "bad_request", str(exc), "seat") from None
+        if self.node is not None:
+            self.node.changed()
         return {"seat": seat, "token": token, "table": writer.table.entry()}
 
 
