@@ -110,21 +110,17 @@ async def table_socket(websocket: WebSocket) -> None:
         return
     table_id = websocket.path_params["table_id"]
     try:
-        cluster = getattr(server, "cluster", None)
-        if cluster is not None:  # several processes: the table may be owned elsewhere
+        if getattr(server, "cluster", None) is not None:  # the table may be owned elsewhere
             try:
-                where = await cluster.ensure(table_id)
-            except Exception:
-                log.exception("could not find the owner of table %s", table_id)
+                where = await lobby.locate(table_id)  # loaded here when "local"
+            except Exception as exc:  # Redis away: the owner is unknown for now
+                log.warning("table %s: no owner found (%s)", table_id, type(exc).__name__)
                 await websocket.close(code=Close.RESTARTING, reason="try again")
                 return
             if where == "remote":
                 from ginrummy.server.cluster.bridge import bridge_of
                 bridge = await bridge_of(server)
                 await bridge.edge.serve(websocket, table_id, address, origin)
-                return
-            if where is None:
-                await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
                 return
         writer = await lobby.load(table_id)
         if writer is None:

@@ -1,7 +1,7 @@
 """WebSocket clients of a table another process owns (cluster/bridge.py): real servers (an
-owner and one or two edges, each uvicorn in a thread with its own database and event loop)
-talking over the machine's Redis; each process's cluster node is a small stand-in with real
-leases, so what the edge learns of the owner comes from Redis only."""
+owner and one or two edges, each uvicorn in a thread with its own event loop and cluster
+node) sharing one PostgreSQL schema and the machine's Redis; what an edge learns of the
+owner comes from Redis only."""
 
 from __future__ import annotations
 
@@ -14,90 +14,59 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster_helpers import redis_client
+from cluster_helpers import REDIS_URL
 from server_helpers import Client, LiveServer, check_frames, live_server, open_socket
+from test_cluster_node import next_mover, until
 from test_play import play_one_hand
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from ginrummy.server.cluster.bridge import Bridge, bridge_of
-from ginrummy.server.cluster.lease import Lease, LeaseKeeper, LeaseStore, make_owner_id
+from ginrummy.server.cluster.node import ClusterNode
 from ginrummy.server.cluster.relay import OUTBOX, Envelope, Relay
-
-
-class StandInNode:
-    """The part of a cluster node the bridge uses, with real leases (no renewal: a minute's
-    ttl outlasts a test)."""
-
-    def __init__(self, prefix: str) -> None:
-        self.redis = redis_client()
-        self.owner = make_owner_id()
-        self.relay = Relay(self.redis, self.owner, prefix)
-        self.leases = LeaseKeeper(LeaseStore(self.redis, self.owner, prefix), self._lost,
-                                  ttl_ms=60_000)
-        self.on_acquired: list[Any] = []
-        self.on_released: list[Any] = []
-
-    async def _lost(self, _lease: Lease) -> None:
-        return None
-
-    async def ensure(self, table_id: str) -> str | None:
-        if self.owns(table_id):
-            return "local"
-        return "remote" if await self.leases.store.holder(table_id) is not None else None
-
-    def owns(self, table_id: str) -> bool:
-        return table_id in self.leases.leases
-
-    async def acquire(self, table_id: str) -> None:
-        assert await self.leases.acquire(table_id) is not None
-        for hook in self.on_acquired:
-            await hook(table_id)
-
-    async def release(self, table_id: str) -> None:
-        await self.leases.release(table_id)
-        for hook in self.on_released:
-            await hook(table_id)
+from pg_helpers import pg_schema, schema_url
 
 
 @dataclass
 class Process:
-    """A running server with its stand-in node and bridge."""
+    """A running server that is a member of the cluster, with its bridge."""
 
     live: LiveServer
-    node: StandInNode
+    node: ClusterNode
     bridge: Bridge
 
     def run(self, coro: Coroutine[Any, Any, Any], timeout: float = 30) -> Any:
         """Run a coroutine in the server's event loop and wait for its result."""
-        loop = self.live.app.state.server.committer._task.get_loop()
-        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout)
+        assert self.node.loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self.node.loop).result(timeout)
 
 
 @contextlib.contextmanager
-def process(tmp_path: Path, name: str, prefix: str, **settings: Any) -> Iterator[Process]:
-    """A server process of a cluster (its own SQLite database: only the owner's has the
-    tables)."""
+def process(tmp_path: Path, name: str, db: str, prefix: str,
+            **settings: Any) -> Iterator[Process]:
+    """A server process of the cluster on ``db`` and ``prefix`` (short leases and sweeps)."""
     folder = tmp_path / name
     folder.mkdir()
-    with live_server(folder, **settings) as live:
+    values: dict[str, Any] = dict(db=db, redis=REDIS_URL, redis_prefix=prefix,
+                                  lease_ttl_ms=3000, sweep_seconds=0.2,
+                                  lobby_publish_seconds=0.5)
+    values.update(settings)
+    with live_server(folder, **values) as live:
         server = live.app.state.server
-        loop = server.committer._task.get_loop()
+        node = server.cluster
+        assert isinstance(node, ClusterNode) and node.loop is not None
 
-        async def start() -> tuple[StandInNode, Bridge]:
-            node = StandInNode(prefix)
-            server.cluster = node
-            return node, await bridge_of(server)
+        async def start() -> Bridge:
+            return await bridge_of(server)  # the one app.py installed, if it did
 
-        node, bridge = asyncio.run_coroutine_threadsafe(start(), loop).result(30)
-        proc = Process(live, node, bridge)
-        try:
-            yield proc
-        finally:
-            async def stop() -> None:
-                await bridge.close()
-                await node.redis.aclose()
+        bridge = asyncio.run_coroutine_threadsafe(start(), node.loop).result(30)
+        yield Process(live, node, bridge)
 
-            proc.run(stop())
+
+@pytest.fixture
+def db() -> Iterator[str]:
+    """The URL of a fresh PostgreSQL schema the processes of a test share."""
+    with pg_schema("bridge") as schema:
+        yield schema_url(schema)
 
 
 def owned_table(owner: Process) -> tuple[str, str, str]:
@@ -105,7 +74,7 @@ def owned_table(owner: Process) -> tuple[str, str, str]:
     created = owner.live.create(nickname="Ann")
     table_id = created["table_id"]
     joined = owner.live.join(table_id, nickname="Bob")
-    owner.run(owner.node.acquire(table_id))
+    assert owner.node.owns(table_id)
     return table_id, created["token"], joined["token"]
 
 
@@ -124,9 +93,10 @@ def state_versions(client: Client) -> list[int]:
 
 
 @pytest.fixture
-def pair(tmp_path: Path, prefix: str) -> Iterator[tuple[Process, Process]]:
+def pair(tmp_path: Path, db: str, prefix: str) -> Iterator[tuple[Process, Process]]:
     """An owner process and an edge process."""
-    with process(tmp_path, "owner", prefix) as owner, process(tmp_path, "edge", prefix) as edge:
+    with process(tmp_path, "owner", db, prefix) as owner, \
+            process(tmp_path, "edge", db, prefix) as edge:
         yield owner, edge
 
 
@@ -148,8 +118,7 @@ def test_a_relayed_client_gets_welcome_and_state_and_its_action_is_acknowledged(
     assert answer["version"] == state["version"] + 1
     stored = owner.live.stored_table(table_id)
     assert stored.version == state["version"] + 1  # played and committed by the owner
-    assert edge.live.stored_table(table_id) is None  # the edge's database has no such table
-    assert not edge.live.lobby.writers  # nor its memory
+    assert table_id not in edge.live.lobby.writers  # the edge does not play it
     assert len(owner.bridge.owner.sessions[table_id]) == 2
     mover.send({"type": "ping"})
     assert mover.wait(lambda m: m["type"] == "pong")["type"] == "pong"
@@ -204,47 +173,65 @@ def test_a_relayed_client_and_a_local_client_play_the_same_table(
     assert check_frames(owner.live, table_id, bob.frames, 1) >= sent
 
 
-def test_a_released_table_closes_its_relayed_clients_with_1012(
+def test_an_unloaded_table_closes_its_relayed_clients_with_1012_and_they_come_back(
         pair: tuple[Process, Process]) -> None:
     owner, edge = pair
     table_id, ann_token, _bob = owned_table(owner)
     ann = Client.open(edge.live, table_id, ann_token)
-    owner.run(owner.node.release(table_id))
+    version = ann.state["version"]
+
+    async def unload() -> None:  # the node's own path when a lease is lost (on_released)
+        owner.node.unload(table_id, "the table moved to another server process: reconnect")
+
+    owner.run(unload())
     assert close_code(ann) == 1012
-    assert owner.bridge.owner.sessions.get(table_id, {}) == {}
-    # the edge forgets the socket, and nobody holds the table's lease any more
-    assert edge.run(edge.node.ensure(table_id)) is None
+    until(lambda: not owner.bridge.owner.sessions.get(table_id), what="sessions closed")
+    # the client reconnects (at once, the web client: 1012 is not final) and lands where the
+    # table is played now: the edge took it over when its owner let it go
+    again = Client.open(edge.live, table_id, ann_token)
+    assert again.state["version"] >= version and again.state["seat"] == 0
+    assert edge.node.owns(table_id) and table_id in edge.live.lobby.writers
 
 
-def test_a_dead_owner_sends_its_relayed_clients_to_reconnect(
-        tmp_path: Path, prefix: str) -> None:
-    with process(tmp_path, "owner", prefix) as owner, process(tmp_path, "edge", prefix) as edge:
+def test_a_dead_owner_sends_its_relayed_clients_to_the_new_owner(
+        tmp_path: Path, db: str, prefix: str) -> None:
+    with process(tmp_path, "owner", db, prefix) as owner, \
+            process(tmp_path, "edge", db, prefix) as edge:
         edge.bridge.edge.check_seconds = 0.2
-        table_id, ann_token, _bob = owned_table(owner)
+        table_id, ann_token, bob_token = owned_table(owner)
         ann = Client.open(edge.live, table_id, ann_token)
-        # the owner stops without a word (no on_released): its lease goes to another process
-        owner.run(owner.bridge.owner._subscription.leave(table_id, "in"))
-        owner.node.leases.leases.pop(table_id)
+        bob = Client.open(edge.live, table_id, bob_token)
 
-        async def expire_and_take() -> None:
-            await owner.node.redis.delete(owner.node.leases.store.key(table_id, "lease"))
-            heir = LeaseStore(owner.node.redis, "heir", owner.node.relay.prefix)
-            assert await heir.acquire(table_id, 60_000) is not None
+        async def die() -> None:  # it stops renewing, sweeping and listening, silently
+            await owner.node.stop_background()
+            await owner.node.keeper.stop()
+            await owner.bridge.owner._subscription.leave(table_id, "in")
+            await owner.node.redis.delete(owner.node.leases.key(table_id, "lease"))
 
-        owner.run(expire_and_take())
-        assert close_code(ann) == 1012
+        owner.run(die())
+        assert close_code(ann) == 1012  # the edge saw the lease go and took the table over
+        assert close_code(bob) == 1012
+        assert edge.node.owns(table_id)
+        clients = [Client.open(edge.live, table_id, token) for token in (ann_token, bob_token)]
+        mover = next_mover(clients)
+        state = mover.state
+        mover.send({"type": "action", "id": "n1", "version": state["version"],
+                    "action": state["legal"][0]})
+        answer = mover.answer()
+        assert answer["type"] == "state" and answer["ack"] == "n1"
+        assert edge.live.stored_table(table_id).version == state["version"] + 1
 
 
 def test_a_seat_view_reaches_only_its_connection_and_other_edges_drop_it(
-        tmp_path: Path, prefix: str) -> None:
-    with process(tmp_path, "owner", prefix) as owner, \
-            process(tmp_path, "edge_a", prefix) as edge_a, \
-            process(tmp_path, "edge_b", prefix) as edge_b:
+        tmp_path: Path, db: str, prefix: str) -> None:
+    with process(tmp_path, "owner", db, prefix) as owner, \
+            process(tmp_path, "edge_a", db, prefix) as edge_a, \
+            process(tmp_path, "edge_b", db, prefix) as edge_b:
         table_id, ann_token, bob_token = owned_table(owner)
         seen: list[Envelope] = []
 
         async def spy() -> None:  # every envelope of the table's outbox, as Redis carries it
-            subscription = Relay(owner.node.redis, "spy", owner.node.relay.prefix).subscribe()
+            subscription = Relay(edge_b.node.redis, "spy", prefix).subscribe()
             await subscription.listen(table_id, OUTBOX)
             try:
                 while True:
@@ -295,9 +282,10 @@ async def _cancel(task: asyncio.Task[None]) -> None:
         await task
 
 
-def test_frames_over_the_size_limit_close_at_the_edge(tmp_path: Path, prefix: str) -> None:
-    with process(tmp_path, "owner", prefix) as owner, \
-            process(tmp_path, "edge", prefix, frame_limit=4096) as edge:
+def test_frames_over_the_size_limit_close_at_the_edge(
+        tmp_path: Path, db: str, prefix: str) -> None:
+    with process(tmp_path, "owner", db, prefix) as owner, \
+            process(tmp_path, "edge", db, prefix, frame_limit=4096) as edge:
         table_id, ann_token, _bob = owned_table(owner)
         ann = Client.open(edge.live, table_id, ann_token)
         ann.send({"type": "chat", "text": "x" * 5000})

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ginrummy.server.cluster.lease import Holder
+from ginrummy.server.cluster.lease import Holder, Lease
 from ginrummy.server.cluster.relay import (
     CLOSE,
     CLOSED,
@@ -72,6 +72,9 @@ class Node(Protocol):
     owner: str
     relay: Relay
     leases: Any
+    """The lease store (``holder(table_id)``)."""
+    keeper: Any
+    """The keeper of this process's leases (``leases``: table id to :class:`Lease`)."""
     on_acquired: list[Hook]
     on_released: list[Hook]
 
@@ -85,17 +88,15 @@ class Node(Protocol):
 
 
 async def holder_of(node: Node, table_id: str) -> Holder | None:
-    """Who holds a table's lease now (``node.leases``: a ``LeaseKeeper`` or ``LeaseStore``)."""
-    store = getattr(node.leases, "store", node.leases)
-    holder: Holder | None = await store.holder(table_id)
+    """Who holds a table's lease now."""
+    holder: Holder | None = await node.leases.holder(table_id)
     return holder
 
 
 def token_of(node: Node, table_id: str) -> int:
     """This process's lease token of a table (0 if it holds none)."""
-    leases = getattr(node.leases, "leases", None)
-    lease = leases.get(table_id) if isinstance(leases, dict) else None
-    return int(lease.token) if lease is not None else 0
+    lease: Lease | None = node.keeper.leases.get(table_id)
+    return 0 if lease is None else lease.token
 
 
 def close_frame(code: int, reason: str) -> str:
@@ -336,9 +337,13 @@ class OwnerSide:
                                     connection=connection, kind=CLOSE)
 
     async def close(self) -> None:
-        """Close every relayed connection (1012) and stop listening."""
+        """Close every relayed connection (1012), let the sessions send their close (2 s at
+        most), and stop listening."""
         for table_id in list(self.tables):
             await self.released(table_id)
+        running = list(self._tasks.running)
+        if running:
+            await asyncio.wait(running, timeout=2.5)
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -363,9 +368,9 @@ class _EdgeLink:
 class EdgeSide:
     """The sockets this process holds for tables owned elsewhere."""
 
-    SEND_ATTEMPTS = 5
-    """Tries of an envelope nobody received (an owner just acquiring the table may not
-    listen yet), 0.2 s apart, before the client is sent to reconnect."""
+    SEND_ATTEMPTS = 10
+    """Tries of an envelope nobody received (an owner still loading the table it just
+    acquired does not listen yet), 0.2 s apart, before the client is sent to reconnect."""
 
     def __init__(self, node: Node, lobby: Lobby, settings: Settings,
                  check_seconds: float = 2.0) -> None:
@@ -429,13 +434,14 @@ class EdgeSide:
         return False
 
     async def _moved(self, link: _EdgeLink) -> None:
-        """The owner changed or is gone: look for (or become) the owner, then close the
-        client's socket with 1012 so that it reconnects at once."""
+        """The owner changed or is gone: look for (or become, and load) the owner, then close
+        the client's socket with 1012 so that it reconnects at once (the web client does,
+        without a reload: 1012 is not one of its final close codes)."""
         if link.moving:
             return
         link.moving = True
         try:
-            await self.node.ensure(link.table_id)
+            await self.lobby.locate(link.table_id)
         except Exception:
             log.exception("could not find the new owner of table %s", link.table_id)
         link.conn.close(Close.RESTARTING, MOVED)
