@@ -569,40 +569,42 @@ class SeatPlayer:
 
 
 # ---------------------------------------------------------------------- the database
-def stored_events(db: str, table_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    """Every stored event of these tables, by table, in version order: version, kind, seat,
-    source, client id and time."""
-    from sqlalchemy import select
+class Database:
+    """Reads of the cluster's database for the checks (one engine, kept open)."""
 
-    from ginrummy.storage import open_engine
-    from ginrummy.storage.repository import EVENTS
+    def __init__(self, url: str) -> None:
+        from ginrummy.storage import open_engine
 
-    engine = open_engine(db)
-    found: dict[str, list[dict[str, Any]]] = {t: [] for t in table_ids}
-    try:
-        with engine.connect() as conn:
+        self.engine = open_engine(url)
+
+    def close(self) -> None:
+        """Close the engine's connections."""
+        self.engine.dispose()
+
+    def events(self, table_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """Every stored event of these tables, by table, in version order: version, kind,
+        seat, source, client id and time."""
+        from sqlalchemy import select
+
+        from ginrummy.storage.repository import EVENTS
+
+        found: dict[str, list[dict[str, Any]]] = {t: [] for t in table_ids}
+        with self.engine.connect() as conn:
             query = (select(EVENTS.c.table_id, EVENTS.c.version, EVENTS.c.kind, EVENTS.c.seat,
                             EVENTS.c.source, EVENTS.c.client_id, EVENTS.c.at)
                      .where(EVENTS.c.table_id.in_(list(table_ids)))
                      .order_by(EVENTS.c.table_id, EVENTS.c.version))
             for row in conn.execute(query):
                 found[str(row.table_id)].append(dict(row._mapping))
-    finally:
-        engine.dispose()
-    return found
+        return found
 
+    def rows(self, table_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The ``game_tables`` row (status, version) and the ``table_owners`` row (token,
+        owner) of each table."""
+        from sqlalchemy import text
 
-def table_rows(db: str, table_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The ``game_tables`` row (status, version) and the ``table_owners`` row (token, owner)
-    of each table."""
-    from sqlalchemy import text
-
-    from ginrummy.storage import open_engine
-
-    engine = open_engine(db)
-    rows: dict[str, dict[str, Any]] = {}
-    try:
-        with engine.connect() as conn:
+        rows: dict[str, dict[str, Any]] = {}
+        with self.engine.connect() as conn:
             for table_id in table_ids:
                 row = conn.execute(text("SELECT status, version FROM game_tables WHERE id = :t"),
                                    {"t": table_id}).one()
@@ -611,6 +613,22 @@ def table_rows(db: str, table_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
                 rows[table_id] = {"status": row.status, "version": row.version,
                                   "token": None if owner is None else owner.token,
                                   "owner": None if owner is None else owner.owner}
+        return rows
+
+
+def stored_events(db: str, table_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """:meth:`Database.events` on a database opened for the call."""
+    database = Database(db)
+    try:
+        return database.events(table_ids)
     finally:
-        engine.dispose()
-    return rows
+        database.close()
+
+
+def table_rows(db: str, table_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """:meth:`Database.rows` on a database opened for the call."""
+    database = Database(db)
+    try:
+        return database.rows(table_ids)
+    finally:
+        database.close()

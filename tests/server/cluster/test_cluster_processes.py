@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ import websockets
 from cluster_helpers import REDIS_URL
 from procs import (
     Cluster,
+    Database,
     SeatPlayer,
     cluster_missing,
     open_table,
@@ -77,7 +79,8 @@ def seats_for(cluster: Cluster, table_id: str, tokens: dict[int, str], at: tuple
 
 def check_stored(db: str, players: list[SeatPlayer]) -> dict[str, list[dict[str, Any]]]:
     """Every acknowledged action is stored once, at the version its ack named; every human
-    action stored was sent by one of ``players``. The stored events by table."""
+    action stored was sent by one of ``players``; no version is missing but the seed
+    commits before the deals. The stored events by table."""
     tables = sorted({p.table_id for p in players})
     events = stored_events(db, tables)
     for table_id in tables:
@@ -93,9 +96,12 @@ def check_stored(db: str, players: list[SeatPlayer]) -> dict[str, list[dict[str,
         sent = {f"{p.prefix}{n}" for p in ours for n in range(1, p.counter + 1)}
         strangers = set(versions) - sent
         assert not strangers, f"{table_id}: stored actions nobody sent: {strangers}"
-        numbers = [e["version"] for e in events[table_id]]
-        assert numbers == list(range(numbers[0], numbers[0] + len(numbers))), \
-            f"{table_id}: versions with a gap: {numbers}"
+        # the only versions without an event are the fair deals' seed commits, each just
+        # before its deal (docs/protocol.md, "Fair deals")
+        kinds = {e["version"]: e["kind"] for e in events[table_id]}
+        gaps = [v for v in range(min(kinds), max(kinds)) if v not in kinds]
+        assert all(kinds.get(v + 1) == "deal" for v in gaps), \
+            f"{table_id}: versions missing not before a deal: {gaps} ({kinds})"
     return events
 
 
@@ -156,6 +162,8 @@ def test_clients_at_different_processes_play_one_table(cluster: Cluster) -> None
 
 # ---------------------------------------------------------------------- SIGKILL of the owner
 KILLS = 20
+"""SIGKILLs of a table's owner while its hand runs (a kill that lands after the hand ended
+does not count, and another follows)."""
 LIVE_TABLES = 3
 
 
@@ -165,6 +173,8 @@ def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Clu
     tasks: list[asyncio.Task[None]] = []
     takeovers: list[float] = []
     resumed: list[float] = []
+    late: list[str] = []
+    database = Database(cluster.db)
 
     async def open_one(index: int) -> list[SeatPlayer]:
         at = index % 3
@@ -172,26 +182,31 @@ def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Clu
                                                    options=SINGLE_HAND)
         seats = seats_for(cluster, table_id, tokens, (at, (at + 1) % 3), seed=index,
                           ack_timeout=8.0)
-        for seat in seats:
-            players.append(seat)
-            tasks.append(asyncio.create_task(seat.run()))
+        players.extend(seats)
+        tasks.extend(asyncio.create_task(seat.run()) for seat in seats)
         return seats
 
-    async def lease_after(table_id: str, old_token: int, since: float) -> float:
-        """Seconds from ``since`` until a running process holds a newer lease."""
+    async def new_owner(table_id: str, old_token: int, since: float) -> float | None:
+        """Seconds from ``since`` until a running process holds a newer lease; ``None``
+        when the table turned out to be over (nothing to take over)."""
         while True:
             lease = await asyncio.to_thread(cluster.lease, table_id)
             if lease is not None and lease[0] > old_token \
                     and cluster.index_of_pid(lease[1]) is not None:
                 return time.monotonic() - since
+            row = (await asyncio.to_thread(database.rows, [table_id]))[table_id]
+            if row["status"] != "playing":
+                return None
             if time.monotonic() - since > 30:
-                raise AssertionError(f"{table_id}: no new owner 30 s after the kill")
+                raise AssertionError(f"{table_id}: no new owner 30 s after the kill "
+                                     f"(stored: {row}, lease {lease})")
             await asyncio.sleep(0.02)
 
-    async def acked_after(seats: list[SeatPlayer], since: float) -> float:
+    async def acked_after(seats: list[SeatPlayer], since: float) -> float | None:
+        """Seconds from ``since`` to the table's next acknowledgement (``None``: over)."""
         while not any(s.last_ack_at > since for s in seats):
             if all(s.finished.is_set() for s in seats):
-                break
+                return None
             if time.monotonic() - since > 40:
                 raise AssertionError("no acknowledgement 40 s after the kill\n"
                                      + describe(seats))
@@ -201,11 +216,10 @@ def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Clu
     async def run() -> None:
         opened = 0
         tables: dict[str, list[SeatPlayer]] = {}
-        for _ in range(LIVE_TABLES):
-            seats = await open_one(opened)
-            tables[seats[0].table_id] = seats
-            opened += 1
-        for kill in range(KILLS):
+        attempts = 0
+        while len(takeovers) < KILLS:
+            attempts += 1
+            assert attempts <= 3 * KILLS, f"only {len(takeovers)} kills landed mid-hand"
             live = {t: s for t, s in tables.items() if not s[0].finished.is_set()}
             while len(live) < LIVE_TABLES:
                 seats = await open_one(opened)
@@ -216,33 +230,43 @@ def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Clu
             await seats[0].wait_version(3, 30)  # mid-hand: dealt, a move or more made
             await asyncio.sleep(rng.uniform(0.05, 1.0))  # a random moment of the hand
             lease = await asyncio.to_thread(cluster.lease, table_id)
-            assert lease is not None, f"{table_id} has no lease before kill {kill + 1}"
+            assert lease is not None, f"{table_id} has no lease before kill {attempts}"
             victim = cluster.index_of_pid(lease[1])
             assert victim is not None, f"{table_id}'s lease names pid {lease[1]}, not ours"
             since = time.monotonic()
             await asyncio.to_thread(cluster.kill, victim)
             restart = asyncio.create_task(asyncio.to_thread(cluster.start, victim))
-            takeover = await lease_after(table_id, lease[0], since)
-            if not seats[0].finished.is_set():
-                resumed.append(await acked_after(seats, since))
-            takeovers.append(takeover)
+            takeover = await new_owner(table_id, lease[0], since)
+            if takeover is None:
+                late.append(table_id)
+            else:
+                takeovers.append(takeover)
+                print(f"kill {len(takeovers)}: process {victim}, table {table_id} at "
+                      f"version {seats[0].version}: new lease after {takeover:.2f} s")
+                again = await acked_after(seats, since)
+                if again is not None:
+                    resumed.append(again)
             await restart  # three processes run again before the next kill
         await finish(players, tasks, 180)
 
-    asyncio.run(run())
-    table_ids = sorted({p.table_id for p in players})
-    print(f"{KILLS} kills over {len(table_ids)} tables\n"
-          f"takeover (s from SIGKILL to a new lease): "
-          f"{', '.join(f'{t:.2f}' for t in takeovers)}\n"
-          f"  min {min(takeovers):.2f}, median {sorted(takeovers)[len(takeovers) // 2]:.2f}, "
-          f"max {max(takeovers):.2f}\n"
-          f"first ack after the kill (s): {', '.join(f'{t:.2f}' for t in resumed)}\n"
-          + describe(players))
-    assert len(takeovers) == KILLS
-    assert max(takeovers) < TAKEOVER_LIMIT, f"a takeover took {max(takeovers):.2f} s"
-    assert all(p.finished.is_set() for p in players)
-    check_stored(cluster.db, players)
-    rows = table_rows(cluster.db, table_ids)
+    try:
+        asyncio.run(run())
+        table_ids = sorted({p.table_id for p in players})
+        print(f"{len(takeovers)} kills mid-hand ({len(late)} more after a hand's end) over "
+              f"{len(table_ids)} tables\n"
+              f"takeover (s from SIGKILL to a new lease): "
+              f"{', '.join(f'{t:.2f}' for t in takeovers)}\n"
+              f"  min {min(takeovers):.2f}, median {median(takeovers):.2f}, "
+              f"max {max(takeovers):.2f}\n"
+              f"first ack after the kill (s): {', '.join(f'{t:.2f}' for t in resumed)}\n"
+              + describe(players))
+        assert len(takeovers) == KILLS
+        assert max(takeovers) < TAKEOVER_LIMIT, f"a takeover took {max(takeovers):.2f} s"
+        assert all(p.finished.is_set() for p in players)
+        check_stored(cluster.db, players)
+        rows = database.rows(table_ids)
+    finally:
+        database.close()
     assert all(r["status"] == "over" for r in rows.values()), rows
     assert sum(len(p.stats.acked) for p in players) > 5 * len(table_ids)
     assert sum(p.stats.drops for p in players) >= KILLS // 2, "the kills dropped no socket"
@@ -279,7 +303,9 @@ def test_an_owner_that_lost_its_lease_cannot_commit(cluster: Cluster) -> None:
             await ws.send(json.dumps({"type": "hello", "protocol": 2,
                                       "token": tokens[mover]}))
             first = json.loads(await asyncio.wait_for(ws.recv(), 10))
-            assert first["type"] == "state" and first["version"] == version, first
+            while first["type"] != "state":  # a welcome first
+                first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert first["version"] == version, first
             action = first["legal"][0]
             since = time.monotonic()
             cluster.signal(stale_owner, signal.SIGSTOP)
@@ -325,6 +351,11 @@ def test_an_owner_that_lost_its_lease_cannot_commit(cluster: Cluster) -> None:
     assert outcome["new_owner"] not in (None, stale_owner)
     row = table_rows(cluster.db, [table_id])[table_id]
     assert row["status"] == "over" and row["token"] > old[0]
+    # the old owner knew it had lost the table: its write refused by the token check
+    # ("fenced out"), or its lease found gone first ("lease lost"); either way no commit
+    log = cluster.tail(stale_owner, 200_000)
+    assert f"fenced out of table {table_id}" in log or "lease lost" in log, \
+        "the old owner's log says neither that its write was fenced out nor its lease lost"
 
 
 async def quiet(players: list[SeatPlayer], settle: float = 0.5, timeout: float = 20) -> None:
