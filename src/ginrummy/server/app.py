@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -72,7 +72,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         engine = open_engine(settings.db, settings.sqlite_synchronous,
                              background_checkpoint=True)
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, migrate, engine)
+        await loop.run_in_executor(None, migrate_once, engine)
         checkpointer = Checkpointer(engine) if Checkpointer.wanted(engine) else None
         if checkpointer is not None:
             checkpointer.start()
@@ -144,6 +144,24 @@ async def healthz(_request: Request) -> JSONResponse:
 
 
 READY_TIMEOUT_SECONDS = 2.0
+MIGRATION_LOCK = 0x67696E72756D6D79 % 2**63
+"""The PostgreSQL advisory lock held while a process migrates the schema."""
+
+
+def migrate_once(engine: Engine) -> None:
+    """Migrate the schema; on PostgreSQL under an advisory lock, so that processes started
+    together (``serve --workers N``, a cluster) migrate one after the other (the later ones
+    find the schema at its head) instead of racing to create the same tables."""
+    if engine.dialect.name != "postgresql":
+        migrate(engine)
+        return
+    with engine.connect() as conn:
+        conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+        try:
+            migrate(engine)
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+            conn.commit()
 
 
 async def readyz(request: Request) -> JSONResponse:

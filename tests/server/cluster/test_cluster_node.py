@@ -140,9 +140,8 @@ def test_graceful_stop_hands_the_tables_over_at_once(tmp_path: Path, prefix: str
                 assert all(node_of(a).owns(t) for t in ids)
                 assert not any(node_of(b).owns(t) for t in ids)
             # A's leases (60 s) were released at its stop, not left to expire
-            until(lambda: all(node_of(b).owns(t) for t in ids), timeout=10,
-                  what="B owns every table of A")
-            assert all(t in b.lobby.writers for t in ids)
+            until(lambda: all(node_of(b).owns(t) and t in b.lobby.writers for t in ids),
+                  timeout=10, what="B owns and plays every table of A")
 
 
 def test_a_commit_of_a_table_whose_lease_was_lost_fails_and_stores_nothing(
@@ -221,3 +220,84 @@ def test_serve_refuses_workers_without_redis_and_postgresql(
         argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def children_of(pid: int) -> list[int]:
+    """The pids of a process's children (Linux)."""
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+@pytest.mark.slow
+def test_serve_workers_runs_n_members_on_one_port_and_stops_them(prefix: str) -> None:
+    if not Path("/proc/self/task").exists():
+        pytest.skip("reads the process tree from /proc (Linux)")
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    with pg_schema("workers") as schema:
+        port = closed_port()
+        env = {**os.environ, "GINRUMMY_REDIS_PREFIX": prefix, "GINRUMMY_SWEEP_SECONDS": "0.2"}
+        command = [sys.executable, "-c", "import sys; from ginrummy.cli.main import main; "
+                   "sys.exit(main(sys.argv[1:]))", "serve", "--port", str(port),
+                   "--db", schema_url(schema), "--redis", REDIS_URL, "--workers", "2",
+                   "--log-level", "warning"]
+        parent = subprocess.Popen(command, env=env)
+        try:
+            base = f"http://127.0.0.1:{port}"
+
+            def ready() -> bool:
+                with contextlib.suppress(httpx.HTTPError):
+                    return httpx.get(f"{base}/readyz", timeout=5,
+                                     trust_env=False).status_code == 200
+                return False
+
+            until(lambda: len(children_of(parent.pid)) == 2 and ready(), timeout=60,
+                  what="two server processes answer on the port")
+            workers = children_of(parent.pid)
+            with httpx.Client(base_url=base, trust_env=False, timeout=30,
+                              headers={"Origin": base}) as client:
+                ids = []
+                for _ in range(6):  # new connections: the kernel spreads them
+                    with httpx.Client(base_url=base, trust_env=False, timeout=30,
+                                      headers={"Origin": base}) as fresh:
+                        answer = fresh.post("/api/tables", json={"nickname": "Ann"})
+                    assert answer.status_code == 201, answer.text
+                    ids.append(answer.json()["table_id"])
+                until(lambda: set(ids) <= {e["id"] for e in client.get("/api/tables")
+                                           .json()["tables"]}, what="every table listed")
+
+            async def read_holders() -> dict[str, str]:
+                redis = redis_client()
+                try:
+                    store = LeaseStore(redis, "reader@test:1", prefix)
+                    return {t: h.owner for t, h in (await store.holders(ids)).items()}
+                finally:
+                    await redis.aclose()
+
+            def holders() -> dict[str, str]:
+                return asyncio.run(read_holders())
+
+            held = holders()
+            assert set(held) == set(ids)  # each table owned by one of the two workers
+            assert all(owner.endswith(tuple(f":{pid}" for pid in workers))
+                       for owner in held.values())
+            os.kill(workers[0], signal.SIGKILL)  # a dead worker is started again
+            until(lambda: len(children_of(parent.pid)) == 2
+                  and workers[0] not in children_of(parent.pid), timeout=30,
+                  what="the supervisor starts a new worker")
+            def taken_over() -> bool:
+                now = holders()
+                return set(now) == set(ids) and not any(
+                    owner.endswith(f":{workers[0]}") for owner in now.values())
+
+            until(taken_over, timeout=30, what="the dead worker's tables taken over")
+            parent.send_signal(signal.SIGTERM)
+            assert parent.wait(60) == 0
+            assert holders() == {}  # every lease released at the graceful stop
+        finally:
+            if parent.poll() is None:
+                parent.kill()
+                parent.wait()
