@@ -23,7 +23,6 @@ from web_support import (
     browser_missing,
     card_value,
     catalogue,
-    chromium,
     create_table,
     my_turn,
     new_page,
@@ -52,12 +51,6 @@ SUITS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("a11y")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def no_errors(page: Page) -> None:

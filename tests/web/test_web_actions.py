@@ -26,7 +26,6 @@ from web_support import (
     browser_missing,
     card_value,
     catalogue,
-    chromium,
     create_table,
     new_page,
     running_server,
@@ -59,12 +58,6 @@ def throttle(sent: list[float]) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("actions")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 class StateTap:

@@ -18,7 +18,6 @@ from web_support import (
     ServerProcess,
     browser_missing,
     catalogue,
-    chromium,
     create_table,
     english_patterns,
     leaks,
@@ -41,12 +40,6 @@ from playwright.sync_api import Browser, Page
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("web")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def hand_cards(page: Page) -> list[str]:

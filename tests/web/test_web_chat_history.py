@@ -5,13 +5,10 @@ page that reconnects after a server restart shows each line once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from web_support import (
     FrameRecorder,
     browser_missing,
-    chromium,
     create_table,
     new_page,
     running_server,
@@ -22,12 +19,6 @@ if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
 from playwright.sync_api import Browser, Page
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def chat_lines(page: Page) -> list[str]:

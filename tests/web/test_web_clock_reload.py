@@ -15,7 +15,6 @@ import pytest
 from web_support import (
     ServerProcess,
     browser_missing,
-    chromium,
     create_table,
     new_page,
     running_server,
@@ -39,12 +38,6 @@ CLOCK_SECONDS = 5
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("clock_reload")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def clock_lines(page: Page) -> dict[int, str]:

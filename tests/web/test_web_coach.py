@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from web_support import ServerProcess, browser_missing, chromium, new_page
+from web_support import ServerProcess, browser_missing, new_page
 
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
@@ -51,12 +51,6 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerP
         yield server, db
     finally:
         server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def test_the_replay_shows_the_coach_on_the_accounts_own_moves(

@@ -17,7 +17,6 @@ from web_support import (
     FrameRecorder,
     ServerProcess,
     browser_missing,
-    chromium,
     create_table,
     leaks,
     new_page,
@@ -41,12 +40,6 @@ from playwright.sync_api import Browser
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("fair")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def stored_record(server: ServerProcess, table_id: str) -> dict[str, Any]:

@@ -18,7 +18,6 @@ from web_support import (
     ServerProcess,
     browser_missing,
     catalogue,
-    chromium,
     new_page,
     running_server,
     wait_for_first_state,
@@ -37,12 +36,6 @@ COUNTS = [*range(0, 30), 100, 101, 102, 105, 111, 112, 122, 1000, 1_000_000, 2_0
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("i18n")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def post_json(server: ServerProcess, path: str, body: dict[str, Any]) -> Any:

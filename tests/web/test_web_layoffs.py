@@ -27,7 +27,6 @@ from web_support import (
     Page,
     ServerProcess,
     catalogue,
-    chromium,
 )
 
 from layoff_deal import (
@@ -57,12 +56,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
     finally:
         process.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def open_seat(browser: Browser, server: ServerProcess, table: str, lang: str = "en",

@@ -34,7 +34,6 @@ from web_support import (
     ServerProcess,
     browser_missing,
     card_value,
-    chromium,
     create_table,
     play_turn,
     play_until,
@@ -58,12 +57,6 @@ ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("layout")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def open_page(browser: Browser, base: str, lang: str, *,
@@ -139,16 +132,17 @@ def outside(boxes: dict[str, dict[str, float] | None], width: int, height: int) 
 
 def measure(page: Page, step: str) -> dict[str, Any]:
     """The page at its top: every measured box on screen, an action button, one or two rows.
-    (The screen is saved first, as ``<step>.png``, kept when a check fails.)"""
+    (When a check is to fail, the screen is saved first, as ``last-step.png``.)"""
     m: dict[str, Any] = page.evaluate(MEASURE_JS)
-    shot = screenshot(page, "last-step")
     problems = outside(m["named"], m["width"], m["height"])
+    if (m["scrollY"] != 0 or problems or m["buttons"] < 1 or m["pageWidth"] > m["width"]
+            or not 1 <= m["rows"] <= 2):
+        screenshot(page, "last-step")
     assert m["scrollY"] == 0, step
     assert problems == [], f"{step}: outside the {m['width']}x{m['height']} screen: {problems}"
     assert m["buttons"] >= 1, f"{step}: no action button"
     assert m["pageWidth"] <= m["width"], f"{step}: the page is {m['pageWidth']} px wide"
     assert 1 <= m["rows"] <= 2, f"{step}: the hand is in {m['rows']} rows"
-    shot.unlink()
     return m
 
 

@@ -15,7 +15,6 @@ import pytest
 from web_support import (
     ServerProcess,
     browser_missing,
-    chromium,
     create_table,
     my_turn,
     new_page,
@@ -46,12 +45,6 @@ VERSIONED_MODULE = re.compile(r"^/v/([0-9a-f]{16})/js/([\w.-]+\.js)$")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("loading")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 class Recorder:

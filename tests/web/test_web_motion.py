@@ -16,7 +16,6 @@ from web_support import (
     ServerProcess,
     browser_missing,
     catalogue,
-    chromium,
     create_table,
     my_turn,
     new_page,
@@ -66,12 +65,6 @@ def next_frame(page: Page) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("motion")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def motion_page(browser: Browser, server: ServerProcess, *, reduce: bool = False,

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from web_support import ServerProcess, browser_missing, chromium, new_page, running_server
+from web_support import ServerProcess, browser_missing, new_page, running_server
 
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
@@ -73,12 +73,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     folder: Path = tmp_path_factory.mktemp("together")
     with running_server(folder) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 @pytest.mark.parametrize("together", [False, True])

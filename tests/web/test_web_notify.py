@@ -13,7 +13,6 @@ from web_support import (
     ServerProcess,
     browser_missing,
     catalogue,
-    chromium,
     create_table,
     my_turn,
     new_page,
@@ -54,12 +53,6 @@ BADGE = "%23d21f1f"  # the red badge's colour, URL-encoded in the SVG data URL
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("notify")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def turn_title(lang: str) -> str:

@@ -21,7 +21,6 @@ from web_support import (
     ServerProcess,
     browser_missing,
     catalogue,
-    chromium,
     create_table,
     english_patterns,
     my_turn,
@@ -60,12 +59,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
     finally:
         process.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 # --------------------------------------------------------------------------- helpers

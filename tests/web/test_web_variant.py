@@ -23,7 +23,6 @@ from web_support import (
     ServerProcess,
     browser_missing,
     catalogue,
-    chromium,
     create_table,
     new_page,
     play_until,
@@ -44,12 +43,6 @@ EN = catalogue("en")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("variant")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 class StateTap:

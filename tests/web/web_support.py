@@ -7,6 +7,7 @@ The browser tests skip (saying how to install it) when Chromium or Playwright is
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -33,6 +34,7 @@ INSTALL_HINT = ("browser tests need Debian's Chromium and Playwright for Python:
 
 try:
     from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # pragma: no cover - the dev extra installs it
     sync_playwright = None  # type: ignore[assignment]
 
@@ -204,8 +206,24 @@ def await_state(page: Page) -> str:
     return str(page.get_attribute("#table-page", "data-await") or "")
 
 
+AWAIT_JS = """wanted => { const p = document.getElementById('table-page');
+    const state = p ? p.dataset.await || '' : '';
+    return wanted.includes(state) ? state : false; }"""
+
+
 def wait_for_await(pages: list[Page], wanted: set[str], timeout: float = 20.0) -> tuple[Page, str]:
-    """Wait until one of ``pages`` shows an ``data-await`` value in ``wanted``."""
+    """Wait until one of ``pages`` shows an ``data-await`` value in ``wanted``.
+
+    One page is watched inside the browser (one call, answered when the value shows);
+    several pages are polled in turn."""
+    if len(pages) == 1:
+        page = pages[0]
+        try:
+            handle = page.wait_for_function(AWAIT_JS, arg=sorted(wanted), polling=15,
+                                            timeout=timeout * 1000)
+        except PlaywrightTimeout:
+            raise AssertionError(f"no page reached {wanted}: {await_state(page)}") from None
+        return page, str(handle.json_value())
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for page in pages:
@@ -429,14 +447,17 @@ def may_match_english(lang: str, key: str) -> bool:
     return bool(ALWAYS_SAME.match(key)) or key in SAME_AS_ENGLISH.get(lang, set())
 
 
-def english_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+@functools.cache
+def english_patterns(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Regexes of the English texts a page in ``lang`` must not show (placeholders: anything).
 
     Short texts must match a whole text node; texts of eight characters or more are also found
-    inside a longer node (such as the rules summary, joined from several messages).
+    inside a longer node (such as the rules summary, joined from several messages). Built once
+    a language and process (the pages' checks ask for them once per text node: the English
+    catalogue's hundreds of regexes, compiled again each time, took minutes).
     """
     english = catalogue("en")
-    patterns = []
+    patterns: list[tuple[str, re.Pattern[str]]] = []
     for key, text in english.items():
         literal = PLACEHOLDER.sub("", text).strip()
         if may_match_english(lang, key) or len(literal) < 3:
@@ -447,4 +468,4 @@ def english_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
         # whole words: an English "1 point" is not found in a French "points"
         found_in = f"^{regex}$" if anchored else f"(?:^|\\W){regex}(?:\\W|$)"
         patterns.append((key, re.compile(found_in)))
-    return patterns
+    return tuple(patterns)
