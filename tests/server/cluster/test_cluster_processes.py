@@ -173,6 +173,8 @@ def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Clu
     tasks: list[asyncio.Task[None]] = []
     takeovers: list[float] = []
     resumed: list[float] = []
+    restarts: list[float] = []
+    """Seconds from a restart to the process's ``/readyz``."""
     late: list[str] = []
     database = Database(cluster.db)
 
@@ -213,10 +215,16 @@ def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Clu
             await asyncio.sleep(0.02)
         return time.monotonic() - since
 
+    async def start_again(index: int) -> None:
+        began = time.monotonic()
+        await asyncio.to_thread(cluster.start, index)
+        restarts.append(time.monotonic() - began)
+
     async def run() -> None:
         opened = 0
         tables: dict[str, list[SeatPlayer]] = {}
         attempts = 0
+        restart: asyncio.Task[None] | None = None
         while len(takeovers) < KILLS:
             attempts += 1
             assert attempts <= 3 * KILLS, f"only {len(takeovers)} kills landed mid-hand"
@@ -229,24 +237,28 @@ def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Clu
             seats = live[table_id]
             await seats[0].wait_version(3, 30)  # mid-hand: dealt, a move or more made
             await asyncio.sleep(rng.uniform(0.05, 1.0))  # a random moment of the hand
+            if restart is not None:
+                await restart  # three processes run at every kill
             lease = await asyncio.to_thread(cluster.lease, table_id)
             assert lease is not None, f"{table_id} has no lease before kill {attempts}"
             victim = cluster.index_of_pid(lease[1])
             assert victim is not None, f"{table_id}'s lease names pid {lease[1]}, not ours"
             since = time.monotonic()
             await asyncio.to_thread(cluster.kill, victim)
-            restart = asyncio.create_task(asyncio.to_thread(cluster.start, victim))
+            restart = asyncio.create_task(start_again(victim))
             takeover = await new_owner(table_id, lease[0], since)
             if takeover is None:
                 late.append(table_id)
             else:
                 takeovers.append(takeover)
-                print(f"kill {len(takeovers)}: process {victim}, table {table_id} at "
-                      f"version {seats[0].version}: new lease after {takeover:.2f} s")
                 again = await acked_after(seats, since)
                 if again is not None:
                     resumed.append(again)
-            await restart  # three processes run again before the next kill
+                print(f"kill {len(takeovers)}: process {victim}, table {table_id} at "
+                      f"version {seats[0].version}: new lease after {takeover:.2f} s, "
+                      f"next ack after {again or 0:.2f} s", flush=True)
+        if restart is not None:
+            await restart
         await finish(players, tasks, 180)
 
     try:
@@ -259,6 +271,7 @@ def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Clu
               f"  min {min(takeovers):.2f}, median {median(takeovers):.2f}, "
               f"max {max(takeovers):.2f}\n"
               f"first ack after the kill (s): {', '.join(f'{t:.2f}' for t in resumed)}\n"
+              f"restarted and ready after (s): {', '.join(f'{t:.1f}' for t in restarts)}\n"
               + describe(players))
         assert len(takeovers) == KILLS
         assert max(takeovers) < TAKEOVER_LIMIT, f"a takeover took {max(takeovers):.2f} s"
