@@ -89,6 +89,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
             extension.install(server)
         if node is not None:
             await node.open(lobby)
+            # the relay's owner side follows the node's tables from the first sweep on, so a
+            # client at another process reaches a table before any client connected here
+            from ginrummy.server.cluster.bridge import bridge_of
+
+            await bridge_of(server)
         app.state.server = server
         server.restored = await lobby.restore()
         if node is not None:
@@ -99,8 +104,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
         try:
             yield
         finally:
-            if node is not None:  # take no more tables
+            if node is not None:  # take no more tables; relayed clients told to reconnect
                 await node.stop_background()
+                bridge = server.extra.get("bridge")
+                close = getattr(bridge, "close", None)
+                if close is not None:
+                    await close()
             lobby.close()
             await committer.close()
             if node is not None:  # after the last commit: hand every table over

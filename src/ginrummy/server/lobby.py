@@ -304,9 +304,11 @@ class Lobby:
                           round(clock * 1000), pool, seats, buy_in=body.buy_in)
         try:  # the creator's seat hooks (a buy-in) commit with the table
             seated = self.hooks.sit(table, seats[0])
-        except SeatRefused as exc:
-            raise LobbyError(exc.status, exc.code, str(exc), "buy_in") from None
-        except ValueError as exc:
+        except (SeatRefused, ValueError) as exc:
+            if self.node is not None:  # no table: its lease given back
+                self.node.released(table_id)
+            if isinstance(exc, SeatRefused):
+                raise LobbyError(exc.status, exc.code, str(exc), "buy_in") from None
             raise LobbyError(400, "bad_request", str(exc)) from None
         try:
             await self.committer.commit([InsertTable(table.to_stored()), *seated], table_id)
