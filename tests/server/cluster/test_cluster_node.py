@@ -301,3 +301,70 @@ def test_serve_workers_runs_n_members_on_one_port_and_stops_them(prefix: str) ->
             if parent.poll() is None:
                 parent.kill()
                 parent.wait()
+
+
+def test_the_committer_fences_each_batch_once_and_isolates_a_stale_table(
+        pg_engine: Any) -> None:
+    from ginrummy.rules import Ruleset
+    from ginrummy.server.cluster import Fencer, Lease
+    from ginrummy.server.committer import GroupCommitter
+    from ginrummy.storage import InsertEvent, InsertTable, StoredEvent, StoredSeat, StoredTable
+
+    def a_table(table_id: str) -> StoredTable:
+        return StoredTable(
+            id=table_id, name="Ann's table", preset="classic",
+            rules=Ruleset.preset("classic").to_dict(), players=2, public=True,
+            invite_hash=None, clock_ms=0, pool_chips=None, status="playing", version=0,
+            seats=[StoredSeat(0, "human", "Ann"), StoredSeat(1, "bot", "Bot", "simple")])
+
+    def action(table_id: str) -> list[Any]:
+        return [InsertEvent(table_id, StoredEvent(1, "action", "move", 0)),
+                UpdateTable(table_id, {"version": 1})]
+
+    class Recording(Repository):
+        def __init__(self, engine: Any) -> None:
+            super().__init__(engine)
+            self.batches: list[list[Any]] = []
+
+        def write(self, ops: Any) -> None:
+            self.batches.append(list(ops))
+            super().write(ops)
+
+    def fence_checks(ops: list[Any]) -> int:
+        return sum(1 for op in ops if "fence_op" in getattr(getattr(op, "run", None),
+                                                            "__qualname__", ""))
+
+    repo = Recording(pg_engine)
+    leases = {t: Lease(t, "a", 5, 60_000, float("inf")) for t in ("t1", "t2", "t3")}
+
+    async def scenario() -> None:
+        committer = GroupCommitter(repo)
+        committer.fencer = Fencer(leases)
+        fenced_out: list[tuple[str, ...]] = []
+        committer.on_fenced = fenced_out.append
+        committer.start()
+        try:
+            await asyncio.gather(*(committer.commit([InsertTable(a_table(t))], t)
+                                   for t in ("t1", "t2", "t3")))
+            assert fence_checks(repo.batches[-1]) == 1  # one check for the three tables
+            claim(pg_engine, Fence("t1", 6, "b"))  # a newer owner of t1
+            repo.batches.clear()
+            results = await asyncio.gather(*(committer.commit(action(t), t)
+                                             for t in ("t1", "t2", "t3")),
+                                           return_exceptions=True)
+            assert isinstance(results[0], CommitFailed) and "fenced out" in str(results[0])
+            assert results[1:] == [None, None]
+            assert fenced_out == [("t1",)]
+            assert [fence_checks(b) for b in repo.batches] == [1, 1, 1, 1]  # batch, retries
+            del leases["t3"]  # no lease: refused before any write
+            with pytest.raises(CommitFailed, match="holds no lease"):
+                await committer.commit(action("t3"), "t3")
+            assert fenced_out[-1] == ("t3",)
+        finally:
+            await committer.close()
+
+    asyncio.run(scenario())
+    versions = {t: (s.version, len(s.events)) for t in ("t1", "t2", "t3")
+                if (s := repo.load_table(t)) is not None}
+    assert versions == {"t1": (0, 0), "t2": (1, 1), "t3": (1, 1)}
+    repo.close()

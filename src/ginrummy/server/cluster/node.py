@@ -257,9 +257,9 @@ class ClusterNode:
         await self._released(table_id)
 
     async def _released(self, table_id: str) -> None:
-        self.relay.forget(table_id)
-        if table_id in self._owned:
+        if table_id in self._owned:  # (an edge's numbering of a table it relays is kept)
             self._owned.discard(table_id)
+            self.relay.forget(table_id)
             for hook in list(self.on_released):
                 try:
                     await hook(table_id)
