@@ -361,6 +361,8 @@ class SeatStats:
     """Version -> :func:`public_part` of every state received."""
     closes: list[str] = field(default_factory=list)
     """Close codes (or connect failures) of the dropped sockets."""
+    reasons: list[str] = field(default_factory=list)
+    """The close reasons the server gave, when it gave one."""
 
 
 class SeatPlayer:
@@ -421,6 +423,7 @@ class SeatPlayer:
             except websockets.ConnectionClosed as exc:
                 code = exc.rcvd.code if exc.rcvd is not None else "none"
                 self.stats.closes.append(f"closed:{code}")
+                self.stats.reasons.append(exc.rcvd.reason if exc.rcvd is not None else "")
             finally:
                 self._ws = None
             if self._stop or self.finished.is_set():
@@ -458,6 +461,7 @@ class SeatPlayer:
                         await ws.close()
                         return
                 self.stats.closes.append(f"closed:{ws.close_code}")
+                self.stats.reasons.append(str(ws.close_reason or ""))
             finally:
                 watchdog.cancel()
 

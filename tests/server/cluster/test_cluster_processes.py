@@ -114,7 +114,8 @@ def describe(players: list[SeatPlayer]) -> str:
         f"  {p.table_id} seat {p.seat}: acked {len(p.stats.acked)}, sent {p.stats.sent}, "
         f"resent {p.stats.resent} (duplicates {p.stats.duplicates}), connects "
         f"{p.stats.connects}, ack timeouts {p.stats.ack_timeouts}, closes "
-        f"{dict(Counter(p.stats.closes))}, errors {kinds(p.stats.errors)}"
+        f"{dict(Counter(p.stats.closes))} {dict(Counter(r for r in p.stats.reasons if r))}, "
+        f"errors {kinds(p.stats.errors)}"
         for p in players)
 
 
