@@ -15,6 +15,9 @@ from ginrummy.errors import HandOverError
 from ginrummy.rules import Format, NextDealer, Ruleset
 from ginrummy.scoring import HandResult, split_pool
 
+_HAND_OVER = Phase.OVER
+"""A hand's last phase, looked up once (enum member lookups cost on hot paths)."""
+
 
 @dataclass(frozen=True)
 class MatchResult:
@@ -100,7 +103,8 @@ class Match:
     @property
     def needs_deal(self) -> bool:
         """True when the next hand should be dealt."""
-        return not self.over and (not self.hands or self.hands[-1].over)
+        hands = self.hands  # Match.over and Hand.over inlined (called on every step)
+        return self.result is None and (not hands or hands[-1].phase is _HAND_OVER)
 
     def start_hand(self, deck: Sequence[Card] | None = None) -> Hand:
         """Deal the next hand from ``deck`` or from the match's random generator."""

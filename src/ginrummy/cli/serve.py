@@ -26,6 +26,11 @@ tables (at 25%, the collections that growth started while 1,000 tables were open
 event loop 500 ms and took the load benchmark's p99 from 11 to 240-270 ms). Peak RSS
 costs one system call to read; ``gc.get_freeze_count()`` walks every frozen object (at
 300 tables, reading it every tick took p99 from 4 to 30 ms)."""
+GC_QUIET_TICKS = 3
+"""On a quiet server (the collector made no collection of its own since the last freeze), the
+young collection and the freeze run every this many ticks; the ticks between leave the few
+young objects young (neither collected nor frozen). At 10-20 tables the young collection on
+every tick cost 2% of the server's instructions (callgrind: benchmarks/callgrind_server.py)."""
 GC_GROWTH_PAUSE_SECONDS = 600.0
 """Shortest time between two full collections started by growth (a full collection pauses
 the event loop 100-300 ms at hundreds of tables; while tables are being created or restored
@@ -176,11 +181,10 @@ def freeze_survivors(every: float, collect_every: float = GC_COLLECT_SECONDS,
     9 ms: docs/benchmarks.md)."""
     collect_ticks = max(1, round(collect_every / every))
     pause_ticks = max(1, round(growth_pause / every))
-    watch = GarbageWatch()
-    gc.callbacks.append(watch.on_collection)
+    watch = GarbageWatch()  # reads the collector's totals: no callback on each collection
 
     def run() -> None:
-        ticks = 0
+        ticks = quiet = 0
         baseline = peak_rss()
         while True:
             time.sleep(every)
@@ -196,25 +200,52 @@ def freeze_survivors(every: float, collect_every: float = GC_COLLECT_SECONDS,
                 continue
             # the young collection: when cheap (no automatic collection since the last tick: a
             # few hundred objects) or when cycles are dying (one of those collections found some)
-            if watch.found or gc.get_count()[1] == 0:
+            if watch.found:
                 gc.collect(1)
                 watch.found = False
+            elif gc.get_count()[1] == 0:  # quiet: every GC_QUIET_TICKS ticks only
+                quiet += 1
+                if quiet < GC_QUIET_TICKS:
+                    continue
+                gc.collect(1)
+                watch.found = False
+            quiet = 0
             gc.freeze()
 
     threading.Thread(target=run, name="ginrummy-gc-freeze", daemon=True).start()
 
 
 class GarbageWatch:
-    """Remembers whether a collection found cyclic garbage (a ``gc.callbacks`` entry: one
-    call per collection, a few hundred a second under load)."""
+    """Whether a collection found cyclic garbage since ``found`` was last set to False: read
+    from the collector's own totals (``gc.get_stats()``) when asked, so that collections cost
+    nothing more (a ``gc.callbacks`` entry is two Python calls per collection, a few hundred a
+    second under load). :meth:`on_collection` still serves as such an entry."""
 
     def __init__(self) -> None:
-        self.found = False
+        self._flag = False
+        self._seen = _collected()
+
+    @property
+    def found(self) -> bool:
+        """True when some collection freed cyclic garbage since the last reset."""
+        return self._flag or _collected() > self._seen
+
+    @found.setter
+    def found(self, value: bool) -> None:
+        self._flag = value
+        if not value:
+            self._seen = _collected()
 
     def on_collection(self, phase: str, info: dict[str, int]) -> None:
-        """Called by the collector before (``start``) and after (``stop``) each collection."""
+        """A ``gc.callbacks`` entry: called before (``start``) and after (``stop``) each
+        collection."""
         if phase == "stop" and info["collected"]:
-            self.found = True
+            self._flag = True
+
+
+def _collected() -> int:
+    """Objects the cyclic collector freed since the process started (every generation)."""
+    return sum(generation["collected"] for generation in gc.get_stats())
 
 
 def peak_rss() -> int:

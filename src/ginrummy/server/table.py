@@ -18,7 +18,7 @@ from typing import Any
 
 from ginrummy.actions import Action, Reshuffle, parse_action
 from ginrummy.cards import format_cards, parse_card_list
-from ginrummy.engine import CHANCE, Hand, deal_order
+from ginrummy.engine import CHANCE, Hand, Phase, deal_order
 from ginrummy.errors import IllegalActionError, NotYourTurnError
 from ginrummy.match import Match
 from ginrummy.rules import Format, Ruleset
@@ -29,6 +29,8 @@ from ginrummy.server.protocol import Code, MessageError
 from ginrummy.server.resign import ends_match, finished_sheet, resign_match
 from ginrummy.storage import StoredEvent, StoredSeat, StoredTable, utcnow
 
+_HAND_OVER = Phase.OVER
+"""A hand's last phase, looked up once (an enum member lookup on every call costs)."""
 CLIENT_IDS_KEPT = 256
 """Action ids remembered per seat, to acknowledge a resent action once more."""
 
@@ -95,7 +97,8 @@ class Seat:
     @property
     def computer_plays(self) -> bool:
         """True when the computer moves for this seat (a bot, or an absent human)."""
-        return self.kind == SeatKind.BOT or (self.kind == SeatKind.HUMAN and self.away)
+        kind = self.kind
+        return kind == SeatKind.BOT or (kind == SeatKind.HUMAN and (self.left or self.resigned))
 
 
 class Step(Enum):
@@ -280,9 +283,10 @@ class GameTable:
     @property
     def hand(self) -> Hand | None:
         """The current hand, if any was dealt in this match."""
-        if self.match is None or not self.match.hands:
+        match = self.match
+        if match is None or not match.hands:
             return None
-        return self.match.hand
+        return match.hands[-1]  # Match.hand, without its check (called a dozen times an action)
 
     @property
     def full(self) -> bool:
@@ -292,9 +296,11 @@ class GameTable:
     def running_hand(self) -> Hand | None:
         """The hand being played (not over, in a match not over: a resignation ends a match
         during a hand), if any."""
-        hand = self.hand
-        over = hand is None or hand.over or self.match is None or self.match.over
-        return None if over else hand
+        match = self.match  # the chain of properties inlined: ten calls an action
+        if match is None or match.result is not None or not match.hands:
+            return None
+        hand = match.hands[-1]
+        return None if hand.phase is _HAND_OVER else hand
 
     def check_resign(self, seat: int | None) -> None:
         """:class:`MessageError` when ``seat`` (``None``: a spectator) may not resign now."""
