@@ -161,6 +161,42 @@ class Lobby:
             raise LobbyError(503, "unavailable", "the server cannot reach its cluster "
                              "(Redis); try again in a few seconds") from None
 
+    async def adopt(self, table_ids: list[str]) -> int:
+        """Load tables this process just took over (a sweep), read in one query and started
+        together; how many were loaded (a table that cannot be is given back)."""
+        wanted = [t for t in table_ids if t not in self.writers and t not in self._loading]
+        if not wanted:
+            return 0
+        loop = asyncio.get_running_loop()
+        stored = await loop.run_in_executor(
+            None, lambda: self.repository.load_tables(ids=wanted))
+        found = {row.id: row for row in stored}
+        started: list[TableWriter] = []
+        for table_id in wanted:
+            row = found.get(table_id)
+            if table_id in self.writers:  # loaded meanwhile (a client asked for it)
+                continue
+            try:
+                table = None if row is None else GameTable.from_stored(row)
+            except Exception:
+                log.exception("table %s does not replay; it is left out", table_id)
+                table = None
+            if table is None:
+                if self.node is not None:
+                    self.node.broken(table_id)
+                continue
+            writer = self.writers[table_id] = self._writer(table)
+            started.append(writer)
+        results = await asyncio.gather(*(writer.start() for writer in started),
+                                       return_exceptions=True)
+        for writer, result in zip(started, results, strict=True):
+            if isinstance(result, BaseException):
+                log.error("table %s: its start after a takeover failed: %r", writer.table.id,
+                          result)
+            if self.node is not None:
+                await self.node.acquired(writer.table.id)
+        return len(started)
+
     async def locate(self, table_id: str) -> Literal["local", "remote"] | None:
         """Where a table is played: ``local`` (loaded here now), ``remote`` (another process
         of the cluster owns it: relay to it) or ``None`` (no such table)."""

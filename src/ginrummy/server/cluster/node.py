@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Literal
@@ -99,6 +100,9 @@ class ClusterNode:
         """The event loop the node runs in (set by :meth:`open`; for calls from threads)."""
         self._owned: set[str] = set()
         self._broken: set[str] = set()
+        self._resting: dict[str, float] = {}
+        """Tables this process lost or let go, with the time (monotonic) until which its
+        sweep leaves them to the other processes."""
         self._ensuring: dict[str, asyncio.Task[Where | None]] = {}
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -216,19 +220,23 @@ class ClusterNode:
         """Take over every live table nobody owns and load it; how many were loaded."""
         assert self.lobby is not None
         live = await asyncio.to_thread(live_tables, self.engine)
-        free = [t for t in live if t not in self.keeper.leases and t not in self._broken]
+        now = time.monotonic()
+        for table_id in [t for t, until in self._resting.items() if until <= now]:
+            del self._resting[table_id]
+        free = [t for t in live if t not in self.keeper.leases and t not in self._broken
+                and t not in self._resting]
         if not free:
             return 0
         won = await sweep(self.keeper, self.engine, free)
         if won:
             log.info("took over %d table(s)", len(won),
                      extra={"event": "tables_taken_over", "tables": len(won)})
-        loaded = await asyncio.gather(*(self.lobby.load(lease.table_id) for lease in won))
-        return sum(1 for writer in loaded if writer is not None)
+        return await self.lobby.adopt([lease.table_id for lease in won])
 
     async def acquired(self, table_id: str) -> None:
         """A table is owned and loaded here: run the ``on_acquired`` hooks (once)."""
         self._broken.discard(table_id)
+        self._resting.pop(table_id, None)
         if table_id not in self._owned:
             self._owned.add(table_id)
             for hook in list(self.on_acquired):
@@ -283,7 +291,10 @@ class ClusterNode:
 
     def unload(self, table_id: str, reason: str) -> None:
         """Stop playing a table here: its timers stop, its connections close with 1012 (the
-        clients reconnect, to whichever process), it leaves the lobby."""
+        clients reconnect, to whichever process), it leaves the lobby. This process's sweep
+        leaves it to the others for one lease ttl (a client's request may still bring it
+        back here)."""
+        self._resting[table_id] = time.monotonic() + self.settings.lease_ttl_ms / 1000
         lobby = self.lobby
         writer = None if lobby is None else lobby.writers.get(table_id)
         if writer is None:
