@@ -8,6 +8,8 @@ one example is a whole hand or match, whose duration varies.
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -34,3 +36,50 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
             reporter.write_line(f"CI: skipped test not allowed: {report.nodeid}: {reason}")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+
+# The browser test modules (tests/web/), longest first: serial seconds of each, measured on the
+# 2-core test machine (`pytest tests/web/<module>.py --durations=0`, 2026-12-01, busy machine).
+# A module missing from this list runs after the listed ones, before the rest of the suite.
+WEB_MODULES_LONGEST_FIRST = (
+    "test_web_layout", "test_web_browser", "test_web_players", "test_web_a11y",
+    "test_web_actions", "test_web_variant", "test_web_notify", "test_web_motion",
+    "test_web_lobby", "test_web_layoffs", "test_web_i18n", "test_web_fair",
+    "test_web_chat_history", "test_web_coach", "test_web_clock_reload",
+    "test_web_motion_together", "test_web_loading",
+)
+WEB_DIR = Path(__file__).parent / "web"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The browser test modules run first, longest first (each module still one block)."""
+    rank = {name: index for index, name in enumerate(WEB_MODULES_LONGEST_FIRST)}
+    web = [item for item in items if item.path.parent == WEB_DIR]
+    rest = [item for item in items if item.path.parent != WEB_DIR]
+    web.sort(key=lambda item: (rank.get(item.path.stem, len(rank)), str(item.path)))  # stable
+    items[:] = web + rest
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` (scripts/test): each browser module whole on one worker, every other
+    test on its own, in the collection's order (the long browser modules first).
+
+    A browser module on one worker sets up its server once, not on both workers; starting the
+    long modules first lets the short tests of the rest of the suite fill in at the end instead
+    of one long module ending last on one worker. (xdist's own loadgroup reads ``xdist_group``
+    marks through node ids, which pytest 9 no longer lets it rename: the grouping is done here.)
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserModuleScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path.startswith("tests/web/") else nodeid
+
+    config.option.loadscopereorder = False  # keep the collection's order
+    return BrowserModuleScheduling(config, log)
