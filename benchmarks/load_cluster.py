@@ -85,7 +85,7 @@ class ClusterReport:
     actions_per_core: float = 0.0
     per_process_cpu_percent: list[float] = field(default_factory=list)
     owners: dict[str, int] = field(default_factory=dict)
-    """Tables owned by each process (by index) after the ramp-up, from the leases."""
+    """Tables owned by each process (by index) at the end of the window, from the leases."""
 
 
 # ---------------------------------------------------------------------- clients
