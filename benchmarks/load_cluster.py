@@ -29,6 +29,7 @@ import json
 import multiprocessing
 import random
 import secrets
+import shutil
 import sys
 import tempfile
 import time
@@ -220,7 +221,7 @@ def run_cluster(args: argparse.Namespace, processes: int, repeat: int) -> Cluste
         prefix = f"gload{secrets.token_hex(4)}"
         env = {"GINRUMMY_LEASE_TTL_MS": str(args.lease_ttl_ms)}
         cluster = Cluster(processes, db, Path(tmp) / "procs", redis=args.redis, prefix=prefix,
-                          env=env, args=args.server_arg or [], log_level="warning")
+                          env=env, args=args.server_arg or [], log_level=args.log_level)
         try:
             cluster.migrate()
             cluster.start()
@@ -231,6 +232,12 @@ def run_cluster(args: argparse.Namespace, processes: int, repeat: int) -> Cluste
         finally:
             cluster.close()
             _drop_prefix(args.redis, prefix)
+            if args.logs:
+                keep = Path(args.logs) / f"p{processes}-r{repeat + 1}"
+                keep.mkdir(parents=True, exist_ok=True)
+                for proc in cluster.procs:
+                    if proc.log_path.exists():
+                        shutil.copy(proc.log_path, keep / proc.log_path.name)
 
 
 def _load(args: argparse.Namespace, cluster: Cluster, processes: int, repeat: int,
@@ -381,6 +388,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--target-ms", type=float, default=100.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--logs", metavar="DIR", help="keep each run's server logs in "
+                        "DIR/p<processes>-r<repeat>/ (default: deleted with the run)")
+    parser.add_argument("--log-level", default="warning",
+                        choices=("critical", "error", "warning", "info", "debug"),
+                        help="the servers' log level (default warning)")
     args = parser.parse_args(argv)
     if not args.processes or min(args.processes) < 1:
         parser.error("--processes: counts of at least 1")
