@@ -395,9 +395,9 @@ class EdgeSide:
         conn = Connection(websocket, self.settings)
         conn.on_error = self.lobby.on_error
         conn.start()
-        link = _EdgeLink(conn, table_id, secrets.token_urlsafe(18),
-                         await holder_of(self.node, table_id))
+        link = _EdgeLink(conn, table_id, secrets.token_urlsafe(18), None)
         try:
+            link.owner = await holder_of(self.node, table_id)
             account = await current_account(websocket)
             await self._join(link)
             meta = {"address": address, "origin": origin,
