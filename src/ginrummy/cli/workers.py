@@ -121,6 +121,8 @@ class Supervisor:
             try:
                 child.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
+                print(f"ginrummy: server process {child.pid} did not stop within "
+                      f"{STOP_WAIT_SECONDS:g} s; killed", file=sys.stderr, flush=True)
                 child.kill()
                 child.wait()
         return 1 if failed else 0

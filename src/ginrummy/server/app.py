@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, text
@@ -105,15 +105,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
             yield
         finally:
             if node is not None:  # take no more tables; relayed clients told to reconnect
-                await node.stop_background()
-                bridge = server.extra.get("bridge")
-                close = getattr(bridge, "close", None)
+                await _step("the sweep's stop", node.stop_background())
+                close = getattr(server.extra.get("bridge"), "close", None)
                 if close is not None:
-                    await close()
+                    await _step("the relay's stop", close())
             lobby.close()
             await committer.close()
             if node is not None:  # after the last commit: hand every table over
-                await node.close()
+                await _step("the hand-over of the tables", node.close())
             if checkpointer is not None:
                 await loop.run_in_executor(None, checkpointer.stop)
             engine.dispose()
@@ -136,6 +135,20 @@ def create_app(settings: Settings | None = None) -> Starlette:
                   Middleware(SecurityHeaders, settings=settings),
                   Middleware(RequestGuard, settings=settings)]
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+
+
+SHUTDOWN_STEP_SECONDS = 10.0
+"""Longest wait for one step of a cluster member's shutdown (the next steps still run: the
+leases are released even when the relay does not stop in time)."""
+
+
+async def _step(what: str, work: Awaitable[object]) -> None:
+    """One step of the shutdown: a failure or a step that hangs is logged and the next steps
+    still run."""
+    try:
+        await asyncio.wait_for(work, SHUTDOWN_STEP_SECONDS)
+    except Exception:
+        log.exception("shutdown: %s failed", what)
 
 
 async def health(request: Request) -> JSONResponse:

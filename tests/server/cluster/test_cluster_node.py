@@ -243,7 +243,7 @@ def test_serve_workers_runs_n_members_on_one_port_and_stops_them(prefix: str) ->
         command = [sys.executable, "-c", "import sys; from ginrummy.cli.main import main; "
                    "sys.exit(main(sys.argv[1:]))", "serve", "--port", str(port),
                    "--db", schema_url(schema), "--redis", REDIS_URL, "--workers", "2",
-                   "--log-level", "warning"]
+                   "--log-level", "info", "--log-format", "text"]
         parent = subprocess.Popen(command, env=env)
         try:
             base = f"http://127.0.0.1:{port}"
