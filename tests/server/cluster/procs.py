@@ -504,6 +504,9 @@ class SeatPlayer:
             if msg.get("duplicate"):
                 self.stats.duplicates += 1
             self._acked(str(msg["id"]), int(msg["version"]))
+            if self.state is not None and not self.finished.is_set():
+                # the state after hello came while this action was pending: answer it now
+                self._plan(self.state)
         elif kind == "error":
             code = str(msg.get("code"))
             self.stats.errors.append(f"{code}: {msg.get('message', '')}"[:200])

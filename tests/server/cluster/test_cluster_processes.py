@@ -125,9 +125,11 @@ async def finish(players: list[SeatPlayer], tasks: list[asyncio.Task[None]],
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), timeout)
     except TimeoutError:
-        raise AssertionError("tables not over in time (version seen by each seat: "
-                             + ", ".join(f"{p.table_id}/{p.seat}@{p.version}"
-                                         for p in players) + ")\n" + describe(players)) from None
+        stuck = [p for p in players if not p.finished.is_set()]
+        raise AssertionError("tables not over in time:\n" + "\n".join(
+            f"  {p.table_id} seat {p.seat} at {p.url}: version {p.version}, pending "
+            f"{p.pending}, legal {(p.state or {}).get('legal')}, paused {p.paused}"
+            for p in stuck) + "\n" + describe(stuck)) from None
     finally:
         for player in players:
             player.stop()
