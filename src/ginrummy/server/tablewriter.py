@@ -287,6 +287,9 @@ class TableWriter:
         arrived = time.perf_counter()
         async with self.lock:
             table = self.table
+            if self.closed:  # unloaded while the action waited (its lease lost): not played
+                conn.close(Close.RESTARTING, "the table moved: connect again")
+                return
             if conn.seat is None:
                 conn.send(error(Code.NOT_SEATED, "spectators cannot play", msg.id))
                 return
