@@ -184,8 +184,10 @@ def _public_seats(v: SharedView | PlayerView) -> tuple[SeatView, ...]:
 
 
 def _names(cards: tuple[Card, ...]) -> list[str]:
-    names = CARD_NAMES
-    return [names[c] for c in cards]
+    return list(map(_NAME_OF, cards))
+
+
+_NAME_OF = CARD_NAMES.__getitem__
 
 
 def _melds(melds: tuple[tuple[Card, ...], ...]) -> list[list[str]]:

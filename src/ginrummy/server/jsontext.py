@@ -43,13 +43,24 @@ def _finite_float(text: str) -> float:
     return value
 
 
+_DECODER = json.JSONDecoder(parse_int=_bounded_int, parse_float=_finite_float,
+                            parse_constant=_refuse_constant)
+"""The one strict decoder (``json.loads`` with these arguments would build a new one, with its
+scanner, for every message)."""
+
+
 def loads(text: str | bytes) -> Any:
     """``text`` as a JSON value, or :class:`JSONTextError` (never another exception): text that
     is not JSON or not UTF-8, nesting deeper than the parser's stack, ``NaN``/``Infinity`` or a
     number that overflows to it, or an integer beyond +-(2^53 - 1)."""
     try:
-        return json.loads(text, parse_int=_bounded_int, parse_float=_finite_float,
-                          parse_constant=_refuse_constant)
+        if isinstance(text, (bytes, bytearray)):  # as json.loads reads bytes
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        if not isinstance(text, str):
+            raise TypeError(f"JSON text must be str or bytes, not {type(text).__name__}")
+        if text.startswith("\ufeff"):
+            raise ValueError("Unexpected UTF-8 BOM")
+        return _DECODER.decode(text)
     except JSONTextError:
         raise
     except (ValueError, RecursionError, TypeError) as exc:  # JSONDecodeError, UnicodeDecodeError

@@ -348,7 +348,8 @@ class StateMessages:
                 hints = _hints(hand, seat, self.views.best_melds(hand, seat))
                 if table.running_hand() is hand and hand.to_move == seat \
                         and table.stuck is None and seat not in table.resigned:
-                    legal = [_legal_text(a, hand) for a in hand.legal_actions()]
+                    legal = [_legal_text(a, hand) if type(a) is Knock else str(a)
+                             for a in hand.legal_actions()]
         return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
                 "hints": hints}
 
