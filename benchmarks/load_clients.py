@@ -19,7 +19,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -302,16 +302,32 @@ async def open_table(index: int, client: httpx.AsyncClient, plan: WorkerPlan,
         tasks.append(asyncio.create_task(seat.run(ws_url)))
 
 
+Opener = Callable[[int, WorkerResult, list[Seat], list[asyncio.Task[None]]], Awaitable[None]]
+"""Opens table ``index`` of this process and starts its seats (adding them to the lists)."""
+
+
 async def play(plan: WorkerPlan, timeline: Timeline) -> WorkerResult:
     """Run this process's share of the tables for the whole timeline."""
-    result = WorkerResult(plan.worker)
+    client = httpx.AsyncClient(base_url=plan.base_url, timeout=60,
+                               limits=httpx.Limits(max_connections=20),
+                               headers={"Origin": plan.base_url})
+
+    def opener(index: int, result: WorkerResult, seats: list[Seat],
+               tasks: list[asyncio.Task[None]]) -> Awaitable[None]:
+        return open_table(index, client, plan, timeline, result, seats, tasks)
+
+    return await play_tables(plan.worker, plan.tables, client, opener, timeline)
+
+
+async def play_tables(worker: int, tables: int, client: httpx.AsyncClient, opener: Opener,
+                      timeline: Timeline) -> WorkerResult:
+    """Open ``tables`` tables through ``client`` (closed once they are open), let their
+    seats play until the window ends, wait for the last acks (the drain), then stop."""
+    result = WorkerResult(worker)
     seats: list[Seat] = []
     tasks: list[asyncio.Task[None]] = []
-    limits = httpx.Limits(max_connections=20)
-    async with httpx.AsyncClient(base_url=plan.base_url, timeout=60, limits=limits,
-                                 headers={"Origin": plan.base_url}) as client:
-        await asyncio.gather(*(open_table(i, client, plan, timeline, result, seats, tasks)
-                               for i in range(plan.tables)))
+    async with client:
+        await asyncio.gather(*(opener(i, result, seats, tasks) for i in range(tables)))
     await asyncio.sleep(max(0.0, timeline.window_end - time.time()))
     for seat in seats:
         seat.stop()

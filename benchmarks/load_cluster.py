@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -49,11 +50,18 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests" / "server" / "cluster"))
 from procs import Cluster  # noqa: E402
 
-from load_clients import Seat, Timeline, WorkerPlan, WorkerResult  # noqa: E402
+from load_clients import (  # noqa: E402
+    Seat,
+    Timeline,
+    WorkerPlan,
+    WorkerResult,
+    play_tables,
+)
 from load_server import (  # noqa: E402
     CpuSample,
     RunReport,
     _fill,
+    _int_list,
     describe,
     fresh_database,
     verify_stored,
@@ -133,23 +141,13 @@ async def _play(cplan: ClusterPlan, timeline: Timeline) -> WorkerResult:
     """This process's share of the tables for the whole timeline (as ``load_clients.play``,
     with a process per table and seat)."""
     plan = cplan.plan
-    result = WorkerResult(plan.worker)
-    seats: list[Seat] = []
-    tasks: list[asyncio.Task[None]] = []
-    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=20)) as client:
-        await asyncio.gather(*(_open(i, client, cplan, timeline, result, seats, tasks)
-                               for i in range(plan.tables)))
-    await asyncio.sleep(max(0.0, timeline.window_end - time.time()))
-    for seat in seats:
-        seat.stop()
-    deadline = time.time() + timeline.drain
-    while any(seat.pending for seat in seats) and time.time() < deadline:
-        await asyncio.sleep(0.05)
-    await asyncio.gather(*(seat.close() for seat in seats))
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    return result
+    client = httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=20))
+
+    def opener(index: int, result: WorkerResult, seats: list[Seat],
+               tasks: list[asyncio.Task[None]]) -> Awaitable[None]:
+        return _open(index, client, cplan, timeline, result, seats, tasks)
+
+    return await play_tables(plan.worker, plan.tables, client, opener, timeline)
 
 
 def cluster_worker_main(cplan: ClusterPlan, pipe: Connection) -> None:
@@ -401,13 +399,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if not args.db.startswith(("postgres://", "postgresql")):
         parser.error("--db: several processes share a PostgreSQL database")
     return args
-
-
-def _int_list(text: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a list of integers") from None
 
 
 def main(argv: list[str] | None = None) -> int:
