@@ -94,8 +94,20 @@ def fill(key: str, **params: object) -> str:
     return message
 
 
+def box_of(page: Page, selector: str) -> dict[str, float]:
+    """The element's box, measured in one step in the page once it is shown (a state that
+    re-renders the head between finding the element and measuring it gave no box)."""
+    found = page.wait_for_function(
+        """(sel) => { const node = document.querySelector(sel); if (!node) return null;
+            const r = node.getBoundingClientRect();
+            return r.width > 0 && r.height > 0
+              ? { x: r.x, y: r.y, width: r.width, height: r.height } : null; }""", arg=selector)
+    box: dict[str, float] = found.json_value()
+    return box
+
+
 def in_viewport(page: Page, selector: str) -> None:
-    box = page.locator(selector).bounding_box()
+    box = box_of(page, selector)
     size = page.viewport_size
     assert box is not None and size is not None, selector
     assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"] + 0.5, (selector, box)
@@ -124,8 +136,8 @@ def test_oklahoma_upcard_knock_limit_and_doubling_in_the_head_on_a_phone(
     assert page.get_attribute("#variant-upcard", "data-card") == upcard
     assert (page.locator("#variant-doubled").count() == 1) == upcard.endswith("s")
     # compact: the head's variant line is one row of small text
-    bar = page.locator("#variant-bar").bounding_box()
-    assert bar is not None and bar["height"] < 30, bar
+    bar = box_of(page, "#variant-bar")
+    assert bar["height"] < 30, bar
     # the same state with the upcard's suit turned (spade <-> heart): the mark follows it
     turned = json.loads(json.dumps(tap.last))
     other = upcard[0] + ("h" if upcard.endswith("s") else "s")
