@@ -269,21 +269,25 @@ class Seat:
 
 async def open_table(index: int, client: httpx.AsyncClient, plan: WorkerPlan,
                      timeline: Timeline, result: WorkerResult,
-                     seats: list[Seat], tasks: list[asyncio.Task[None]]) -> None:
-    """Create one table with two guests and start both seats' players."""
+                     seats: list[Seat], tasks: list[asyncio.Task[None]], home: str = "",
+                     seat_base: Callable[[int], str] | None = None) -> None:
+    """Create one table with two guests and start both seats' players. ``home``: the server
+    that creates it (default: the client's base URL); ``seat_base(seat)``: the server each
+    seat plays through (default: the same)."""
     position = plan.first_table + index
     when = timeline.start + timeline.ramp * position / max(1, plan.total_tables)
     await asyncio.sleep(max(0.0, when - time.time()))
     body = {"nickname": f"load{position}a", "preset": plan.preset, "public": True,
             "clock_seconds": plan.clock_seconds}
+    headers = {"Origin": home} if home else None
     try:
-        created = await client.post("/api/tables", json=body)
+        created = await client.post(f"{home}/api/tables", json=body, headers=headers)
         if created.status_code != 201:
             result.errors[f"create:{created.status_code}"] += 1
             return
         table_id = created.json()["table_id"]
-        joined = await client.post(f"/api/tables/{table_id}/join",
-                                   json={"nickname": f"load{position}b"})
+        joined = await client.post(f"{home}/api/tables/{table_id}/join",
+                                   json={"nickname": f"load{position}b"}, headers=headers)
         if joined.status_code != 200:
             result.errors[f"join:{joined.status_code}"] += 1
             return
@@ -294,9 +298,10 @@ async def open_table(index: int, client: httpx.AsyncClient, plan: WorkerPlan,
     if time.time() > timeline.window_start:
         result.tables_late += 1
     result.table_ids.append(table_id)
-    ws_url = plan.base_url.replace("http://", "ws://", 1) + f"/ws/tables/{table_id}"
     rng = random.Random(plan.seed * 1_000_003 + position)
     for seat_no, token in ((0, created.json()["token"]), (1, joined.json()["token"])):
+        base = seat_base(seat_no) if seat_base is not None else (home or plan.base_url)
+        ws_url = base.replace("http://", "ws://", 1) + f"/ws/tables/{table_id}"
         seat = Seat(table_id, seat_no, token, plan, timeline, result, rng)
         seats.append(seat)
         tasks.append(asyncio.create_task(seat.run(ws_url)))

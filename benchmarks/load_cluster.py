@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
-import random
 import secrets
 import shutil
 import sys
@@ -55,6 +54,7 @@ from load_clients import (  # noqa: E402
     Timeline,
     WorkerPlan,
     WorkerResult,
+    open_table,
     play_tables,
 )
 from load_server import (  # noqa: E402
@@ -100,41 +100,17 @@ class ClusterReport:
 # ---------------------------------------------------------------------- clients
 async def _open(index: int, client: httpx.AsyncClient, cplan: ClusterPlan, timeline: Timeline,
                 result: WorkerResult, seats: list[Seat], tasks: list[asyncio.Task[None]]) -> None:
-    """Create table ``index`` of this process at its process and start both seats."""
-    plan = cplan.plan
-    position = plan.first_table + index
-    n = len(cplan.urls)
-    home = cplan.urls[position % n]
-    when = timeline.start + timeline.ramp * position / max(1, plan.total_tables)
-    await asyncio.sleep(max(0.0, when - time.time()))
-    body = {"nickname": f"load{position}a", "preset": plan.preset, "public": True,
-            "clock_seconds": plan.clock_seconds}
-    try:
-        created = await client.post(f"{home}/api/tables", json=body, headers={"Origin": home})
-        if created.status_code != 201:
-            result.errors[f"create:{created.status_code}"] += 1
-            return
-        table_id = created.json()["table_id"]
-        joined = await client.post(f"{home}/api/tables/{table_id}/join",
-                                   json={"nickname": f"load{position}b"},
-                                   headers={"Origin": home})
-        if joined.status_code != 200:
-            result.errors[f"join:{joined.status_code}"] += 1
-            return
-    except httpx.HTTPError as exc:
-        result.errors[f"http:{type(exc).__name__}"] += 1
-        return
-    result.tables_opened += 1
-    if time.time() > timeline.window_start:
-        result.tables_late += 1
-    result.table_ids.append(table_id)
-    rng = random.Random(plan.seed * 1_000_003 + position)
-    for seat_no, token in ((0, created.json()["token"]), (1, joined.json()["token"])):
-        at = cplan.urls[(position + seat_no) % n] if cplan.spread else home
-        ws_url = at.replace("http://", "ws://", 1) + f"/ws/tables/{table_id}"
-        seat = Seat(table_id, seat_no, token, plan, timeline, result, rng)
-        seats.append(seat)
-        tasks.append(asyncio.create_task(seat.run(ws_url)))
+    """Create table ``index`` of this process at its process; its seats play through the
+    processes after it (``spread``) or through it."""
+    position = cplan.plan.first_table + index
+    urls = cplan.urls
+    home = urls[position % len(urls)]
+
+    def seat_base(seat_no: int) -> str:
+        return urls[(position + seat_no) % len(urls)] if cplan.spread else home
+
+    await open_table(index, client, cplan.plan, timeline, result, seats, tasks, home=home,
+                     seat_base=seat_base)
 
 
 async def _play(cplan: ClusterPlan, timeline: Timeline) -> WorkerResult:

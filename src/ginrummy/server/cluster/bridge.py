@@ -344,13 +344,8 @@ class OwnerSide:
         running = list(self._tasks.running)
         if running:
             await asyncio.wait(running, timeout=2.5)
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
-            self._reader = None
-        await self._tasks.cancel()
-        await self._subscription.close()
+        reader, self._reader = self._reader, None
+        await _stop_listening(reader, self._tasks, self._subscription)
 
 
 # ------------------------------------------------------------------ edge side
@@ -524,13 +519,19 @@ class EdgeSide:
                 link.conn.close(Close.RESTARTING, "the server is restarting")
         for watcher in self._watchers.values():
             watcher.cancel()
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
-            self._reader = None
-        await self._tasks.cancel()
-        await self._subscription.close()
+        reader, self._reader = self._reader, None
+        await _stop_listening(reader, self._tasks, self._subscription)
+
+
+async def _stop_listening(reader: asyncio.Task[None] | None, tasks: _Tasks,
+                          subscription: Subscription) -> None:
+    """Stop a side of the relay: its reader task, the tasks it started, its subscription."""
+    if reader is not None:
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+    await tasks.cancel()
+    await subscription.close()
 
 
 # ------------------------------------------------------------------ both
