@@ -1,4 +1,4 @@
-"""The one option schema (RULES.md R7): every :class:`Ruleset` field carries its
+"""The one option schema (docs/rules.md R7): every :class:`Ruleset` field carries its
 :class:`~ginrummy.rules.Option`, and validation, ``--set`` and the lobby API
 (tests/server/test_lobby.py) accept exactly what :meth:`Ruleset.schema` says."""
 
