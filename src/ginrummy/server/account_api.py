@@ -30,6 +30,7 @@ from starlette.routing import BaseRoute, Route
 from ginrummy.server.api import error_response, in_thread, read_body
 from ginrummy.server.auth import seat_for_token, secret_hash
 from ginrummy.server.committer import CommitFailed
+from ginrummy.server.forwarding import at_owner, owner_answer
 from ginrummy.server.limits import KeyedLimits, RateLimit, address_key
 from ginrummy.server.metrics import count_login
 from ginrummy.server.names import BadName, check_name, name_key
@@ -412,6 +413,9 @@ async def upgrade(request: Request) -> Response:
     server: Server = request.app.state.server
 
     async def work() -> Response:
+        at_owner_answer = await owner_answer(request, "account.upgrade", body.table_id)
+        if at_owner_answer is not None:  # the table's owner made the account, its answer
+            return at_owner_answer
         writer = await server.lobby.load(body.table_id)
         if writer is None:
             return error_response(404, "not_found", f"no table {body.table_id!r}",
@@ -447,7 +451,7 @@ ROUTES: list[BaseRoute] = [
     Route("/api/account/logout", logout, methods=["POST"]),
     Route("/api/account/me", me, methods=["GET"]),
     Route("/api/account/password", change_password, methods=["POST"]),
-    Route("/api/account/upgrade", upgrade, methods=["POST"]),
+    Route("/api/account/upgrade", at_owner("account.upgrade", upgrade), methods=["POST"]),
 ]
 
 

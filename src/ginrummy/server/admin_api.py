@@ -4,6 +4,11 @@ Every ``/api/admin/...`` route needs an administrator's session: a guest gets 40
 ``not_logged_in``, another account 403 ``forbidden``, before the body is read. Every action
 writes a moderation log row, in the same transaction as what it changes where it changes a
 table. What an action does to live tables and connections is :mod:`ginrummy.server.moderation`.
+
+In a cluster (docs/cluster.md) any member answers: an action on one table (kick, close, a
+report) is run by the table's owner (:mod:`ginrummy.server.forwarding`), and what concerns
+every table (the list of tables, an account's seats, a mute, a ban, a notice) is done here
+and asked of every other member (:meth:`ClusterNode.broadcast`).
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from ginrummy.server import metrics, moderation
+from ginrummy.server import forwarding, metrics, moderation
 from ginrummy.server.api import error_response, in_thread, read_body, server_of
 from ginrummy.server.auth import seat_for_token
 from ginrummy.server.chat import clean_text
 from ginrummy.server.committer import CommitFailed
+from ginrummy.server.forwarding import at_owner, owner_answer
 from ginrummy.server.jsontext import MAX_INT
 from ginrummy.server.limits import KeyedLimits, address_key
 from ginrummy.server.messages import notice_message
@@ -33,12 +39,13 @@ from ginrummy.server.sessions import Account, current_account
 from ginrummy.server.tablewriter import REVOKED_TOKEN
 from ginrummy.storage import WriteOp
 from ginrummy.storage.accounts import StoredAccount
-from ginrummy.storage.repository import utcnow
+from ginrummy.storage.repository import as_utc, utcnow
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from ginrummy.server.app import Server
+    from ginrummy.server.lobby import Lobby
     from ginrummy.server.tablewriter import TableWriter
 
 log = logging.getLogger("ginrummy.server.admin")
@@ -141,12 +148,32 @@ async def _table(request: Request, table_id: str) -> TableWriter | JSONResponse:
     return writer
 
 
-async def _commit(request: Request, ops: list[WriteOp]) -> JSONResponse | None:
+async def _commit(request: Request, ops: list[WriteOp],
+                  table_id: str | None = None) -> JSONResponse | None:
+    """Commit ``ops`` (of ``table_id``'s, fenced by its lease in a cluster, if given)."""
     try:
-        await server_of(request).committer.commit(ops)
+        await server_of(request).committer.commit(ops, table_id)
     except CommitFailed as exc:
         return error_response(503, "storage", str(exc))
     return None
+
+
+async def _everywhere(server: Server, method: str, args: dict[str, Any]
+                      ) -> tuple[list[dict[str, Any]], dict[str, int | None]]:
+    """The other cluster members' answers to ``method``, and how many processes answered:
+    ``{"processes": this one and those that answered, "unanswered": those asked that did not
+    answer in time}`` (``None`` when Redis could not be asked); one process: none, ``{}``."""
+    node = server.cluster
+    if node is None:
+        return [], {}
+    try:
+        answers, asked = await node.broadcast(method, args)
+    except Exception as exc:  # Redis away: this process's part is done all the same
+        log.warning("admin %s: the other server processes could not be asked (%s: %s)",
+                    method, type(exc).__name__, exc)
+        return [], {"processes": 1, "unanswered": None}
+    found = [a["ok"] for a in answers if isinstance(a.get("ok"), dict)]
+    return found, {"processes": 1 + len(found), "unanswered": asked - len(found)}
 
 
 def _limit(request: Request) -> tuple[int, int | None] | JSONResponse:
@@ -167,9 +194,22 @@ def _limit(request: Request) -> tuple[int, int | None] | JSONResponse:
 async def tables(request: Request, _admin: Account) -> Response:
     """``GET /api/admin/tables``: every table in memory, seats with their accounts."""
     server = server_of(request)
+    found = await _tables_here(server)
+    others, processes = await _everywhere(server, "admin.tables", {})
+    seen = {entry["id"] for entry in found}
+    for answer in others:
+        for entry in answer.get("tables") or []:
+            if isinstance(entry, dict) and entry.get("id") not in seen:
+                seen.add(entry.get("id"))
+                found.append(entry)
+    found.sort(key=lambda e: str(e.get("created_at", "")), reverse=True)
+    return JSONResponse({"tables": found, **processes})
+
+
+async def _tables_here(server: Server) -> list[dict[str, Any]]:
     ids = moderation.seated_accounts(server.lobby)
     names = await in_thread(lambda: moderation.account_names(server.accounts.engine, ids))
-    return JSONResponse({"tables": moderation.live_tables(server.lobby, names)})
+    return moderation.live_tables(server.lobby, names)
 
 
 async def account(request: Request, _admin: Account) -> Response:
@@ -178,16 +218,25 @@ async def account(request: Request, _admin: Account) -> Response:
     target = await _account_named(request, request.path_params["name"])
     if isinstance(target, JSONResponse):
         return target
-    lobby = server_of(request).lobby
-    seats = [{"table_id": w.table.id, "seat": s.seat, "status": w.table.status,
-              "kicked": s.token_hash == REVOKED_TOKEN}
-             for w in lobby.writers.values() for s in w.table.seats
-             if s.account_id == target.id]
+    server = server_of(request)
+    lobby = server.lobby
+    seats = _seats_here(lobby, target.id)
+    others, processes = await _everywhere(server, "admin.seats", {"account_id": target.id})
+    for answer in others:
+        seats.extend(s for s in answer.get("seats") or [] if isinstance(s, dict))
     muted_until = lobby.mutes.until(target.id)
     return JSONResponse({
         "name": target.name, "role": target.role, "created_at": _iso(target.created_at),
         "banned_at": None if target.banned_at is None else _iso(target.banned_at),
-        "muted_until": None if muted_until is None else _iso(muted_until), "seats": seats})
+        "muted_until": None if muted_until is None else _iso(muted_until), "seats": seats,
+        **processes})
+
+
+def _seats_here(lobby: Lobby, account_id: int) -> list[dict[str, Any]]:
+    return [{"table_id": w.table.id, "seat": s.seat, "status": w.table.status,
+             "kicked": s.token_hash == REVOKED_TOKEN}
+            for w in lobby.writers.values() for s in w.table.seats
+            if s.account_id == account_id]
 
 
 async def kick(request: Request, admin: Account) -> Response:
@@ -195,6 +244,9 @@ async def kick(request: Request, admin: Account) -> Response:
     body = await read_body(request, KickBody)
     if isinstance(body, JSONResponse):
         return body
+    at_owner_answer = await owner_answer(request, "admin.kick", body.table_id)
+    if at_owner_answer is not None:
+        return at_owner_answer
     writer = await _table(request, body.table_id)
     if isinstance(writer, JSONResponse):
         return writer
@@ -233,8 +285,8 @@ async def mute(request: Request, admin: Account) -> Response:
                                                           f"{body.minutes} min")])
     if failed is not None:
         return failed
-    server_of(request).lobby.mutes.set(target.id, until)
-    return JSONResponse({"name": target.name, "muted_until": _iso(until)})
+    processes = await _mute_everywhere(server_of(request), target.id, until)
+    return JSONResponse({"name": target.name, "muted_until": _iso(until), **processes})
 
 
 async def unmute(request: Request, admin: Account) -> Response:
@@ -248,8 +300,17 @@ async def unmute(request: Request, admin: Account) -> Response:
     failed = await _commit(request, [*moderation.mute_ops(admin.id, target.id, None, "")])
     if failed is not None:
         return failed
-    server_of(request).lobby.mutes.set(target.id, None)
-    return JSONResponse({"name": target.name, "muted_until": None})
+    processes = await _mute_everywhere(server_of(request), target.id, None)
+    return JSONResponse({"name": target.name, "muted_until": None, **processes})
+
+
+async def _mute_everywhere(server: Server, account_id: int, until: datetime | None
+                           ) -> dict[str, int | None]:
+    """The chat of every process's tables refuses the account's lines until ``until``."""
+    server.lobby.mutes.set(account_id, until)
+    _, processes = await _everywhere(server, "admin.mute", {
+        "account_id": account_id, "until": None if until is None else until.isoformat()})
+    return processes
 
 
 async def ban(request: Request, admin: Account) -> Response:
@@ -269,11 +330,14 @@ async def ban(request: Request, admin: Account) -> Response:
     failed = await _commit(request, [*moderation.ban_ops(admin.id, target.id, True)])
     if failed is not None:
         return failed
-    closed = await moderation.remove_account(server_of(request).lobby, target.id,
-                                             moderation.BAN_REASON)
+    server = server_of(request)
+    closed = await moderation.remove_account(server.lobby, target.id, moderation.BAN_REASON)
+    others, processes = await _everywhere(server, "admin.remove", {"account_id": target.id})
+    closed += sum(int(answer.get("closed", 0)) for answer in others)
     log.info("admin %d banned account %d", admin.id, target.id,
              extra={"event": "admin_ban", "account": target.id})
-    return JSONResponse({"name": target.name, "banned": True, "connections_closed": closed})
+    return JSONResponse({"name": target.name, "banned": True, "connections_closed": closed,
+                         **processes})
 
 
 async def unban(request: Request, admin: Account) -> Response:
@@ -297,6 +361,9 @@ async def close(request: Request, admin: Account) -> Response:
     body = await read_body(request, TableBody)
     if isinstance(body, JSONResponse):
         return body
+    at_owner_answer = await owner_answer(request, "admin.close", body.table_id)
+    if at_owner_answer is not None:
+        return at_owner_answer
     writer = await _table(request, body.table_id)
     if isinstance(writer, JSONResponse):
         return writer
@@ -329,8 +396,11 @@ async def notice(request: Request, admin: Account) -> Response:
     failed = await _commit(request, [moderation.log_row(admin.id, "notice", detail=text)])
     if failed is not None:
         return failed
-    sent = moderation.send_notice(server_of(request).lobby, text)
-    return JSONResponse({"sent": sent})
+    server = server_of(request)
+    sent = moderation.send_notice(server.lobby, text)
+    others, processes = await _everywhere(server, "admin.notice", {"text": text})
+    sent += sum(int(answer.get("sent", 0)) for answer in others)
+    return JSONResponse({"sent": sent, **processes})
 
 
 async def _page(request: Request, key: str,
@@ -375,6 +445,9 @@ async def report(request: Request) -> Response:
     body = await read_body(request, ReportBody)
     if isinstance(body, JSONResponse):
         return body
+    at_owner_answer = await owner_answer(request, "report", body.table_id)
+    if at_owner_answer is not None:
+        return at_owner_answer
     server = server_of(request)
     writer = server.lobby.get(body.table_id)
     if writer is None:
@@ -403,7 +476,8 @@ async def report(request: Request) -> Response:
         return error_response(404, "not_found", f"{body.author!r} said no such line at this "
                               "table recently", "text")
     failed = await _commit(request, [*moderation.report_ops(moderation.Report(
-        reporter_id, reporter_name, body.table_id, line.name, line.account_id, line.text))])
+        reporter_id, reporter_name, body.table_id, line.name, line.account_id, line.text))],
+        body.table_id)
     if failed is not None:
         return failed
     return JSONResponse({"reported": True}, status_code=201)
@@ -424,12 +498,12 @@ def _iso(moment: datetime) -> str:
 ADMIN_ROUTES: list[BaseRoute] = [
     Route("/api/admin/tables", admin_only(tables), methods=["GET"]),
     Route("/api/admin/accounts/{name}", admin_only(account), methods=["GET"]),
-    Route("/api/admin/kick", admin_only(kick), methods=["POST"]),
+    Route("/api/admin/kick", at_owner("admin.kick", admin_only(kick)), methods=["POST"]),
     Route("/api/admin/mute", admin_only(mute), methods=["POST"]),
     Route("/api/admin/unmute", admin_only(unmute), methods=["POST"]),
     Route("/api/admin/ban", admin_only(ban), methods=["POST"]),
     Route("/api/admin/unban", admin_only(unban), methods=["POST"]),
-    Route("/api/admin/close", admin_only(close), methods=["POST"]),
+    Route("/api/admin/close", at_owner("admin.close", admin_only(close)), methods=["POST"]),
     Route("/api/admin/notice", admin_only(notice), methods=["POST"]),
     Route("/api/admin/log", admin_only(moderation_log), methods=["GET"]),
     Route("/api/admin/reports", admin_only(reports), methods=["GET"]),
@@ -439,13 +513,44 @@ ADMIN_ROUTES: list[BaseRoute] = [
 
 ROUTES: list[BaseRoute] = [
     *ADMIN_ROUTES,
-    Route("/api/reports", report, methods=["POST"]),
+    Route("/api/reports", at_owner("report", report), methods=["POST"]),
     *metrics.ROUTES,
 ]
 
 
 def install(server: Server) -> None:
-    """Start the metrics and load the accounts muted now into the chat's mutes."""
+    """Start the metrics and load the accounts muted now into the chat's mutes; in a cluster,
+    answer the other members' requests (forwarded routes, and the admin actions on every
+    process's tables)."""
     metrics.install(server)
     for account_id, until in moderation.muted_accounts(server.accounts.engine).items():
         server.lobby.mutes.set(account_id, until)
+    forwarding.install(server)
+    node = server.cluster
+    if node is None:
+        return
+    lobby = server.lobby
+
+    async def tables_here(_args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": {"tables": await _tables_here(server)}}
+
+    async def seats_here(args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": {"seats": _seats_here(lobby, int(args["account_id"]))}}
+
+    async def mute_here(args: dict[str, Any]) -> dict[str, Any]:
+        until = args.get("until")
+        lobby.mutes.set(int(args["account_id"]),
+                        None if until is None else as_utc(datetime.fromisoformat(str(until))))
+        return {"ok": {}}
+
+    async def remove_here(args: dict[str, Any]) -> dict[str, Any]:
+        closed = await moderation.remove_account(lobby, int(args["account_id"]),
+                                                 moderation.BAN_REASON)
+        return {"ok": {"closed": closed}}
+
+    async def notice_here(args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": {"sent": moderation.send_notice(lobby, str(args["text"]))}}
+
+    node.handlers.update({"admin.tables": tables_here, "admin.seats": seats_here,
+                          "admin.mute": mute_here, "admin.remove": remove_here,
+                          "admin.notice": notice_here})

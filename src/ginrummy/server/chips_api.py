@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.api import error_response, in_thread, read_body, server_of
 from ginrummy.server.auth import seat_for_token
 from ginrummy.server.chips import Chips
 from ginrummy.server.committer import CommitFailed
+from ginrummy.server.forwarding import at_owner, owner_answer
 from ginrummy.server.sessions import current_account
 from ginrummy.storage import Apply, ledger
 from ginrummy.storage.repository import utcnow
@@ -127,7 +128,7 @@ async def topup(request: Request) -> JSONResponse:
     return JSONResponse({**answer, "received": received})
 
 
-async def leave_table(request: Request) -> JSONResponse:
+async def leave_table(request: Request) -> Response:
     """``POST /api/tables/{id}/leave {"token"?}`` → ``{"seat", "table"}``: the seat (of the
     token, else of the logged-in account) is given up before the first deal, its buy-in
     refunded. 403 ``not_seated`` when neither names a seat; 409 ``match_started``."""
@@ -135,6 +136,9 @@ async def leave_table(request: Request) -> JSONResponse:
     if isinstance(body, JSONResponse):
         return body
     table_id = request.path_params["table_id"]
+    at_owner_answer = await owner_answer(request, "chips.leave", table_id)
+    if at_owner_answer is not None:
+        return at_owner_answer
     lobby = server_of(request).lobby
     writer = await lobby.load(table_id)
     if writer is None:
@@ -168,7 +172,8 @@ async def leave_table(request: Request) -> JSONResponse:
 ROUTES: list[BaseRoute] = [
     Route("/api/wallet", wallet, methods=["GET"]),
     Route("/api/wallet/topup", topup, methods=["POST"]),
-    Route("/api/tables/{table_id}/leave", leave_table, methods=["POST"]),
+    Route("/api/tables/{table_id}/leave", at_owner("chips.leave", leave_table),
+          methods=["POST"]),
 ]
 
 

@@ -38,6 +38,7 @@ from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 from ginrummy.server.api import error_response, in_thread, read_body, server_of
 from ginrummy.server.auth import seat_for_token
+from ginrummy.server.forwarding import at_owner, owner_answer
 from ginrummy.server.replay import ReplayError, match_record, replay_match
 from ginrummy.server.sessions import current_account
 from ginrummy.storage import players
@@ -230,6 +231,9 @@ async def table_coach(request: Request) -> Response:
     if isinstance(body, JSONResponse):
         return body
     table_id = request.path_params["table_id"]
+    at_owner_answer = await owner_answer(request, "coach.table", table_id)
+    if at_owner_answer is not None:  # the coach runs where the table is played
+        return at_owner_answer
     writer = await server_of(request).lobby.load(table_id)
     if writer is None:
         return error_response(404, "not_found", f"no table {table_id!r}", "table_id")
@@ -259,7 +263,8 @@ async def table_coach(request: Request) -> Response:
 
 ROUTES: list[BaseRoute] = [
     Route("/api/matches/{match_id}/coach", match_coach, methods=["GET"]),
-    Route("/api/tables/{table_id}/coach", table_coach, methods=["POST"]),
+    Route("/api/tables/{table_id}/coach", at_owner("coach.table", table_coach),
+          methods=["POST"]),
 ]
 
 

@@ -42,6 +42,10 @@ PLAIN_SESSION_COOKIE = "ginrummy-session"
 """The cookie over plain HTTP from a host that is not a loopback one (browsers refuse
 ``Secure``, hence ``__Host-``, cookies there)."""
 SESSION_LIFETIME = timedelta(days=30)
+FORWARDED_ACCOUNT = "ginrummy.forwarded_account"
+"""The scope key of a request another cluster member forwarded to a table's owner: the
+account that member found behind the session (read again here), or ``None`` for a guest
+(:mod:`ginrummy.server.forwarding`)."""
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 128
@@ -192,6 +196,9 @@ def account_store(conn: HTTPConnection) -> AccountStore:
 
 async def current_account(conn: HTTPConnection) -> Account | None:
     """The account of the request's session (live, not banned), or ``None`` for a guest."""
+    if FORWARDED_ACCOUNT in conn.scope:  # checked by the member that forwarded the request
+        forwarded: Account | None = conn.scope[FORWARDED_ACCOUNT]
+        return forwarded
     token = session_token(conn)
     if token is None:
         return None

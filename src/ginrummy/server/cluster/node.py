@@ -105,6 +105,9 @@ class ClusterNode:
         sweep leaves them to the other processes."""
         self._ensuring: dict[str, asyncio.Task[Where | None]] = {}
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._gathers: dict[str, _Gather] = {}
+        self._listening = False
+        """The request channels are subscribed (this process hears its own broadcasts)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._changed = asyncio.Event()
@@ -116,6 +119,11 @@ class ClusterNode:
     def channel(self) -> str:
         """This process's request and answer channel."""
         return f"{self.settings.redis_prefix}:node:{self.owner}"
+
+    @property
+    def everyone(self) -> str:
+        """The channel of requests to every member (:meth:`broadcast`)."""
+        return f"{self.settings.redis_prefix}:nodes"
 
     async def open(self, lobby: Lobby) -> None:
         """Start renewing leases and answering requests (before the lobby's first sweep).
@@ -387,13 +395,32 @@ class ClusterNode:
         finally:
             self._calls.pop(call_id, None)
 
+    async def broadcast(self, method: str, args: dict[str, Any],
+                        timeout: float = CALL_TIMEOUT_SECONDS) -> tuple[list[dict[str, Any]], int]:
+        """Ask every other member to run its ``method`` handler: the answers that came within
+        ``timeout``, and how many members were asked (those listening when it was sent; a
+        member that did not answer in time is missing from the answers)."""
+        call_id = uuid.uuid4().hex
+        gather = _Gather()
+        self._gathers[call_id] = gather
+        request = {"k": "req", "id": call_id, "from": self.owner, "m": method, "a": args,
+                   "all": True}
+        try:
+            heard = int(await self.redis.publish(self.everyone, orjson.dumps(request)))
+            gather.expect(max(0, heard - (1 if self._listening else 0)))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(gather.done.wait(), timeout)
+            return list(gather.answers), gather.expected
+        finally:
+            self._gathers.pop(call_id, None)
+
     async def _read(self) -> None:
         subscribed = False
         while True:
             try:
                 if not subscribed:
-                    await self._pubsub.subscribe(self.channel)
-                    subscribed = True
+                    await self._pubsub.subscribe(self.channel, self.everyone)
+                    subscribed = self._listening = True
                 message = await self._pubsub.get_message(ignore_subscribe_messages=True,
                                                          timeout=1.0)
             except asyncio.CancelledError:
@@ -412,10 +439,14 @@ class ClusterNode:
                 log.warning("request channel: a malformed message was ignored")
                 continue
             if kind == "rep":
-                future = self._calls.get(str(data.get("id")))
+                call_id = str(data.get("id"))
+                future = self._calls.get(call_id)
                 if future is not None and not future.done():
                     future.set_result(data.get("r") or {})
-            elif kind == "req":
+                gather = self._gathers.get(call_id)
+                if gather is not None:
+                    gather.add(data.get("r") or {})
+            elif kind == "req" and not (data.get("all") and data.get("from") == self.owner):
                 self._spawn(self._answer(data))
 
     async def _answer(self, data: dict[str, Any]) -> None:
@@ -438,3 +469,26 @@ class ClusterNode:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+class _Gather:
+    """The answers to one :meth:`ClusterNode.broadcast`."""
+
+    def __init__(self) -> None:
+        self.answers: list[dict[str, Any]] = []
+        self.expected = 0
+        self.done = asyncio.Event()
+        self._known = False
+
+    def expect(self, members: int) -> None:
+        self.expected, self._known = members, True
+        self._check()
+
+    def add(self, answer: dict[str, Any]) -> None:
+        if isinstance(answer, dict):
+            self.answers.append(answer)
+        self._check()
+
+    def _check(self) -> None:
+        if self._known and len(self.answers) >= self.expected:
+            self.done.set()
