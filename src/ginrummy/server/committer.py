@@ -43,7 +43,8 @@ Pending = tuple[Sequence[WriteOp], tuple[Fence, ...], "asyncio.Future[None]"]
 
 def tables_of(ops: Iterable[WriteOp], table_id: str | None = None) -> list[str]:
     """The tables a write belongs to: ``table_id`` and those its operations name (an
-    ``Apply`` names none: it goes with the table of its write)."""
+    ``Apply`` names none: it goes with the table of its write, so a write of a table made of
+    ``Apply`` operations alone, such as a chat line, must give ``table_id`` to be fenced)."""
     found: dict[str, None] = {} if table_id is None else {table_id: None}
     for op in ops:
         if isinstance(op, InsertTable):

@@ -279,7 +279,7 @@ class TableWriter:
         return load_lines(self.commits.repository.engine, self.table.id)
 
     async def _store_chat(self, line: ChatLine) -> None:
-        await self.commits.committer.commit([add_line(self.table.id, line.stored())])
+        await self.commits.committer.commit([add_line(self.table.id, line.stored())], self.table.id)
 
     # ----------------------------------------------------------------- players' requests
     async def handle_action(self, conn: Connection, msg: ActionMessage) -> None:
