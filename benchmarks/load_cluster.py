@@ -29,6 +29,7 @@ import json
 import multiprocessing
 import secrets
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -64,6 +65,8 @@ from load_server import (  # noqa: E402
     _int_list,
     describe,
     fresh_database,
+    largest_within,
+    start_profiler,
     verify_stored,
 )
 
@@ -187,9 +190,10 @@ def health_sum(urls: list[str]) -> dict[str, Any] | None:
 
 
 # ---------------------------------------------------------------------- one run
-def run_cluster(args: argparse.Namespace, processes: int, repeat: int) -> ClusterReport:
-    """A fresh database, Redis prefix and ``processes`` servers; the load; the check."""
-    tables = args.tables
+def run_cluster(args: argparse.Namespace, processes: int, repeat: int,
+                tables: int) -> ClusterReport:
+    """A fresh database, Redis prefix and ``processes`` servers, ``tables`` tables of load;
+    the check."""
     with tempfile.TemporaryDirectory(prefix="ginrummy-cluster-") as tmp, \
             fresh_database(args.db, Path(tmp)) as db:
         prefix = f"gload{secrets.token_hex(4)}"
@@ -207,7 +211,7 @@ def run_cluster(args: argparse.Namespace, processes: int, repeat: int) -> Cluste
             cluster.close()
             _drop_prefix(args.redis, prefix)
             if args.logs:
-                keep = Path(args.logs) / f"p{processes}-r{repeat + 1}"
+                keep = Path(args.logs) / f"p{processes}-t{tables}-r{repeat + 1}"
                 keep.mkdir(parents=True, exist_ok=True)
                 for proc in cluster.procs:
                     if proc.log_path.exists():
@@ -247,11 +251,17 @@ def _load(args: argparse.Namespace, cluster: Cluster, processes: int, repeat: in
     clients = [p.pid for p in workers if p.pid is not None]
     services = service_pids()
     time.sleep(max(0.0, window_start - time.time()))
+    profiler = start_profiler(
+        None if args.profile is None else args.profile.replace("{processes}", str(processes)),
+        servers[0] if servers else None, args.duration, tables)
     before, services_before, each_before = sample(servers, clients, services)
     health_before = health_sum(list(urls))
     time.sleep(max(0.0, timeline.window_end - time.time()))
     after, services_after, each_after = sample(servers, clients, services)
     health_after = health_sum(list(urls))
+    if profiler is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            profiler.wait(timeout=30)
     results: list[WorkerResult] = []
     for pipe in pipes:
         if not pipe.poll(args.drain + 120):
@@ -314,23 +324,90 @@ def describe_cluster(report: ClusterReport) -> str:
 
 
 def summary(reports: list[ClusterReport]) -> str:
-    """Per process count: the median of the repeats and their range."""
+    """Per process count and table count: the median of the repeats and their range."""
     def cell(values: list[float], digits: int = 1) -> str:
         return (f"{median(values):.{digits}f} ({min(values):.{digits}f}-"
                 f"{max(values):.{digits}f})")
 
     lines = ["| processes | tables | actions/s | p50 ms | p99 ms | cores used | "
              "actions/s per core | runs OK |", "|---|---|---|---|---|---|---|---|"]
-    for n in sorted({r.processes for r in reports}):
-        runs = [r for r in reports if r.processes == n]
+    for n, tables in sorted({(r.processes, r.run.tables) for r in reports}):
+        runs = [r for r in reports if r.processes == n and r.run.tables == tables]
         lines.append(
-            f"| {n} | {runs[0].run.tables} | "
+            f"| {n} | {tables} | "
             f"{cell([r.run.actions_per_second for r in runs], 0)} | "
             f"{cell([r.run.p50_ms for r in runs])} | {cell([r.run.p99_ms for r in runs])} | "
             f"{cell([r.cores_used for r in runs], 2)} | "
             f"{cell([r.actions_per_core for r in runs], 0)} | "
             f"{sum(r.run.ok for r in runs)} of {len(runs)} |")
     return "\n".join(lines)
+
+
+def capacity(reports: list[ClusterReport], target_ms: float) -> dict[int, dict[str, Any]]:
+    """Per process count: the largest table count whose runs all passed (every acknowledged
+    action stored, no error, no late table) with a median p99 within ``target_ms``, every
+    smaller count tried too (``load_server.largest_within``); the p99 of each repeat there
+    and at the next count up, and the throughput there."""
+    found: dict[int, dict[str, Any]] = {}
+    for n in sorted({r.processes for r in reports}):
+        runs = [r for r in reports if r.processes == n]
+        best = largest_within([r.run for r in runs], target_ms)
+        counts = sorted({r.run.tables for r in runs})
+        above = [t for t in counts if best is None or t > best]
+        nxt = above[0] if above else None
+        at = [r for r in runs if r.run.tables == best]
+        up = [r for r in runs if r.run.tables == nxt]
+        found[n] = {
+            "tables": best,
+            "p99_ms": [round(r.run.p99_ms, 1) for r in at],
+            "actions_per_second": [round(r.run.actions_per_second) for r in at],
+            "actions_per_core": [round(r.actions_per_core) for r in at],
+            "cores_used": [round(r.cores_used, 2) for r in at],
+            "next_tables": nxt,
+            "next_p99_ms": [round(r.run.p99_ms, 1) for r in up],
+            "next_ok": [r.run.ok for r in up],
+        }
+    return found
+
+
+def describe_capacity(found: dict[int, dict[str, Any]], target_ms: float) -> str:
+    """The capacity table: per process count, the largest N within the target."""
+    def listed(values: list[Any]) -> str:
+        return ", ".join(str(v) for v in values) or "-"
+
+    lines = [f"capacity: the largest N of live tables with a median p99 <= {target_ms:g} ms "
+             "(every run OK, every smaller N too)",
+             "| processes | N | p99 ms at N | actions/s | actions/s per core | cores used | "
+             "next N | p99 ms at next N |", "|---|---|---|---|---|---|---|---|"]
+    for n, c in found.items():
+        lines.append(f"| {n} | {c['tables'] or 'none'} | {listed(c['p99_ms'])} | "
+                     f"{listed(c['actions_per_second'])} | {listed(c['actions_per_core'])} | "
+                     f"{listed(c['cores_used'])} | {c['next_tables'] or '-'} | "
+                     f"{listed(c['next_p99_ms'])} |")
+    return "\n".join(lines)
+
+
+def _levels(text: str) -> tuple[int, list[int]]:
+    """``P:N,N,...``: a process count and its table counts."""
+    processes, sep, counts = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return int(processes), _int_list(counts)
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not P:N,N,... (a process count and "
+                                         "its table counts)") from None
+
+
+def schedule(args: argparse.Namespace) -> list[tuple[int, int, int]]:
+    """The runs in order, as (repeat, processes, tables): each repeat goes through the table
+    levels, and at each level alternates the process counts (1, 2, 4, 1, 2, 4, ...), so that
+    a noisy minute of the machine does not fall on one count only."""
+    levels: dict[int, list[int]] = ({p: counts for p, counts in args.levels} if args.levels
+                                    else {p: [args.tables] for p in args.processes})
+    depth = max(len(counts) for counts in levels.values())
+    return [(repeat, p, levels[p][i]) for repeat in range(args.repeat) for i in range(depth)
+            for p in levels if i < len(levels[p])]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -340,6 +417,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="server process counts to measure (default 1,2,4)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per count (default 3)")
     parser.add_argument("--tables", type=int, default=1000, help="live tables (default 1000)")
+    parser.add_argument("--levels", type=_levels, action="append", metavar="P:N,N,...",
+                        help="the capacity sweep: P processes at each table count N "
+                        "(repeatable, one per process count; replaces --processes and "
+                        "--tables); the report gives each count's largest N within "
+                        "--target-ms")
     parser.add_argument("--duration", type=float, default=30.0, help="window in s (30)")
     parser.add_argument("--ramp", type=float, default=None,
                         help="seconds to open every table (default: tables / 40, at least 3)")
@@ -362,6 +444,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--target-ms", type=float, default=100.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="py-spy record the first server process during the window into "
+                        "FILE (raw collapsed stacks; {processes} and {tables} in the name "
+                        "become the counts)")
     parser.add_argument("--logs", metavar="DIR", help="keep each run's server logs in "
                         "DIR/p<processes>-r<repeat>/ (default: deleted with the run)")
     parser.add_argument("--log-level", default="warning",
@@ -370,6 +456,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not args.processes or min(args.processes) < 1:
         parser.error("--processes: counts of at least 1")
+    if args.levels and (min(p for p, _ in args.levels) < 1
+                        or min(min(c, default=0) for _, c in args.levels) < 1):
+        parser.error("--levels: at least 1 process and 1 table in each")
     if args.tables < 1 or args.repeat < 1 or args.client_procs < 1:
         parser.error("--tables, --repeat and --client-procs: at least 1")
     if not args.db.startswith(("postgres://", "postgresql")):
@@ -378,22 +467,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Every process count, ``--repeat`` times (alternating the counts), then the summary."""
+    """Every (process count, table count) of the schedule ``--repeat`` times, then the
+    summary and each process count's capacity."""
     args = parse_args(argv)
     reports: list[ClusterReport] = []
-    for repeat in range(args.repeat):
-        for processes in args.processes:
-            report = run_cluster(args, processes, repeat)
-            reports.append(report)
-            if not args.json:
-                print(describe_cluster(report), flush=True)
+    for repeat, processes, tables in schedule(args):
+        report = run_cluster(args, processes, repeat, tables)
+        reports.append(report)
+        if not args.json:
+            print(describe_cluster(report), flush=True)
+    found = capacity(reports, args.target_ms)
     if args.json:
         print(json.dumps({"runs": [{**vars(r), "run": vars(r.run)} for r in reports],
+                          "target_ms": args.target_ms,
+                          "capacity": {str(n): c for n, c in found.items()},
                           "command": " ".join(["benchmarks/load_cluster.py",
                                                *(argv if argv is not None else sys.argv[1:])])},
                          indent=2))
     else:
         print(summary(reports))
+        print(describe_capacity(found, args.target_ms))
     return 0 if all(r.run.ok for r in reports) else 1
 
 

@@ -209,5 +209,5 @@ class Subscription:
         """Unsubscribe from everything and give the connection back."""
         with contextlib.suppress(Exception):
             await self._pubsub.unsubscribe()
-        await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self._pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]
         self.channels.clear()
