@@ -23,6 +23,7 @@ decision); its JSON is the shared part's with the viewer's part filled in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -151,28 +152,43 @@ class OwnView:
 
     def log_dicts(self, gin: bool, start: int = 0) -> list[Json]:
         """The JSON of the log entries from ``start`` on (``gin``: :attr:`SharedView.gin`)."""
-        return [{"seat": e.seat, "action": e.text(gin, with_card=False),
-                 "card": None if e.card is None else CARD_NAMES[e.card]}
-                for e in self.log[start:]]
+        return log_json(self.log, gin, start)
 
     def to_dict(self, shared: SharedView, shared_json: Json | None = None,
                 log: list[Json] | None = None) -> Json:
         """The viewer's whole view as JSON: ``shared_json`` (``shared.to_dict()``, built when
         not given; left unchanged) with the seat, its cards and its log filled in. ``log``:
         the JSON of the whole log when the caller already has it (:meth:`log_dicts`)."""
-        data = (shared.to_dict() if shared_json is None else shared_json).copy()
         seat = self.seat
-        data["seat"] = seat
-        if seat is not None:
-            own = _names(cards_tuple(self.hand_mask))
-            data["hand"] = own
-            seats: list[Json] = data["seats"]
-            if seats[seat]["cards"] is None:  # not yet public: the viewer sees its own
-                seats = seats.copy()
-                seats[seat] = {**seats[seat], "cards": own}
-                data["seats"] = seats
-        data["log"] = self.log_dicts(shared.gin) if log is None else log
-        return data
+        return own_dict(shared.to_dict() if shared_json is None else shared_json, seat,
+                        [] if seat is None else _names(cards_tuple(self.hand_mask)),
+                        self.log_dicts(shared.gin) if log is None else log)
+
+
+def log_json(log: Sequence[Event], gin: bool, start: int = 0) -> list[Json]:
+    """The JSON of a viewer's log entries from ``start`` on (``log``: its :attr:`OwnView.log`
+    or :func:`own_log`; ``gin``: :attr:`SharedView.gin`)."""
+    return [{"seat": e.seat, "action": e.text(gin, with_card=False),
+             "card": None if e.card is None else CARD_NAMES[e.card]}
+            for e in log[start:]]
+
+
+def own_dict(shared_json: Json, seat: int | None, hand: list[str], log: list[Json]) -> Json:
+    """The JSON of a viewer's whole view: ``shared_json`` (:meth:`SharedView.to_dict`; left
+    unchanged) with the viewer's part filled in: ``seat``, ``hand`` (the names of its own
+    cards, :func:`own_cards`; empty for a spectator) and ``log`` (:func:`log_json` of its
+    :func:`own_log`). The only place where a view's JSON gets a seat's cards."""
+    data = shared_json.copy()
+    data["seat"] = seat
+    if seat is not None:
+        data["hand"] = hand
+        seats: list[Json] = data["seats"]
+        if seats[seat]["cards"] is None:  # not yet public: the viewer sees its own
+            seats = seats.copy()
+            seats[seat] = {**seats[seat], "cards": hand}
+            data["seats"] = seats
+    data["log"] = log
+    return data
 
 
 def _public_seats(v: SharedView | PlayerView) -> tuple[SeatView, ...]:
@@ -210,6 +226,17 @@ def own_view(hand: Hand, seat: int | None) -> OwnView:
     v: OwnView = _new(OwnView)
     _fill_own(v, hand, seat)
     return v
+
+
+def own_log(hand: Hand, seat: int | None) -> list[Event]:
+    """The log ``seat`` (``None``: a spectator) sees of ``hand``, as the hand keeps it (read
+    it, do not change it; :class:`OwnView` holds a copy): others' stock draws show no card,
+    reshuffles no order."""
+    if seat is None:
+        return hand.seat_logs[hand.players]
+    if 0 <= seat < hand.players:
+        return hand.seat_logs[seat]
+    raise ValueError(f"seat must be 0..{hand.players - 1} or None for a spectator, got {seat}")
 
 
 def own_cards(hand: Hand, seat: int) -> int:
@@ -258,15 +285,8 @@ def _fill_shared(v: SharedView | PlayerView, hand: Hand, match: Match | None) ->
 
 
 def _fill_own(v: OwnView | PlayerView, hand: Hand, seat: int | None) -> None:
-    if seat is None:
-        v.hand_mask = 0
-        v.log = tuple(hand.seat_logs[hand.players])
-    elif 0 <= seat < hand.players:
-        v.hand_mask = hand.hands[seat]
-        v.log = tuple(hand.seat_logs[seat])
-    else:
-        raise ValueError(
-            f"seat must be 0..{hand.players - 1} or None for a spectator, got {seat}")
+    v.log = tuple(own_log(hand, seat))  # checks the seat
+    v.hand_mask = 0 if seat is None else hand.hands[seat]
     v.seat = seat
 
 

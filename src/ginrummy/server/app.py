@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, text
@@ -14,6 +14,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ginrummy.server import (
     account_api,
@@ -130,11 +131,33 @@ def create_app(settings: Settings | None = None) -> Starlette:
         routes.extend(static.routes(settings.static_dir))  # versioned, cache headers
     else:
         routes.append(Route("/", no_client, methods=["GET"]))
-    middleware = [Middleware(AccessLog), Middleware(static.Compression),  # gzip on text
-                  Middleware(ErrorCounter),  # /metrics: HTTP errors
-                  Middleware(SecurityHeaders, settings=settings),
-                  Middleware(RequestGuard, settings=settings)]
+    http_only = [Middleware(static.Compression),  # gzip on text
+                 Middleware(ErrorCounter),  # /metrics: HTTP errors
+                 Middleware(SecurityHeaders, settings=settings),
+                 Middleware(RequestGuard, settings=settings)]
+    middleware = [Middleware(AccessLog), Middleware(HttpOnly, layers=http_only)]
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+
+
+class HttpOnly:
+    """The one dispatch point of the middlewares that act on HTTP alone (``layers``, outermost
+    first): an HTTP request (and the lifespan) goes through them, a WebSocket straight to the
+    app. Each of them lets a WebSocket pass untouched anyway; skipping them here spares every
+    WebSocket message the resumption of their pass-through frames (the session's coroutine
+    chain is resumed at each frame received). Not a coroutine itself, for the same reason: it
+    hands back the awaitable of the path taken."""
+
+    def __init__(self, app: ASGIApp, layers: Sequence[Middleware]) -> None:
+        self.websocket = app
+        http = app
+        for cls, args, kwargs in reversed(layers):
+            http = cls(http, *args, **kwargs)
+        self.http = http
+
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        if scope["type"] == "websocket":
+            return self.websocket(scope, receive, send)
+        return self.http(scope, receive, send)
 
 
 SHUTDOWN_STEP_SECONDS = 10.0

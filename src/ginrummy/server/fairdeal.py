@@ -45,9 +45,23 @@ class FairHand:
     deadline: float | None = None
     """Unix time after which the missing client seeds are made by the server."""
     commitment: str = field(init=False)
+    _public: tuple[list[bytes | None], list[bool], dict[str, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+    """The ``fair`` block's fields but the server seed, with the seeds they were made from."""
 
     def __post_init__(self) -> None:
         self.commitment = fair.commitment(self.server_seed)
+
+    def public(self) -> dict[str, Any]:
+        """The ``fair`` block's fields before ``server_seed`` (read it, do not change it):
+        made again only when a client seed or a ``server_made`` flag changed (every state of
+        the hand carries them)."""
+        cached = self._public
+        if cached is None or cached[0] != self.client_seeds or cached[1] != self.server_made:
+            cached = self._public = (list(self.client_seeds), list(self.server_made), {
+                "hand": self.hand, "commitment": self.commitment,
+                "client_seeds": self.client_seeds_hex(), "server_made": list(self.server_made)})
+        return cached[2]
 
     @classmethod
     def from_stored(cls, stored: StoredSeeds) -> FairHand:
@@ -173,6 +187,4 @@ def fair_block(table: GameTable) -> dict[str, Any] | None:
     fh = table.fair
     if fh is None:
         return None
-    return {"hand": fh.hand, "commitment": fh.commitment,
-            "client_seeds": fh.client_seeds_hex(), "server_made": list(fh.server_made),
-            "server_seed": fh.server_seed.hex() if revealed(table, fh) else None}
+    return {**fh.public(), "server_seed": fh.server_seed.hex() if revealed(table, fh) else None}

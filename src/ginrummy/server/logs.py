@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -116,7 +117,9 @@ class AccessLog:
         started = time.perf_counter()
         status: int | None = None
 
-        async def watch(message: Message) -> None:
+        def watch(message: Message) -> Awaitable[None]:
+            # not a coroutine: it hands back send's own awaitable (no frame of its own for
+            # each WebSocket message)
             nonlocal status
             kind = message["type"]
             if kind == "http.response.start":
@@ -126,7 +129,7 @@ class AccessLog:
             elif kind == "websocket.close":
                 code = int(message.get("code", 1000))
                 status = 403 if status is None else code
-            await send(message)
+            return send(message)
 
         try:
             await self.app(scope, receive, watch)

@@ -279,10 +279,17 @@ class StateMessages:
     def __init__(self) -> None:
         self.views = ViewCache()
         self._fixed: _FixedEntry | None = None
-        self._entry_json: tuple[Any, str] | None = None
+        self._fixed_json = ""
+        """The fixed part's JSON text without its closing brace (the entry's text begins
+        with it: orjson writes a dict's keys in order, without spaces)."""
+        self._seats_json: tuple[Any, str] | None = None
 
     def entry(self, table: GameTable) -> TableEntry:
         """The public lobby entry."""
+        return {**self._fixed_entry(table), "seats": _seat_entries(table),
+                "status": table.status, "version": table.version}
+
+    def _fixed_entry(self, table: GameTable) -> _FixedEntry:
         fixed = self._fixed
         if fixed is None:  # what never changes, computed once
             fixed = self._fixed = {
@@ -298,24 +305,22 @@ class StateMessages:
                 "buy_in": table.buy_in,
                 "created_at": table.created_at.isoformat().replace("+00:00", "Z"),
             }
-        return {
-            **fixed,
-            "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
-                       "connected": s.connections > 0, "away": s.human and s.away}
-                      for s in table.seats],
-            "status": table.status,
-            "version": table.version,
-        }
+            self._fixed_json = dumps(fixed)[:-1]
+        return fixed
 
     def entry_json(self, table: GameTable) -> str:
-        """The lobby entry as JSON text (kept while the table, its seats and their
-        connections do not change)."""
-        key = (table.version, table.status,
-               tuple((s.kind, s.name, s.level, s.connections > 0, s.away) for s in table.seats))
-        cached = self._entry_json
+        """The lobby entry as JSON text: ``dumps(self.entry(table))``, from the fixed part's
+        text (made once) and the seats' (kept while the seats and their connections do not
+        change), so that only the status and version are written for each state."""
+        if self._fixed is None:
+            self._fixed_entry(table)
+        key = [(s.kind, s.name, s.level, s.connections > 0, s.left or s.resigned)
+               for s in table.seats]
+        cached = self._seats_json
         if cached is None or cached[0] != key:
-            cached = self._entry_json = (key, dumps(self.entry(table)))
-        return cached[1]
+            cached = self._seats_json = (key, dumps(_seat_entries(table)))
+        return (f'{self._fixed_json},"seats":{cached[1]},"status":{dumps(table.status)},'
+                f'"version":{table.version}}}')
 
     def state_texts(self, table: GameTable, seats: Iterable[int | None],
                     now: float) -> dict[int | None, str]:
@@ -367,6 +372,12 @@ class StateMessages:
             "previous": table.previous,
             "fair": fair_block(table),
         }
+
+
+def _seat_entries(table: GameTable) -> list[SeatEntry]:
+    return [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
+             "connected": s.connections > 0, "away": s.human and s.away}
+            for s in table.seats]
 
 
 def clock_info(table: GameTable, now: float) -> Clock | None:

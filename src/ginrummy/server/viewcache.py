@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ginrummy.cards import CARD_NAMES
+from ginrummy.cards import CARD_NAMES, cards_tuple
 from ginrummy.engine import Hand
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
 from ginrummy.solver import best_melds_mask
-from ginrummy.views import SharedView, own_cards, own_view, shared_view
+from ginrummy.views import SharedView, log_json, own_cards, own_dict, own_log, shared_view
 
 Json = dict[str, Any]
 
@@ -33,6 +33,7 @@ class ViewCache:
         self._hand: Hand | None = None
         self._logs: dict[int | None, tuple[bool, list[Json]]] = {}
         self._melds: dict[int, tuple[int, Json]] = {}
+        self._names: dict[int, tuple[int, list[str]]] = {}
         self._shared_key: tuple[int, int] | None = None
         self._shared: tuple[SharedView, Json] | None = None
         self._ruleset: tuple[Ruleset | None, Json] = (None, {})
@@ -44,6 +45,7 @@ class ViewCache:
             self._hand = hand
             self._logs.clear()
             self._melds.clear()
+            self._names.clear()
             self._shared_key = None
             self._shared = None
 
@@ -63,15 +65,27 @@ class ViewCache:
                 self._shared_key, self._shared = key, (shared, shared_json)
         else:
             shared, shared_json = self._shared
-        own = own_view(hand, seat)
+        log = own_log(hand, seat)
         gin = shared.gin
         cached = self._logs.get(seat)
-        if cached is None or cached[0] != gin or len(cached[1]) > len(own.log):
+        if cached is None or cached[0] != gin or len(cached[1]) > len(log):
             cached = self._logs[seat] = (gin, [])
         entries = cached[1]
-        if len(entries) < len(own.log):
-            entries += own.log_dicts(gin, len(entries))
-        return own.to_dict(shared, shared_json, list(entries))
+        if len(entries) < len(log):
+            entries += log_json(log, gin, len(entries))
+        return own_dict(shared_json, seat, self._hand_names(hand, seat), list(entries))
+
+    def _hand_names(self, hand: Hand, seat: int | None) -> list[str]:
+        """The names of ``seat``'s own cards (none for a spectator), kept while they do not
+        change (shared by the views that hold them: read them, do not change them)."""
+        if seat is None:
+            return []
+        mask = own_cards(hand, seat)
+        cached = self._names.get(seat)
+        if cached is None or cached[0] != mask:
+            cached = self._names[seat] = (mask, list(map(CARD_NAMES.__getitem__,
+                                                         cards_tuple(mask))))
+        return cached[1]
 
     def best_melds(self, hand: Hand, seat: int) -> Json:
         """Least deadwood of ``seat``'s cards, its melds and unmatched cards (card names)."""

@@ -14,8 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -52,9 +51,9 @@ class SessionClosed(Exception):
 _Closed = SessionClosed
 
 
-@dataclass(frozen=True)
-class Received:
-    """One frame from the client: its text (``None`` for a binary frame) and size in bytes."""
+class Received(NamedTuple):
+    """One frame from the client: its text (``None`` for a binary frame) and size in bytes
+    (a tuple: one is made for every frame)."""
 
     text: str | None
     size: int
