@@ -79,6 +79,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run N server processes on this machine sharing the port, each "
                         "a member of the cluster (N > 1 needs --redis and a PostgreSQL --db)")
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--supervisor", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--log-level", default=None,
                         choices=("critical", "error", "warning", "info", "debug"))
     parser.add_argument("--log-format", default=None, choices=("json", "text"),
@@ -127,8 +128,11 @@ def run_serve(args: argparse.Namespace) -> int:
               flush=True)
         uvicorn.Server(uvicorn_config(app, settings)).run()
         return 0
-    from ginrummy.cli.workers import shared_socket
+    from ginrummy.cli.workers import shared_socket, watch_supervisor
 
+    supervisor = getattr(args, "supervisor", None)
+    if supervisor is not None:  # a child of --workers: it stops when its supervisor dies
+        watch_supervisor(supervisor)
     uvicorn.Server(uvicorn_config(app, settings)).run(
         sockets=[shared_socket(settings.host, settings.port)])
     return 0

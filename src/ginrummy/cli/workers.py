@@ -6,19 +6,31 @@ address with ``SO_REUSEPORT``, so the kernel spreads the connections over them. 
 only supervises: it passes the settings down as ``GINRUMMY_*`` variables, forwards SIGTERM
 and SIGINT (each child then shuts down gracefully, handing its tables over), and starts a
 child again when one dies (its tables are meanwhile taken over by the others).
+
+A child also stops gracefully, as on SIGTERM, when its supervisor dies without forwarding a
+signal (SIGKILL, a crash): on Linux the kernel sends it SIGTERM then
+(``prctl(PR_SET_PDEATHSIG)``, set between the fork and the exec); everywhere the child itself
+watches its parent (:func:`watch_supervisor`: its parent pid changed, it was orphaned).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import dataclasses
+import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("ginrummy.server")
 
 RESTART_PAUSE_SECONDS = 1.0
 """Wait before starting a child again after it died."""
@@ -28,6 +40,51 @@ CRASHES_IN_WINDOW = 5
 supervisor stops every child and fails (a bad setting, a port taken, the database gone)."""
 STOP_WAIT_SECONDS = 40.0
 """How long the children get to stop gracefully before they are killed."""
+WATCH_SECONDS = 0.5
+"""How often a child checks that its supervisor is alive (the portable fallback)."""
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal the calling process gets when its parent dies (Linux)."""
+
+
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` (Linux), or ``None``."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:  # pragma: no cover - no libc to load
+        return None
+    call: Callable[..., int] = libc.prctl
+    return call
+
+
+def stop_with(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn`` for a child of ``parent``: on Linux the child gets SIGTERM when
+    ``parent`` dies; a child whose parent died already (before the call) exits at once."""
+    prctl = _prctl()  # looked up before the fork: the child only calls it
+
+    def arm() -> None:
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the death signal was armed
+            os._exit(1)
+    return arm
+
+
+def watch_supervisor(supervisor: int, every: float = WATCH_SECONDS) -> threading.Thread:
+    """In a child: a daemon thread that sends this process SIGTERM (the graceful stop that
+    hands its tables over) once its parent is no longer ``supervisor`` (it died and the
+    child was orphaned), where no death signal does it (not Linux)."""
+    def watch() -> None:
+        while os.getppid() == supervisor:
+            time.sleep(every)
+        log.warning("the --workers supervisor (pid %d) is gone: stopping", supervisor,
+                    extra={"event": "supervisor_gone"})
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=watch, name="watch-supervisor", daemon=True)
+    thread.start()
+    return thread
 
 
 def settings_env(settings: Any) -> dict[str, str]:
@@ -71,14 +128,16 @@ class Supervisor:
         self.workers = workers
         self.env = {**os.environ, **settings_env(settings)}
         self.command = [sys.executable, "-c", "import sys; from ginrummy.cli.main import "
-                        "main; sys.exit(main(sys.argv[1:]))", "serve", "--reuse-port"]
+                        "main; sys.exit(main(sys.argv[1:]))", "serve", "--reuse-port",
+                        "--supervisor", str(os.getpid())]
         self.children: list[subprocess.Popen[bytes] | None] = [None] * workers
         self.deaths: list[list[float]] = [[] for _ in range(workers)]
         self.stopping = False
 
     def start(self, slot: int) -> None:
         """Start the child of ``slot``."""
-        self.children[slot] = subprocess.Popen(self.command, env=self.env)
+        self.children[slot] = subprocess.Popen(self.command, env=self.env,
+                                               preexec_fn=stop_with(os.getpid()))
 
     def stop(self, signum: int, _frame: object = None) -> None:
         """A signal handler: ask every child to stop gracefully (SIGTERM)."""
