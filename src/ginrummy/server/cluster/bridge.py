@@ -72,7 +72,7 @@ class Node(Protocol):
     owner: str
     relay: Relay
     leases: Any
-    """The lease store (``holder(table_id)``)."""
+    """The lease store (``holder(table_id)``, ``holders(table_ids)``)."""
     keeper: Any
     """The keeper of this process's leases (``leases``: table id to :class:`Lease`)."""
     on_acquired: list[Hook]
@@ -380,7 +380,9 @@ class EdgeSide:
         """Envelopes seen for connections of other processes (not delivered)."""
         self._subscription = node.relay.subscribe()
         self._lock = asyncio.Lock()
-        self._watchers: dict[str, asyncio.Task[None]] = {}
+        self._watcher: asyncio.Task[None] | None = None
+        """Reads the lease holders of every table with a relayed connection here, every
+        ``check_seconds``, in one round trip."""
         self._reader: asyncio.Task[None] | None = None
         self._tasks = _Tasks()
 
@@ -447,9 +449,10 @@ class EdgeSide:
             if links is None:
                 await self._subscription.listen(link.table_id, OUTBOX)
                 links = self.links[link.table_id] = {}
-                self._watchers[link.table_id] = asyncio.get_running_loop().create_task(
-                    self._watch(link.table_id), name="relay-watch")
             links[link.connection_id] = link
+            if self._watcher is None:
+                self._watcher = asyncio.get_running_loop().create_task(
+                    self._watch(), name="relay-watch")
         if self._reader is None:
             self._reader = asyncio.get_running_loop().create_task(
                 _envelopes(self._subscription, self._deliver), name="relay-edge")
@@ -460,27 +463,31 @@ class EdgeSide:
             if links is None or links.pop(link.connection_id, None) is None or links:
                 return
             del self.links[link.table_id]
-            watcher = self._watchers.pop(link.table_id, None)
-            if watcher is not None:
-                watcher.cancel()
             with contextlib.suppress(Exception):
                 await self._subscription.leave(link.table_id, OUTBOX)
 
-    async def _watch(self, table_id: str) -> None:
+    async def _watch(self) -> None:
         """Every few seconds: a table whose lease changed hands (or expired: its owner died)
-        sends its clients here to reconnect."""
+        sends its clients here to reconnect. The holders of all the tables relayed here are
+        read together (one ``MGET``), not one request per table."""
         while True:
             await asyncio.sleep(self.check_seconds)
-            try:
-                holder = await holder_of(self.node, table_id)
-            except Exception:
-                log.warning("could not read the lease of table %s", table_id)
+            table_ids = list(self.links)
+            if not table_ids:
                 continue
-            for link in list(self.links.get(table_id, {}).values()):
-                if link.owner is None and holder is not None:
-                    link.owner = holder
-                elif link.owner != holder:
-                    self._tasks.spawn(self._moved(link))
+            try:
+                holders: dict[str, Holder] = await self.node.leases.holders(table_ids)
+            except Exception:
+                log.warning("could not read the leases of %d relayed table(s)",
+                            len(table_ids))
+                continue
+            for table_id in table_ids:
+                holder = holders.get(table_id)
+                for link in list(self.links.get(table_id, {}).values()):
+                    if link.owner is None and holder is not None:
+                        link.owner = holder
+                    elif link.owner != holder:
+                        self._tasks.spawn(self._moved(link))
 
     def _deliver(self, envelope: Envelope) -> None:
         """An outbox envelope: to its connection's socket (or every one's), in order."""
@@ -517,7 +524,8 @@ class EdgeSide:
         for links in list(self.links.values()):
             for link in list(links.values()):
                 link.conn.close(Close.RESTARTING, "the server is restarting")
-        for watcher in self._watchers.values():
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
             watcher.cancel()
         reader, self._reader = self._reader, None
         await _stop_listening(reader, self._tasks, self._subscription)
