@@ -57,6 +57,9 @@ REPORTS_PER_WINDOW, REPORT_WINDOW_SECONDS = 10, 600.0
 """Reports one reporter (an account, a seat or an address) may send in the window."""
 PAGE = 100
 """Rows of the log and of the reports in one answer."""
+CATCH_UP_SECONDS = 30.0
+"""How often a cluster member reads the stored mutes and bans again, in case it missed an
+administrator's broadcast (it did not answer in time: the answer's ``unanswered``)."""
 
 
 
@@ -554,3 +557,6 @@ def install(server: Server) -> None:
     node.handlers.update({"admin.tables": tables_here, "admin.seats": seats_here,
                           "admin.mute": mute_here, "admin.remove": remove_here,
                           "admin.notice": notice_here})
+    engine = server.accounts.engine
+    node.every(CATCH_UP_SECONDS, lambda: moderation.catch_up(lobby, engine),
+               "moderation catch-up")

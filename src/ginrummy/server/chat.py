@@ -183,6 +183,10 @@ class ChatMutes:
         else:
             self._until[account_id] = until
 
+    def replace(self, mutes: dict[int, datetime]) -> None:
+        """Take ``mutes`` (account to until when) as the whole set: those stored now."""
+        self._until = dict(mutes)
+
     def until(self, account_id: int | None) -> datetime | None:
         """When the account's mute ends, while it is muted; else ``None``."""
         if account_id is None:

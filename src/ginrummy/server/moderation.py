@@ -8,6 +8,7 @@ The routes are :mod:`ginrummy.server.admin_api`; docs/moderation.md says what ea
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -156,6 +157,32 @@ def account_names(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
         rows = conn.execute(select(ACCOUNTS.c.id, ACCOUNTS.c.name)
                             .where(ACCOUNTS.c.id.in_(sorted(set(ids))))).all()
     return {r.id: r.name for r in rows}
+
+
+def banned_accounts(engine: Engine, ids: Sequence[int]) -> list[int]:
+    """Those of these accounts that are banned."""
+    if not ids:
+        return []
+    with engine.connect() as conn:
+        rows = conn.execute(select(ACCOUNTS.c.id).where(and_(
+            ACCOUNTS.c.id.in_(sorted(set(ids))), ACCOUNTS.c.banned_at.is_not(None)))).all()
+    return [r.id for r in rows]
+
+
+async def catch_up(lobby: Lobby, engine: Engine) -> int:
+    """Make this process's tables agree with the stored mutes and bans (a cluster member
+    that missed an administrator's broadcast, docs/moderation.md): the mutes taken from the
+    database, and every banned account still seated here removed as a ban removes it; how
+    many connections were closed."""
+    loop = asyncio.get_running_loop()
+    mutes = await loop.run_in_executor(None, muted_accounts, engine)
+    lobby.mutes.replace(mutes)
+    seated = seated_accounts(lobby)
+    banned = await loop.run_in_executor(None, banned_accounts, engine, seated)
+    closed = 0
+    for account_id in banned:
+        closed += await remove_account(lobby, account_id, BAN_REASON)
+    return closed
 
 
 def muted_accounts(engine: Engine) -> dict[int, datetime]:

@@ -18,7 +18,7 @@ import pytest
 from cluster_helpers import redis_client
 from moderation_helpers import User, add_user, closed_with, get, open_as, post
 from server_helpers import Client, LiveServer
-from test_cluster_node import member, node_of
+from test_cluster_node import member, node_of, until
 
 from ginrummy.server.cluster import LeaseStore
 from ginrummy.server.moderation import read_reports
@@ -250,3 +250,61 @@ def test_an_owner_that_does_not_answer_is_503_saying_so(
             await client.aclose()
 
     asyncio.run(deaf_owner())
+
+
+def test_a_seat_is_left_and_the_coach_asked_through_another_process(
+        pair: tuple[LiveServer, LiveServer]) -> None:
+    a, b = pair
+    created = owned_by_a(a, b, nickname="Ann", players=3, preset="arena")
+    table_id = created["table_id"]
+    joined = b.join(table_id, nickname="Bob")  # the join ran at A
+    path = f"/api/tables/{table_id}/coach"
+    early = same_answer(a, b, "POST", path, {"token": created["token"]}, None)
+    assert early.status_code == 409 and early.json()["error"]["code"] == "not_finished"
+    stranger = same_answer(a, b, "POST", f"/api/tables/{table_id}/leave",
+                           {"token": "not-a-seat"}, None)
+    assert stranger.status_code == 403 and stranger.json()["error"]["code"] == "not_seated"
+    left = post(b, f"/api/tables/{table_id}/leave", {"token": joined["token"]})
+    assert left.status_code == 200, left.text
+    assert left.json()["seat"] == joined["seat"]
+    seat = a.lobby.writers[table_id].table.seats[joined["seat"]]  # emptied at the owner
+    assert seat.kind == "empty" and seat.name is None
+    assert a.stored_table(table_id).seats[joined["seat"]].kind == "empty"
+    again = same_answer(a, b, "POST", f"/api/tables/{table_id}/leave",
+                        {"token": joined["token"]}, None)
+    assert again.status_code == 403
+
+
+def test_a_member_that_missed_a_mute_or_a_ban_catches_up_from_the_database(
+        tmp_path: Path, prefix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from ginrummy.server import admin_api
+    from ginrummy.storage.accounts import ACCOUNTS
+    from ginrummy.storage.repository import utcnow
+
+    monkeypatch.setattr(admin_api, "CATCH_UP_SECONDS", 0.3)
+    with pg_schema("admin") as schema, member(tmp_path, schema_url(schema), prefix) as a:
+        bob = add_user(a, "Bobby")
+        created = a.create(nickname="Ann")
+        joined = post(a, f"/api/tables/{created['table_id']}/join", {"nickname": "x"}, bob)
+        assert joined.status_code == 200, joined.text
+        bob_ws = open_as(a, created["table_id"], bob, joined.json()["token"])
+        engine = a.app.state.server.accounts.engine
+
+        def store(**values: Any) -> None:  # as another member stored it, A not told
+            with engine.begin() as conn:
+                conn.execute(update(ACCOUNTS).where(ACCOUNTS.c.id == bob.id).values(values))
+
+        store(muted_until=utcnow() + timedelta(minutes=5))
+        until(lambda: a.lobby.mutes.until(bob.id) is not None, timeout=10,
+              what="A reads the mute")
+        store(muted_until=None)
+        until(lambda: a.lobby.mutes.until(bob.id) is None, timeout=10,
+              what="A reads the unmute")
+        store(banned_at=utcnow())
+        assert closed_with(bob_ws) == (4403, "this account was banned")
+        seat = a.lobby.writers[created["table_id"]].table.seats[joined.json()["seat"]]
+        assert seat.kind == "empty" or seat.token_hash == REVOKED_TOKEN

@@ -110,6 +110,7 @@ class ClusterNode:
         """The request channels are subscribed (this process hears its own broadcasts)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
+        self._periodic: list[tuple[float, Callable[[], Awaitable[object]], str]] = []
         self._changed = asyncio.Event()
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
@@ -140,12 +141,33 @@ class ClusterNode:
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._reader = asyncio.get_running_loop().create_task(self._read(), name="node-rpc")
 
+    def every(self, seconds: float, work: Callable[[], Awaitable[object]], what: str) -> None:
+        """Run ``work`` every ``seconds`` from :meth:`run` until the shutdown (a failure is
+        logged once per outage)."""
+        self._periodic.append((seconds, work, what))
+
     def run(self) -> None:
-        """Start the periodic sweep and the lobby publication."""
+        """Start the periodic sweep, the lobby publication and the work of :meth:`every`."""
         loop = asyncio.get_running_loop()
         self._loops = [loop.create_task(self._sweep_loop(), name="node-sweep"),
-                       loop.create_task(self._publish_loop(), name="node-lobby")]
+                       loop.create_task(self._publish_loop(), name="node-lobby"),
+                       *(loop.create_task(self._repeat(*job), name=f"node-{job[2]}")
+                         for job in self._periodic)]
         self.changed()
+
+    @staticmethod
+    async def _repeat(seconds: float, work: Callable[[], Awaitable[object]],
+                      what: str) -> None:
+        failing = False
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                await work()
+                failing = False
+            except Exception as exc:
+                if not failing:
+                    log.warning("%s failed: %s: %s", what, type(exc).__name__, exc)
+                failing = True
 
     async def stop_background(self) -> None:
         """Stop sweeping and publishing (shutdown: take no more tables)."""
