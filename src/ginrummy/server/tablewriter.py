@@ -616,17 +616,17 @@ class TableWriter:
         self.broadcast(acked)
 
     # ----------------------------------------------------------------- what comes next
-    def _arm(self, delay: float, action: TimerAction) -> None:
-        self.timers.arm(delay, action, self.table.version)
+    def _arm(self, delay: float, action: TimerAction, key: float | None = None) -> None:
+        self.timers.arm(delay, action, self.table.version, key)
 
     async def _advance(self) -> None:
         """Play what needs no human (deals, reshuffles), then arm the right timer; then set
-        or cancel the idle timer."""
-        await self._advance_steps()
+        or cancel the idle timer (a turn clock's timer armed again is kept: timers.py)."""
+        with self.timers.aside():
+            await self._advance_steps()
         self._watch_idle()
 
     async def _advance_steps(self) -> None:
-        self.timers.cancel()
         if self.closed:
             return
         table = self.table
@@ -703,7 +703,7 @@ class TableWriter:
                 log.warning("table %s: could not store the clock deadline", table.id)
             self.broadcast()
         assert table.clock_deadline is not None
-        self._arm(table.clock_deadline - time.time(), self._clock_timeout)
+        self._arm(table.clock_deadline - time.time(), self._clock_timeout, table.clock_deadline)
 
     async def _retry_advance(self, _version: int) -> None:
         async with self.lock:
