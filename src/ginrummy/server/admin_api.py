@@ -205,7 +205,8 @@ async def tables(request: Request, _admin: Account) -> Response:
             if isinstance(entry, dict) and entry.get("id") not in seen:
                 seen.add(entry.get("id"))
                 found.append(entry)
-    found.sort(key=lambda e: str(e.get("created_at", "")), reverse=True)
+    if others:  # newest first across the processes (the ISO times sort as text)
+        found.sort(key=lambda e: str(e.get("created_at", "")), reverse=True)
     return JSONResponse({"tables": found, **processes})
 
 
