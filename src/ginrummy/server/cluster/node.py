@@ -1,6 +1,8 @@
 """One server process as a member of a cluster (docs/cluster.md): its leases, the sweep that
 takes the tables nobody owns, its lobby entries in Redis, the unloading of a table it lost,
-and requests to the owner of a table (a seat taken through any process).
+requests to the owner of a table (a seat taken, an HTTP route run, through any process:
+:meth:`ClusterNode.call`) and to every member (an administrator's mute, ban or notice:
+:meth:`ClusterNode.broadcast`).
 
 :class:`ClusterNode` is created by the app's lifespan when ``settings.redis`` is set and kept
 as ``Server.cluster``; the lobby asks it who owns a table (:meth:`ClusterNode.ensure`) before
