@@ -30,8 +30,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ginrummy.server.api import error_response, in_thread, server_of
+from ginrummy.server.auth import secret_hash
 from ginrummy.server.lobby import TABLE_ID, LobbyError
-from ginrummy.server.sessions import FORWARDED_ACCOUNT, Account, current_account
+from ginrummy.server.sessions import (
+    FORWARDED_ACCOUNT,
+    Account,
+    account_store,
+    cookie_name,
+    current_account,
+    session_token,
+)
 
 if TYPE_CHECKING:
     from ginrummy.server.app import Server
@@ -98,7 +106,22 @@ async def owner_answer(request: Request, name: str, table_id: str) -> Response |
                     type(exc).__name__, exc)
         return error_response(503, "unavailable", "the server cannot reach its cluster "
                               "(Redis); try again in a few seconds")
-    return _response(answer)
+    response = _response(answer)
+    await _end_replaced_session(request, response)
+    return response
+
+
+async def _end_replaced_session(request: Request, response: Response) -> None:
+    """A forwarded route that started a new session (log-in by upgrade: its answer sets the
+    session cookie) replaces the session the request came with, as a local one does
+    (docs/accounts.md): the owner never saw that cookie, so it is deleted here."""
+    old = session_token(request)
+    if old is None or response.status_code >= 300:
+        return
+    prefix = f"{cookie_name(request)}=".encode("latin-1")
+    if any(key == b"set-cookie" and value.startswith(prefix)
+           for key, value in response.raw_headers):
+        await in_thread(account_store(request).end_session, secret_hash(old))
 
 
 def _response(answer: dict[str, Any]) -> Response:

@@ -189,10 +189,11 @@ def test_a_guest_becomes_an_account_and_reports_a_line_through_another_process(
         "name": "Annie", "password": "a long password", "table_id": table_id,
         "token": "not-the-token"}, None)
     assert refused.status_code == 403
+    planted = add_user(b, "Planted", "player")  # a session the request came with
     with b.http() as client:
         upgraded = client.post("/api/account/upgrade", json={
             "name": "Annie", "password": "a long password", "table_id": table_id,
-            "token": token})
+            "token": token}, headers=planted.headers)
     assert upgraded.status_code == 201, upgraded.text
     assert upgraded.json()["seat"] == 0 and upgraded.json()["account"]["name"] == "Annie"
     account_id = upgraded.json()["account"]["id"]
@@ -205,6 +206,9 @@ def test_a_guest_becomes_an_account_and_reports_a_line_through_another_process(
         with server.http() as client:
             me = client.get("/api/account/me", headers={"Cookie": session})
         assert me.status_code == 200 and me.json()["account"]["name"] == "Annie"
+        with server.http() as client:  # the session it came with is gone, as in one process
+            before = client.get("/api/account/me", headers=planted.headers)
+        assert before.status_code == 401
     twice = same_answer(a, b, "POST", "/api/account/upgrade", {
         "name": "Annie2", "password": "a long password", "table_id": table_id,
         "token": token}, None)
