@@ -161,7 +161,7 @@ class OwnView:
         the JSON of the whole log when the caller already has it (:meth:`log_dicts`)."""
         seat = self.seat
         return own_dict(shared.to_dict() if shared_json is None else shared_json, seat,
-                        [] if seat is None else _names(cards_tuple(self.hand_mask)),
+                        [] if seat is None else mask_names(self.hand_mask),
                         self.log_dicts(shared.gin) if log is None else log)
 
 
@@ -201,6 +201,11 @@ def _public_seats(v: SharedView | PlayerView) -> tuple[SeatView, ...]:
 
 def _names(cards: tuple[Card, ...]) -> list[str]:
     return list(map(_NAME_OF, cards))
+
+
+def mask_names(mask: int) -> list[str]:
+    """The names of the cards of ``mask``, in card order (a view's ``hand``)."""
+    return list(map(_NAME_OF, cards_tuple(mask)))
 
 
 _NAME_OF = CARD_NAMES.__getitem__

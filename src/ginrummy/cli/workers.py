@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import dataclasses
+import functools
 import logging
 import os
 import signal
@@ -46,8 +47,10 @@ PR_SET_PDEATHSIG = 1
 """prctl(2): the signal the calling process gets when its parent dies (Linux)."""
 
 
+@functools.cache
 def _prctl() -> Callable[..., int] | None:
-    """libc's ``prctl`` (Linux), or ``None``."""
+    """libc's ``prctl`` (Linux), or ``None``; looked up once (``find_library`` runs
+    ``ldconfig``), not at every child's start."""
     if not sys.platform.startswith("linux"):
         return None
     try:

@@ -413,7 +413,7 @@ async def upgrade(request: Request) -> Response:
     server: Server = request.app.state.server
 
     async def work() -> Response:
-        at_owner_answer = await owner_answer(request, "account.upgrade", body.table_id)
+        at_owner_answer = await owner_answer(request, body.table_id)
         if at_owner_answer is not None:  # the table's owner made the account, its answer
             return at_owner_answer
         writer = await server.lobby.load(body.table_id)

@@ -248,7 +248,7 @@ async def kick(request: Request, admin: Account) -> Response:
     body = await read_body(request, KickBody)
     if isinstance(body, JSONResponse):
         return body
-    at_owner_answer = await owner_answer(request, "admin.kick", body.table_id)
+    at_owner_answer = await owner_answer(request, body.table_id)
     if at_owner_answer is not None:
         return at_owner_answer
     writer = await _table(request, body.table_id)
@@ -365,7 +365,7 @@ async def close(request: Request, admin: Account) -> Response:
     body = await read_body(request, TableBody)
     if isinstance(body, JSONResponse):
         return body
-    at_owner_answer = await owner_answer(request, "admin.close", body.table_id)
+    at_owner_answer = await owner_answer(request, body.table_id)
     if at_owner_answer is not None:
         return at_owner_answer
     writer = await _table(request, body.table_id)
@@ -449,7 +449,7 @@ async def report(request: Request) -> Response:
     body = await read_body(request, ReportBody)
     if isinstance(body, JSONResponse):
         return body
-    at_owner_answer = await owner_answer(request, "report", body.table_id)
+    at_owner_answer = await owner_answer(request, body.table_id)
     if at_owner_answer is not None:
         return at_owner_answer
     server = server_of(request)

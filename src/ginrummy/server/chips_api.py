@@ -136,7 +136,7 @@ async def leave_table(request: Request) -> Response:
     if isinstance(body, JSONResponse):
         return body
     table_id = request.path_params["table_id"]
-    at_owner_answer = await owner_answer(request, "chips.leave", table_id)
+    at_owner_answer = await owner_answer(request, table_id)
     if at_owner_answer is not None:
         return at_owner_answer
     lobby = server_of(request).lobby

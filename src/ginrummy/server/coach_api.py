@@ -231,7 +231,7 @@ async def table_coach(request: Request) -> Response:
     if isinstance(body, JSONResponse):
         return body
     table_id = request.path_params["table_id"]
-    at_owner_answer = await owner_answer(request, "coach.table", table_id)
+    at_owner_answer = await owner_answer(request, table_id)
     if at_owner_answer is not None:  # the coach runs where the table is played
         return at_owner_answer
     writer = await server_of(request).lobby.load(table_id)

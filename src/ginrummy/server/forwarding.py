@@ -54,11 +54,20 @@ _DROPPED_HEADERS = frozenset({"cookie", "authorization", "content-length"})
 owner computes again."""
 
 
+ROUTE_NAME = "ginrummy.owner_route"
+"""The scope key of the name a route is registered under (:func:`at_owner`)."""
+
+
 def at_owner(name: str, route: RouteFunction) -> RouteFunction:
     """Register ``route`` (the whole route, its checks included) as one an owner runs for
-    another member under ``name``; returns it unchanged."""
-    AT_OWNER[name] = route
-    return route
+    another member under ``name``; returns it with its name in every request's scope, where
+    :func:`owner_answer` reads it (the name is written once, here)."""
+    async def named(request: Request) -> Response:
+        request.scope[ROUTE_NAME] = name
+        return await route(request)
+
+    AT_OWNER[name] = named
+    return named
 
 
 def forwarded(request: Request) -> bool:
@@ -66,9 +75,10 @@ def forwarded(request: Request) -> bool:
     return FORWARDED_ACCOUNT in request.scope
 
 
-async def owner_answer(request: Request, name: str, table_id: str) -> Response | None:
+async def owner_answer(request: Request, table_id: str) -> Response | None:
     """The answer of the table's owner when another process owns ``table_id``, else ``None``
-    (the route goes on here: one process, a table played here, or no such table)."""
+    (the route goes on here: one process, a table played here, or no such table). The route
+    is one of :func:`at_owner`'s."""
     server = server_of(request)
     node = server.cluster
     if node is None or not TABLE_ID.fullmatch(table_id):
@@ -86,7 +96,8 @@ async def owner_answer(request: Request, name: str, table_id: str) -> Response |
     body = await request.body()
     client = request.client
     args = {
-        "route": name, "method": request.method, "scheme": request.url.scheme,
+        "route": request.scope[ROUTE_NAME], "method": request.method,
+        "scheme": request.url.scheme,
         "path": request.url.path, "query": request.url.query,
         "path_params": dict(request.path_params),
         "headers": [[k, v] for k, v in request.headers.items()

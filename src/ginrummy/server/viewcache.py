@@ -16,12 +16,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ginrummy.cards import CARD_NAMES, cards_tuple
+from ginrummy.cards import CARD_NAMES
 from ginrummy.engine import Hand
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
 from ginrummy.solver import best_melds_mask
-from ginrummy.views import SharedView, log_json, own_cards, own_dict, own_log, shared_view
+from ginrummy.views import (
+    SharedView,
+    log_json,
+    mask_names,
+    own_cards,
+    own_dict,
+    own_log,
+    shared_view,
+)
 
 Json = dict[str, Any]
 
@@ -83,8 +91,7 @@ class ViewCache:
         mask = own_cards(hand, seat)
         cached = self._names.get(seat)
         if cached is None or cached[0] != mask:
-            cached = self._names[seat] = (mask, list(map(CARD_NAMES.__getitem__,
-                                                         cards_tuple(mask))))
+            cached = self._names[seat] = (mask, mask_names(mask))
         return cached[1]
 
     def best_melds(self, hand: Hand, seat: int) -> Json:

@@ -28,3 +28,15 @@ def with_redis(test: Callable[[Redis], Awaitable[Any]]) -> Any:
             await client.aclose()
 
     return asyncio.run(run())
+
+
+def lease_holders(prefix: str, ids: list[str]) -> dict[str, str]:
+    """The owners of the tables' leases now (a reader of the cluster ``prefix``)."""
+    from ginrummy.server.cluster import LeaseStore
+
+    async def read(redis: Redis) -> dict[str, str]:
+        store = LeaseStore(redis, "reader@test:1", prefix)
+        return {t: h.owner for t, h in (await store.holders(ids)).items()}
+
+    result: dict[str, str] = with_redis(read)
+    return result

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
-from cluster_helpers import REDIS_URL, redis_client
+from cluster_helpers import REDIS_URL, lease_holders, redis_client
 from server_helpers import Client, LiveServer, live_server
 
 from ginrummy.cli.main import main
@@ -228,57 +228,70 @@ def children_of(pid: int) -> list[int]:
     return [int(x) for x in path.read_text().split()] if path.exists() else []
 
 
+def start_workers(db: str, prefix: str, extra_env: dict[str, str] | None = None,
+                  **popen: Any) -> tuple[Any, str, list[int]]:
+    """``serve --workers 2`` on a free port, its two children answering ``/readyz``: the
+    supervisor's process, the base URL and the workers' pids."""
+    import os
+    import subprocess
+    import sys
+
+    port = closed_port()
+    env = {**os.environ, "GINRUMMY_REDIS_PREFIX": prefix, "GINRUMMY_SWEEP_SECONDS": "0.2",
+           **(extra_env or {})}
+    command = [sys.executable, "-c", "import sys; from ginrummy.cli.main import main; "
+               "sys.exit(main(sys.argv[1:]))", "serve", "--port", str(port),
+               "--db", db, "--redis", REDIS_URL, "--workers", "2",
+               "--log-level", "info", "--log-format", "text"]
+    parent = subprocess.Popen(command, env=env, **popen)
+    base = f"http://127.0.0.1:{port}"
+
+    def ready() -> bool:
+        with contextlib.suppress(httpx.HTTPError):
+            return httpx.get(f"{base}/readyz", timeout=5, trust_env=False).status_code == 200
+        return False
+
+    try:
+        until(lambda: len(children_of(parent.pid)) == 2 and ready(), timeout=60,
+              what="two server processes answer on the port")
+    except BaseException:
+        parent.kill()
+        parent.wait()
+        raise
+    return parent, base, children_of(parent.pid)
+
+
+def open_tables(base: str, count: int, body: dict[str, Any]) -> list[str]:
+    """``count`` tables created at ``base``, each over a new connection (the kernel spreads
+    them over the workers sharing the port); their ids."""
+    ids = []
+    for _ in range(count):
+        with httpx.Client(base_url=base, trust_env=False, timeout=30,
+                          headers={"Origin": base}) as fresh:
+            answer = fresh.post("/api/tables", json=body)
+        assert answer.status_code == 201, answer.text
+        ids.append(answer.json()["table_id"])
+    return ids
+
+
 @pytest.mark.slow
 def test_serve_workers_runs_n_members_on_one_port_and_stops_them(prefix: str) -> None:
     if not Path("/proc/self/task").exists():
         pytest.skip("reads the process tree from /proc (Linux)")
     import os
     import signal
-    import subprocess
-    import sys
 
     with pg_schema("workers") as schema:
-        port = closed_port()
-        env = {**os.environ, "GINRUMMY_REDIS_PREFIX": prefix, "GINRUMMY_SWEEP_SECONDS": "0.2"}
-        command = [sys.executable, "-c", "import sys; from ginrummy.cli.main import main; "
-                   "sys.exit(main(sys.argv[1:]))", "serve", "--port", str(port),
-                   "--db", schema_url(schema), "--redis", REDIS_URL, "--workers", "2",
-                   "--log-level", "info", "--log-format", "text"]
-        parent = subprocess.Popen(command, env=env)
+        parent, base, workers = start_workers(schema_url(schema), prefix)
         try:
-            base = f"http://127.0.0.1:{port}"
-
-            def ready() -> bool:
-                with contextlib.suppress(httpx.HTTPError):
-                    return httpx.get(f"{base}/readyz", timeout=5,
-                                     trust_env=False).status_code == 200
-                return False
-
-            until(lambda: len(children_of(parent.pid)) == 2 and ready(), timeout=60,
-                  what="two server processes answer on the port")
-            workers = children_of(parent.pid)
+            ids = open_tables(base, 6, {"nickname": "Ann"})
             with httpx.Client(base_url=base, trust_env=False, timeout=30,
                               headers={"Origin": base}) as client:
-                ids = []
-                for _ in range(6):  # new connections: the kernel spreads them
-                    with httpx.Client(base_url=base, trust_env=False, timeout=30,
-                                      headers={"Origin": base}) as fresh:
-                        answer = fresh.post("/api/tables", json={"nickname": "Ann"})
-                    assert answer.status_code == 201, answer.text
-                    ids.append(answer.json()["table_id"])
                 until(lambda: set(ids) <= {e["id"] for e in client.get("/api/tables")
                                            .json()["tables"]}, what="every table listed")
 
-            async def read_holders() -> dict[str, str]:
-                redis = redis_client()
-                try:
-                    store = LeaseStore(redis, "reader@test:1", prefix)
-                    return {t: h.owner for t, h in (await store.holders(ids)).items()}
-                finally:
-                    await redis.aclose()
-
             def holders() -> dict[str, str]:
-                return asyncio.run(read_holders())
+                return lease_holders(prefix, ids)
 
             held = holders()
             assert set(held) == set(ids)  # each table owned by one of the two workers

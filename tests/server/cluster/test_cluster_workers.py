@@ -5,7 +5,6 @@ sees its parent pid change) stops a child whose parent died where no death signa
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -14,12 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
-from cluster_helpers import REDIS_URL, redis_client
-from test_cluster_node import children_of, closed_port, until
+from cluster_helpers import lease_holders
+from test_cluster_node import open_tables, start_workers, until
 
-from ginrummy.server.cluster import LeaseStore
 from pg_helpers import pg_schema, schema_url
 
 
@@ -42,58 +39,20 @@ def pid_in(path: Path) -> int:
     return int(printed()[0])
 
 
-def lease_holders(prefix: str, ids: list[str]) -> dict[str, str]:
-    """The owners of the tables' leases now."""
-    async def read() -> dict[str, str]:
-        redis = redis_client()
-        try:
-            store = LeaseStore(redis, "reader@test:1", prefix)
-            return {t: h.owner for t, h in (await store.holders(ids)).items()}
-        finally:
-            await redis.aclose()
-
-    return asyncio.run(read())
-
-
 @pytest.mark.slow
 def test_the_workers_stop_gracefully_when_their_supervisor_is_killed(
         prefix: str, tmp_path: Path) -> None:
     if not Path("/proc/self/task").exists():
         pytest.skip("reads the process tree from /proc (Linux)")
     with pg_schema("orphans") as schema:
-        port = closed_port()
-        # leases of 60 s: released within seconds only by a graceful stop, never by expiry
-        env = {**os.environ, "GINRUMMY_REDIS_PREFIX": prefix, "GINRUMMY_SWEEP_SECONDS": "0.2",
-               "GINRUMMY_LEASE_TTL_MS": "60000"}
-        command = [sys.executable, "-c", "import sys; from ginrummy.cli.main import main; "
-                   "sys.exit(main(sys.argv[1:]))", "serve", "--port", str(port),
-                   "--db", schema_url(schema), "--redis", REDIS_URL, "--workers", "2",
-                   "--log-level", "info", "--log-format", "text"]
         log_path = tmp_path / "workers.log"
+        # leases of 60 s: released within seconds only by a graceful stop, never by expiry
         with log_path.open("wb") as log_file:
-            parent = subprocess.Popen(command, env=env, stdout=log_file,
-                                      stderr=subprocess.STDOUT)
-        workers: list[int] = []
+            parent, base, workers = start_workers(
+                schema_url(schema), prefix, {"GINRUMMY_LEASE_TTL_MS": "60000"},
+                stdout=log_file, stderr=subprocess.STDOUT)
         try:
-            base = f"http://127.0.0.1:{port}"
-
-            def ready() -> bool:
-                with contextlib.suppress(httpx.HTTPError):
-                    return httpx.get(f"{base}/readyz", timeout=5,
-                                     trust_env=False).status_code == 200
-                return False
-
-            until(lambda: len(children_of(parent.pid)) == 2 and ready(), timeout=60,
-                  what="two server processes answer on the port")
-            workers = children_of(parent.pid)
-            ids = []
-            for _ in range(6):  # new connections: the kernel spreads them over the workers
-                with httpx.Client(base_url=base, trust_env=False, timeout=30,
-                                  headers={"Origin": base}) as fresh:
-                    answer = fresh.post("/api/tables", json={"nickname": "Ann",
-                                                             "bots": {"1": "simple"}})
-                assert answer.status_code == 201, answer.text
-                ids.append(answer.json()["table_id"])
+            ids = open_tables(base, 6, {"nickname": "Ann", "bots": {"1": "simple"}})
             held = lease_holders(prefix, ids)
             assert set(held) == set(ids)
             assert all(owner.endswith(tuple(f":{pid}" for pid in workers))
@@ -137,24 +96,31 @@ time.sleep(60)
 """
 
 
-def test_a_child_that_sees_its_parent_die_stops_itself(tmp_path: Path) -> None:
-    # the portable fallback alone: this grandchild has no death signal armed
-    out = tmp_path / "orphan.out"
+def orphaned_child_stops(out: Path, script: str, started: str, what: str) -> None:
+    """Run ``script`` (a middle process that starts a child and prints its pid), wait for
+    ``started`` in the output, SIGKILL the middle process: the child stops through its
+    SIGTERM handler (a graceful stop) within 10 s."""
     with out.open("wb") as sink:
-        middle = subprocess.Popen([sys.executable, "-c", ORPHAN], stdout=sink,
+        middle = subprocess.Popen([sys.executable, "-c", script], stdout=sink,
                                   stderr=subprocess.STDOUT)
     try:
-        until(lambda: "watching" in out.read_text(), timeout=30, what="the child watches")
+        until(lambda: started in out.read_text(), timeout=30, what="the child starts")
         grandchild = pid_in(out)
         assert alive(grandchild)
         middle.kill()
         middle.wait(10)
-        until(lambda: not alive(grandchild), timeout=10, what="the orphan stops itself")
+        until(lambda: not alive(grandchild), timeout=10, what=what)
         assert "stopping" in out.read_text()  # through its SIGTERM handler: a graceful stop
     finally:
         if middle.poll() is None:
             middle.kill()
             middle.wait()
+
+
+def test_a_child_that_sees_its_parent_die_stops_itself(tmp_path: Path) -> None:
+    # the portable fallback alone: this grandchild has no death signal armed
+    orphaned_child_stops(tmp_path / "orphan.out", ORPHAN, "watching",
+                         "the orphan stops itself")
 
 
 ARMED = """
@@ -178,18 +144,4 @@ def test_the_kernel_sends_sigterm_to_a_child_whose_supervisor_died(tmp_path: Pat
     if not sys.platform.startswith("linux"):
         pytest.skip("PR_SET_PDEATHSIG is Linux's")
     # the death signal alone: this grandchild does not watch its parent
-    out = tmp_path / "armed.out"
-    with out.open("wb") as sink:
-        middle = subprocess.Popen([sys.executable, "-c", ARMED], stdout=sink,
-                                  stderr=subprocess.STDOUT)
-    try:
-        until(lambda: "armed" in out.read_text(), timeout=30, what="the child starts")
-        grandchild = pid_in(out)
-        middle.kill()
-        middle.wait(10)
-        until(lambda: not alive(grandchild), timeout=10, what="the kernel stops the child")
-        assert "stopping" in out.read_text()  # SIGTERM, handled: a graceful stop
-    finally:
-        if middle.poll() is None:
-            middle.kill()
-            middle.wait()
+    orphaned_child_stops(tmp_path / "armed.out", ARMED, "armed", "the kernel stops the child")
