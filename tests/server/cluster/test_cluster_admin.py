@@ -44,6 +44,21 @@ def owned_by_a(a: LiveServer, b: LiveServer, **body: Any) -> dict[str, Any]:
     return created
 
 
+def bob_at_a_table_of_a(a: LiveServer, b: LiveServer, join_at: LiveServer
+                        ) -> tuple[User, User, dict[str, Any], dict[str, Any], Client]:
+    """An administrator, and Bobby (an account) joined through ``join_at`` to Ann's table
+    owned by A, his socket at A: (admin, bob, the table as created, the join's answer, his
+    socket)."""
+    admin = add_user(a, "Boss", "admin")
+    bob = add_user(a, "Bobby")
+    created = owned_by_a(a, b, nickname="Ann")
+    joined = post(join_at, f"/api/tables/{created['table_id']}/join",
+                  {"nickname": "ignored"}, bob)
+    assert joined.status_code == 200, joined.text
+    bob_ws = open_as(a, created["table_id"], bob, joined.json()["token"])
+    return admin, bob, created, joined.json(), bob_ws
+
+
 def same_answer(a: LiveServer, b: LiveServer, method: str, path: str, body: Any,
                 user: User | None) -> httpx.Response:
     """The request at A and at B: the same status and body; B's answer."""
@@ -58,15 +73,10 @@ def same_answer(a: LiveServer, b: LiveServer, method: str, path: str, body: Any,
 def test_an_administrator_acts_on_a_table_through_a_process_that_does_not_own_it(
         pair: tuple[LiveServer, LiveServer]) -> None:
     a, b = pair
-    admin = add_user(a, "Boss", "admin")
-    bob = add_user(a, "Bobby")
-    created = owned_by_a(a, b, nickname="Ann")
+    admin, bob, created, joined, bob_ws = bob_at_a_table_of_a(a, b, join_at=b)
     table_id = created["table_id"]
-    joined = post(b, f"/api/tables/{table_id}/join", {"nickname": "ignored"}, bob)
-    assert joined.status_code == 200, joined.text
-    bob_seat = joined.json()["seat"]
+    bob_seat = joined["seat"]
     ann = Client.open(a, table_id, created["token"])
-    bob_ws = open_as(a, table_id, bob, joined.json()["token"])
     writer = a.lobby.writers[table_id]
     assert writer.table.seats[bob_seat].account_id == bob.id
 
@@ -115,13 +125,8 @@ def test_an_administrator_acts_on_a_table_through_a_process_that_does_not_own_it
 def test_mute_and_ban_through_another_process_reach_the_owners_tables(
         pair: tuple[LiveServer, LiveServer]) -> None:
     a, b = pair
-    admin = add_user(a, "Boss", "admin")
-    bob = add_user(a, "Bobby")
-    created = owned_by_a(a, b, nickname="Ann")
+    admin, bob, created, joined, bob_ws = bob_at_a_table_of_a(a, b, join_at=a)
     table_id = created["table_id"]
-    joined = post(a, f"/api/tables/{table_id}/join", {"nickname": "ignored"}, bob)
-    assert joined.status_code == 200, joined.text
-    bob_ws = open_as(a, table_id, bob, joined.json()["token"])
 
     muted = post(b, "/api/admin/mute", {"name": "Bobby", "minutes": 10}, admin)
     assert muted.status_code == 200, muted.text
@@ -138,7 +143,7 @@ def test_mute_and_ban_through_another_process_reach_the_owners_tables(
     assert banned.json() == {"name": "Bobby", "banned": True, "connections_closed": 1,
                              "processes": 2, "unanswered": 0}
     assert closed_with(bob_ws) == (4403, "this account was banned")
-    seat = a.lobby.writers[table_id].table.seats[joined.json()["seat"]]
+    seat = a.lobby.writers[table_id].table.seats[joined["seat"]]
     assert seat.token_hash == REVOKED_TOKEN or seat.kind == "empty"
 
 
