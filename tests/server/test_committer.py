@@ -86,6 +86,79 @@ def test_a_refused_write_fails_alone() -> None:
     assert written == {"a", "b"}
 
 
+class TimedRepository(SlowRepository):
+    """A :class:`SlowRepository` that also notes when each transaction started."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started: list[float] = []
+
+    def write(self, ops: Sequence[WriteOp]) -> None:
+        self.started.append(time.perf_counter())
+        super().write(ops)
+
+
+def test_the_next_transaction_starts_while_the_event_loop_is_busy() -> None:
+    """The database thread takes the next batch as soon as a transaction ends: a write handed
+    over during a transaction is committed even while the event loop is blocked."""
+    async def run() -> tuple[TimedRepository, float, float]:
+        repo = TimedRepository()
+        committer = GroupCommitter(repo)  # type: ignore[arg-type]
+        committer.start()
+        first = asyncio.ensure_future(committer.commit([UpdateTable("a", {"version": 1})]))
+        while not repo.started:  # the first transaction (20 ms) is running
+            await asyncio.sleep(0.001)
+        second = asyncio.ensure_future(committer.commit([UpdateTable("b", {"version": 1})]))
+        await asyncio.sleep(0)  # the second write is handed over at the end of this pass
+        await asyncio.sleep(0)
+        blocked_at = time.perf_counter()
+        time.sleep(0.1)  # the event loop busy for 100 ms (the thread keeps committing)
+        unblocked_at = time.perf_counter()
+        await asyncio.gather(first, second)
+        await committer.close()
+        return repo, blocked_at, unblocked_at
+
+    repo, blocked_at, unblocked_at = asyncio.run(run())
+    assert [[op.table_id for op in t if isinstance(op, UpdateTable)]
+            for t in repo.transactions] == [["a"], ["b"]]
+    assert blocked_at < repo.started[1] < unblocked_at
+
+
+def test_the_writes_of_one_loop_pass_share_a_transaction() -> None:
+    async def run() -> SlowRepository:
+        repo = SlowRepository()
+        committer = GroupCommitter(repo)  # type: ignore[arg-type]
+        committer.start()
+        await asyncio.gather(*(committer.commit([UpdateTable(f"t{i}", {"version": 1})])
+                               for i in range(3)))
+        await committer.close()
+        return repo
+
+    repo = asyncio.run(run())
+    assert [sorted(op.table_id for op in t if isinstance(op, UpdateTable))
+            for t in repo.transactions] == [["t0", "t1", "t2"]]
+
+
+def test_close_commits_what_is_pending_and_refuses_more() -> None:
+    async def run() -> tuple[SlowRepository, list[object]]:
+        repo = SlowRepository()
+        committer = GroupCommitter(repo)  # type: ignore[arg-type]
+        committer.start()
+        pending = [asyncio.ensure_future(committer.commit([UpdateTable(f"t{i}", {"version": 1})]))
+                   for i in range(4)]
+        await asyncio.sleep(0)
+        await committer.close()
+        outcomes = await asyncio.gather(*pending, return_exceptions=True)
+        with pytest.raises(CommitFailed, match="shutting down"):
+            await committer.commit([UpdateTable("late", {"version": 1})])
+        return repo, list(outcomes)
+
+    repo, outcomes = asyncio.run(run())
+    assert outcomes == [None] * 4
+    assert sorted(op.table_id for t in repo.transactions for op in t
+                  if isinstance(op, UpdateTable)) == ["t0", "t1", "t2", "t3"]
+
+
 class Recorder(Connection):
     """A connection that keeps what it is sent."""
 

@@ -1,16 +1,20 @@
-"""Group commit: one writer task batches the pending writes of every table into one
+"""Group commit: one database thread batches the pending writes of every table into one
 transaction, then wakes each waiter. An action is acknowledged only after its batch commits.
 
-While one transaction runs (in a worker thread), new writes queue up; the next transaction
-takes them all. With a database that syncs in ~1-5 ms this turns thousands of actions per
-second into a few hundred commits.
+While one transaction runs, new writes queue up; the next transaction takes them all. With a
+database that syncs in ~1-5 ms this turns thousands of actions per second into a few hundred
+commits. The thread takes the next batch as soon as a transaction ends, without waiting for
+the event loop: the loop only hands writes over (once per loop pass, so the writes made in
+one pass share a transaction) and is told each batch's outcome (stats, callbacks and waiters
+are all handled on the loop).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +44,22 @@ class CommitFailed(RuntimeError):
 Pending = tuple[Sequence[WriteOp], tuple[Fence, ...], "asyncio.Future[None]"]
 """A write waiting for its batch: its operations, its tables' fences and its waiter."""
 
+_STOP = None
+"""Put on the thread's queue by :meth:`GroupCommitter.close`: commit what came before, then
+stop."""
+
+
+@dataclass
+class _Outcome:
+    """What the database thread did with one batch, for the event loop to settle."""
+
+    batch: list[Pending]
+    ops: int = 0
+    """Operations written in the batch's one transaction (0: it failed, see ``one_by_one``)."""
+    seconds: float = 0.0
+    one_by_one: list[tuple[int, BaseException | None]] = field(default_factory=list)
+    """After a failed transaction: each write's operation count and error (None: stored)."""
+
 
 def tables_of(ops: Iterable[WriteOp], table_id: str | None = None) -> list[str]:
     """The tables a write belongs to: ``table_id`` and those its operations name (an
@@ -57,7 +77,7 @@ def tables_of(ops: Iterable[WriteOp], table_id: str | None = None) -> list[str]:
 
 
 class GroupCommitter:
-    """Runs every write of the server through one task and one database thread."""
+    """Runs every write of the server through one database thread."""
 
     def __init__(self, repository: Repository, interval_ms: float = 0.0,
                  max_batch: int = 5000) -> None:
@@ -74,17 +94,22 @@ class GroupCommitter:
         self.on_fenced: Callable[[tuple[str, ...]], None] | None = None
         """Told the tables whose writes failed because this process no longer owns them
         (no lease held, or a newer owner's token stored): they must be unloaded."""
-        self._pending: list[Pending] = []
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._staged: list[Pending] = []
+        """Writes of this loop pass, handed to the thread together at its end."""
+        self._queue: queue.SimpleQueue[list[Pending] | None] = queue.SimpleQueue()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped: asyncio.Future[None] | None = None
         self._closing = False
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="ginrummy-db")
 
     def start(self) -> None:
-        """Start the writer task (inside the running loop)."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="committer")
+        """Start the database thread (inside the running loop)."""
+        if self._thread is None:
+            self._loop = loop = asyncio.get_running_loop()
+            self._stopped = loop.create_future()
+            self._thread = threading.Thread(target=self._work, args=(loop, self._stopped),
+                                            name="ginrummy-db_0", daemon=True)
+            self._thread.start()
 
     async def commit(self, ops: Sequence[WriteOp], table_id: str | None = None) -> None:
         """Wait until ``ops`` are committed; :class:`CommitFailed` if they could not be.
@@ -102,86 +127,134 @@ class GroupCommitter:
                 self.stats.failures += 1
                 self._fenced(exc)
                 raise CommitFailed(str(exc)) from None
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append((ops, fences, future))
-        self._wake.set()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        if not self._staged:
+            loop.call_soon(self._hand_over)
+        self._staged.append((ops, fences, future))
         await future
+
+    def _hand_over(self) -> None:
+        staged, self._staged = self._staged, []
+        self._queue.put(staged)
 
     async def close(self) -> None:
         """Commit what is pending, then stop."""
         self._closing = True
-        self._wake.set()
-        if self._task is not None:
-            await self._task
-            self._task = None
-        release = getattr(self.repository, "close", None)
-        if release is not None:  # the repository's write connection, from the thread using it
-            await asyncio.get_running_loop().run_in_executor(self._executor, release)
-        self._executor.shutdown(wait=True)
+        if self._staged:
+            self._hand_over()
+        if self._thread is not None and self._stopped is not None:
+            self._queue.put(_STOP)
+            await self._stopped
+            self._thread = None
+        else:  # never started: release the repository's write connection all the same
+            self._release()
 
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            if self.interval > 0 and not self._closing:
-                await asyncio.sleep(self.interval)
-            while self._pending:
-                batch = self._pending[: self.max_batch]
-                del self._pending[: self.max_batch]
-                await self._commit_batch(loop, batch)
-            if self._closing and not self._pending:
-                return
+    # ------------------------------------------------------------- the database thread
+    def _work(self, loop: asyncio.AbstractEventLoop, stopped: asyncio.Future[None]) -> None:
+        carry: list[Pending] = []
+        stop = False
+        try:
+            while not stop:
+                if not carry:
+                    first = self._queue.get()
+                    if first is _STOP:
+                        break
+                    carry = first
+                    if self.interval > 0 and not self._closing:
+                        time.sleep(self.interval)
+                batch, carry, stop = self._take(carry)
+                if batch:
+                    outcome = self._write(batch)
+                    loop.call_soon_threadsafe(self._settle, outcome)
+        except RuntimeError:  # the loop was closed under us: nobody is waiting any more
+            return
+        finally:
+            self._release()
+        loop.call_soon_threadsafe(_finish, stopped)
 
-    def _fenced(self, exc: FencedOut) -> None:
-        log.warning("%s", exc, extra={"event": "fenced_out"})
-        if self.on_fenced is not None:
-            self.on_fenced(exc.table_ids)
+    def _take(self, carry: list[Pending]) -> tuple[list[Pending], list[Pending], bool]:
+        """The next batch (at most ``max_batch`` writes), what is left over, and whether the
+        stop came."""
+        batch = carry[: self.max_batch]
+        rest = carry[self.max_batch:]
+        while not rest and len(batch) < self.max_batch:
+            try:
+                more = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if more is _STOP:
+                return batch, rest, True
+            room = self.max_batch - len(batch)
+            batch.extend(more[:room])
+            rest = more[room:]
+        return batch, rest, False
 
-    async def _commit_batch(self, loop: asyncio.AbstractEventLoop, batch: list[Pending]) -> None:
+    def _write(self, batch: list[Pending]) -> _Outcome:
         ops = [op for item, _, _ in batch for op in item]
         fences = {f: None for _, item_fences, _ in batch for f in item_fences}
         if fences:  # one check for the batch's tables, in the batch's transaction
             ops.insert(0, fence_op(fences))
         started = time.perf_counter()
         try:
-            await loop.run_in_executor(self._executor, self.repository.write, ops)
+            self.repository.write(ops)
         except FencedOut as exc:  # a stale table: its writes fail in the retry
             log.warning("group commit of %d writes fenced out (%s); retrying one by one",
                         len(batch), exc)
-            await self._commit_one_by_one(loop, batch)
-            return
         except Exception:
             log.exception("group commit of %d writes failed; retrying one by one", len(batch))
-            await self._commit_one_by_one(loop, batch)
-            return
-        if self.on_batch is not None:
-            self.on_batch(len(batch), time.perf_counter() - started)
-        self._count(len(batch), len(ops))
-        for _, _, future in batch:
-            if not future.done():
-                future.set_result(None)
-
-    async def _commit_one_by_one(self, loop: asyncio.AbstractEventLoop,
-                                 batch: list[Pending]) -> None:
-        for ops, fences, future in batch:
-            write = [fence_op(fences), *ops] if fences else ops
+        else:
+            return _Outcome(batch, len(ops), time.perf_counter() - started)
+        outcome = _Outcome(batch)
+        for item_ops, item_fences, _ in batch:
+            write = [fence_op(item_fences), *item_ops] if item_fences else item_ops
             try:
-                await loop.run_in_executor(self._executor, self.repository.write, write)
+                self.repository.write(write)
             except Exception as exc:
-                self.stats.failures += 1
-                if isinstance(exc, FencedOut):
-                    self._fenced(exc)
-                    if not future.done():
-                        future.set_exception(CommitFailed(str(exc)))
-                    continue
+                outcome.one_by_one.append((len(item_ops), exc))
+            else:
+                outcome.one_by_one.append((len(item_ops), None))
+        return outcome
+
+    def _release(self) -> None:
+        release = getattr(self.repository, "close", None)
+        if release is not None:  # the repository's write connection, from the thread using it
+            try:
+                release()
+            except Exception:
+                log.exception("closing the repository's write connection failed")
+
+    # -------------------------------------------------------------------- the event loop
+    def _settle(self, outcome: _Outcome) -> None:
+        batch = outcome.batch
+        if not outcome.one_by_one:
+            if self.on_batch is not None:
+                self.on_batch(len(batch), outcome.seconds)
+            self._count(len(batch), outcome.ops)
+            for _, _, future in batch:
                 if not future.done():
-                    future.set_exception(CommitFailed(f"the database refused the write: "
-                                                      f"{type(exc).__name__}"))
+                    future.set_result(None)
+            return
+        for (_, _, future), (ops, error) in zip(batch, outcome.one_by_one, strict=True):
+            if error is None:
+                self._count(1, ops)
+                if not future.done():
+                    future.set_result(None)
                 continue
-            self._count(1, len(ops))
+            self.stats.failures += 1
+            if isinstance(error, FencedOut):
+                self._fenced(error)
+                failure = CommitFailed(str(error))
+            else:
+                failure = CommitFailed(f"the database refused the write: "
+                                       f"{type(error).__name__}")
             if not future.done():
-                future.set_result(None)
+                future.set_exception(failure)
+
+    def _fenced(self, exc: FencedOut) -> None:
+        log.warning("%s", exc, extra={"event": "fenced_out"})
+        if self.on_fenced is not None:
+            self.on_fenced(exc.table_ids)
 
     def _count(self, writes: int, ops: int) -> None:
         stats = self.stats
@@ -191,3 +264,8 @@ class GroupCommitter:
         stats.largest_batch = max(stats.largest_batch, writes)
         if len(stats.batch_sizes) < 100_000:
             stats.batch_sizes.append(writes)
+
+
+def _finish(stopped: asyncio.Future[None]) -> None:
+    if not stopped.done():
+        stopped.set_result(None)
