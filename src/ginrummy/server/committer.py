@@ -12,6 +12,7 @@ are all handled on the loop).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import queue
 import threading
@@ -152,26 +153,32 @@ class GroupCommitter:
 
     # ------------------------------------------------------------- the database thread
     def _work(self, loop: asyncio.AbstractEventLoop, stopped: asyncio.Future[None]) -> None:
-        carry: list[Pending] = []
-        stop = False
         try:
-            while not stop:
-                if not carry:
-                    first = self._queue.get()
-                    if first is _STOP:
-                        break
-                    carry = first
-                    if self.interval > 0 and not self._closing:
-                        time.sleep(self.interval)
-                batch, carry, stop = self._take(carry)
-                if batch:
-                    outcome = self._write(batch)
-                    loop.call_soon_threadsafe(self._settle, outcome)
+            self._commit_until_stopped(loop)
         except RuntimeError:  # the loop was closed under us: nobody is waiting any more
-            return
+            pass
+        except Exception:  # a bug here: say so, and still let close() return
+            log.exception("the database thread stopped")
         finally:
             self._release()
-        loop.call_soon_threadsafe(_finish, stopped)
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_finish, stopped)
+
+    def _commit_until_stopped(self, loop: asyncio.AbstractEventLoop) -> None:
+        carry: list[Pending] = []
+        stop = False
+        while not stop:
+            if not carry:
+                first = self._queue.get()
+                if first is _STOP:
+                    return
+                carry = first
+                if self.interval > 0 and not self._closing:
+                    time.sleep(self.interval)
+            batch, carry, stop = self._take(carry)
+            if batch:
+                outcome = self._write(batch)
+                loop.call_soon_threadsafe(self._settle, outcome)
 
     def _take(self, carry: list[Pending]) -> tuple[list[Pending], list[Pending], bool]:
         """The next batch (at most ``max_batch`` writes), what is left over, and whether the
