@@ -334,7 +334,7 @@ async def play_tables(worker: int, tables: int, client: httpx.AsyncClient, opene
     tasks: list[asyncio.Task[None]] = []
     async with client:
         await asyncio.gather(*(opener(i, result, seats, tasks) for i in range(tables)))
-    freezer = asyncio.create_task(freeze_survivors())
+    freezer = asyncio.create_task(freeze_periodically())
     await asyncio.sleep(max(0.0, timeline.window_end - time.time()))
     for seat in seats:
         seat.stop()
@@ -349,13 +349,15 @@ async def play_tables(worker: int, tables: int, client: httpx.AsyncClient, opene
     return result
 
 
-async def freeze_survivors(every: float = 0.25) -> None:
+async def freeze_periodically(every: float = 0.25) -> None:
     """Put this client process's surviving objects out of the cyclic collector's reach every
     ``every`` seconds, as ``ginrummy serve`` does: a collection of the older generations walks
     every object of the process's seats and sockets, and paused a client with 1,000 of them
     for 10-70 ms (measured with ``gc.callbacks``), which the run counted as the server's
     latency for every state that arrived meanwhile. The garbage frozen with them (a few
-    cycles a second) is freed when the process ends."""
+    cycles a second) is freed when the process ends. Not the server's own
+    ``ginrummy.cli.serve.freeze_survivors``: its young collections, there to keep a
+    long-running server's memory flat, paused these clients for 8-27 ms on quiet ticks."""
     while True:
         gc.freeze()
         await asyncio.sleep(every)

@@ -98,19 +98,17 @@ class GroupCommitter:
         self._staged: list[Pending] = []
         """Writes of this loop pass, handed to the thread together at its end."""
         self._queue: queue.SimpleQueue[list[Pending] | None] = queue.SimpleQueue()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
         self._stopped: asyncio.Future[None] | None = None
+        """Set by the database thread when it has stopped (None: not started)."""
         self._closing = False
 
     def start(self) -> None:
         """Start the database thread (inside the running loop)."""
-        if self._thread is None:
-            self._loop = loop = asyncio.get_running_loop()
+        if self._stopped is None:
+            loop = asyncio.get_running_loop()
             self._stopped = loop.create_future()
-            self._thread = threading.Thread(target=self._work, args=(loop, self._stopped),
-                                            name="ginrummy-db_0", daemon=True)
-            self._thread.start()
+            threading.Thread(target=self._work, args=(loop, self._stopped),
+                             name="ginrummy-db_0", daemon=True).start()
 
     async def commit(self, ops: Sequence[WriteOp], table_id: str | None = None) -> None:
         """Wait until ``ops`` are committed; :class:`CommitFailed` if they could not be.
@@ -144,10 +142,9 @@ class GroupCommitter:
         self._closing = True
         if self._staged:
             self._hand_over()
-        if self._thread is not None and self._stopped is not None:
+        if self._stopped is not None:
             self._queue.put(_STOP)
             await self._stopped
-            self._thread = None
         else:  # never started: release the repository's write connection all the same
             self._release()
 
