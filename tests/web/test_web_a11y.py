@@ -420,11 +420,54 @@ def test_focus_stays_on_the_same_card_and_control_after_a_state_update(
         page.keyboard.press("s" if phase(page) == "draw" else "l")
         page.wait_for_function("v => Number(document.getElementById('table-page')"
                                ".dataset.version) > v", arg=now)
+        # L confirmed the layoffs and so ended the hand (the sort buttons went with the hand):
+        # the focus is on the reveal's Next hand button instead
+        wanted = "next-hand" if phase(page) == "over" else "sort-suit"
         assert page.evaluate("() => [document.activeElement.id, document.activeElement.dataset.old"
-                             " || null]") == ["sort-suit", None]
+                             " || null]") == [wanted, None]
         no_errors(page)
     finally:
         slow.stop()
+
+
+# The page's own focus module, given made-up tables: the control that had the focus went
+# with a re-render; what gets it back.
+FOCUS_JS = """async () => {
+    const app = document.querySelector('script[type=module]').src;
+    const { rememberFocus, restoreFocus } = await import(new URL('focus.js', app).href);
+    const root = document.createElement('div');
+    document.body.append(root);
+    const after = (before, html) => {
+        root.innerHTML = before;
+        root.querySelector('[data-was]').focus();
+        const saved = rememberFocus(root);
+        root.innerHTML = html;  // the re-render: the focused node is gone
+        restoreFocus(saved, root);
+        return document.activeElement.id || document.activeElement.dataset.card || null;
+    };
+    const hand = '<div id="my-hand"><span class="card" tabindex="0" data-card="As"></span>'
+        + '<span class="card" tabindex="-1" data-card="Kd"></span></div>';
+    const sort = '<button id="sort-suit" data-was>by suit</button>';
+    const next = '<button id="next-hand">Next hand</button>';
+    return {
+        same: after(hand + sort, hand + '<button id="sort-suit">by suit</button>'),
+        handStop: after(hand + '<button id="stock" data-was>stock</button>', hand),
+        overNext: after(hand + sort, '<p>the reveal</p>' + next),
+        nothing: after(hand + sort, '<p>the reveal</p>'),
+    };
+}"""
+
+
+def test_focus_of_a_control_that_went_moves_to_the_hand_or_the_next_hand_button(
+        server: ServerProcess, browser: Browser) -> None:
+    """A re-rendered control gets the focus back by its id; a control that went leaves it on
+    the hand's tab stop, or, once the hand is over (no hand left), on Next hand."""
+    _, page = new_page(browser, server.base)
+    page.goto("/")
+    page.wait_for_selector("#create-form")
+    assert page.evaluate(FOCUS_JS) == {"same": "sort-suit", "handStop": "As",
+                                       "overNext": "next-hand", "nothing": None}
+    no_errors(page)
 
 
 def reach_draw(page: Page) -> None:

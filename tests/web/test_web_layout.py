@@ -34,6 +34,7 @@ from web_support import (
     ServerProcess,
     browser_missing,
     card_value,
+    catalogue,
     create_table,
     play_turn,
     play_until,
@@ -136,9 +137,13 @@ def measure(page: Page, step: str) -> dict[str, Any]:
     m: dict[str, Any] = page.evaluate(MEASURE_JS)
     problems = outside(m["named"], m["width"], m["height"])
     if (m["scrollY"] != 0 or problems or m["buttons"] < 1 or m["pageWidth"] > m["width"]
+            or m["width"] != PHONE["width"]
             or not 1 <= m["rows"] <= 2):
         screenshot(page, "last-step")
     assert m["scrollY"] == 0, step
+    # something wider than the screen, even for a moment, makes the phone's browser widen the
+    # page for good (and the table no longer fits): the page stays the screen's width
+    assert m["width"] == PHONE["width"], f"{step}: the page was widened to {m['width']} px"
     assert problems == [], f"{step}: outside the {m['width']}x{m['height']} screen: {problems}"
     assert m["buttons"] >= 1, f"{step}: no action button"
     assert m["pageWidth"] <= m["width"], f"{step}: the page is {m['pageWidth']} px wide"
@@ -146,11 +151,13 @@ def measure(page: Page, step: str) -> dict[str, Any]:
     return m
 
 
-def discard_step(page: Page) -> bool:
-    """A discard turn (no draw, pass, knock or layoff offered): choose the highest deadwood
-    card with a tap, so that the action bar shows its discard button. False otherwise."""
+def discard_step(page: Page, *, before_ending: bool = False) -> bool:
+    """A discard turn (no draw, pass, knock or layoff offered; with ``before_ending``, a
+    knock or gin offered too, not taken): choose the highest deadwood card with a tap, so
+    that the action bar shows its discard button. False otherwise."""
     snapshot = page.evaluate(SNAPSHOT_JS)
-    if snapshot["ids"]:
+    ends = {"action-knock", "action-gin"} if before_ending else set()
+    if set(snapshot["ids"]) - ends:
         return False
     codes = snapshot["deadwood"] or snapshot["playable"]
     chosen = max(codes, key=card_value)
@@ -172,7 +179,10 @@ def play_hand_measuring(page: Page, label: str) -> tuple[list[dict[str, Any]], s
         if state != "act":
             break
         step = f"{label}, step {len(measured) + 1}"
-        if discard_step(page):
+        # a hand the page's seat could end at its first discard (a single arena hand) would
+        # measure no discard: until one is measured, a knock or gin offered is passed up
+        discarded = any("button #action-discard" in m["named"] for m in measured)
+        if discard_step(page, before_ending=not discarded):
             measured.append(measure(page, step))
             if len(measured) == 1:
                 screenshot(page, label)
@@ -212,6 +222,43 @@ def save_summary(label: str, measured: list[dict[str, Any]]) -> None:
                "discard_bottom": lowest("discard"), "buttons_bottom": lowest("button"),
                "rows": max(m["rows"] for m in measured)}
     (ARTIFACTS / f"{label}.json").write_text(json.dumps(summary, indent=1) + "\n")
+
+
+# The page's own hand module on a phone: three melds, then one deadwood card at the right
+# end of the row, where the deadwood group's hidden label (long in Hungarian) starts.
+HIDDEN_LABEL_JS = """async () => {
+    const app = document.querySelector('script[type=module]').src;
+    const { renderHand } = await import(new URL('handview.js', app).href);
+    const hand = ['As', '2s', '3s', '7h', '7d', '7c', '9c', 'Tc', 'Jc', 'Kd'];
+    const node = renderHand({hand, sortBy: 'rank', discardable: new Set(hand), selected: null,
+        taken: null, drawn: null, hints: {melds: [['As', '2s', '3s'], ['7h', '7d', '7c'],
+        ['9c', 'Tc', 'Jc']]}, onSelect() {}, onDiscard() {}});
+    document.getElementById('app').replaceChildren(node);
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    const label = node.querySelector('.deadwood-group .group-label');
+    const text = document.createRange();
+    text.selectNodeContents(label);
+    return {label: label.textContent, left: label.getBoundingClientRect().left,
+            textRight: text.getBoundingClientRect().right,
+            pageWidth: document.documentElement.scrollWidth, width: window.innerWidth};
+}"""
+
+
+def test_the_hands_hidden_labels_never_widen_the_phone_page(
+        server: ServerProcess, browser: Browser) -> None:
+    """The meld and deadwood labels are read by screen readers, not shown: even a long one
+    starting near the screen's right edge adds no width to the page (a wider page makes a
+    phone's browser widen its layout viewport, and the table no longer fits the screen)."""
+    context, page = open_page(browser, server.base, "hu", phone=True)
+    page.goto("/")
+    page.wait_for_selector("#create-form")
+    result = page.evaluate(HIDDEN_LABEL_JS)
+    assert result["left"] > PHONE["width"] / 2, result  # the label does start on the right
+    assert result["label"] == catalogue("hu")["hand.deadwood_cards"]
+    assert result["pageWidth"] <= PHONE["width"], result
+    assert result["width"] == PHONE["width"], result
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
 
 
 PHONE_CASES = ([(lang, False, 2) for lang in LANGUAGES]
@@ -378,6 +425,15 @@ def test_arena_sheet_shows_four_seats_and_payouts_with_its_first_column_fixed(
     assert result["hidden"] == [], result["hidden"]
     assert result["beside"]
     assert result["overflow"] <= 0 and not result["scrolled"], result  # four seats fit beside
+    # the deal decides which outcomes the sheet names: every hand named by the longest
+    # outcome in the catalogue (a void hand in Hungarian), the four seats still fit beside
+    words = catalogue("hu")
+    longest = max((v for k, v in words.items() if k.startswith("outcome.")), key=len)
+    page.evaluate("text => document.querySelectorAll('#score-sheet .hand-outcome')"
+                  ".forEach((n) => { n.textContent = text; })", longest)
+    long_outcome = page.evaluate(SHEET_JS)
+    assert long_outcome["hidden"] == [], long_outcome["hidden"]
+    assert long_outcome["overflow"] <= 0 and not long_outcome["scrolled"], long_outcome
     page.evaluate("window.scrollTo(0, 0)")
     screenshot(page, "table-desktop-hu-arena")
 

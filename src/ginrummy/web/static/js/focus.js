@@ -33,8 +33,9 @@ export function focusTarget(saved, root) {
   }
   if (saved.action) candidates.push(root.querySelector(`[data-action="${CSS.escape(saved.action)}"]`));
   // a card that left the hand (discarded), or a control that went (the stock once drawn):
-  // the hand's tab stop, so that a keyboard player stays at the table
-  candidates.push(root.querySelector('#my-hand [tabindex="0"]'));
+  // the hand's tab stop, so that a keyboard player stays at the table; once the hand is over
+  // (no hand left to play), its Next hand button
+  candidates.push(root.querySelector('#my-hand [tabindex="0"]'), root.querySelector("#next-hand"));
   return candidates.find((node) => usable(node) && root.contains(node)) || null;
 }
 
