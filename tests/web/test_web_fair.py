@@ -112,5 +112,11 @@ def test_two_people_see_the_commitment_first_then_the_verified_deal(
          "verify", str(path)], capture_output=True, text=True, timeout=120, check=False)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.startswith("hand 1: verified")
+    # how to check it, opened on a phone's screen: the 64-digit seeds wrap inside the page
+    ann.set_viewport_size({"width": 390, "height": 844})
+    ann.click("#fair-mark details.fair-how summary")
+    assert ann.locator("#fair-mark .fair-hex").first.is_visible()
+    width = ann.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide with the seeds shown"
     for page in (ann, bob):
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
