@@ -134,22 +134,18 @@ _MOVE_COLUMNS = frozenset(("version", "status", "clock_seat", "clock_deadline"))
 """What every action updates in its table's row."""
 
 
-_CHUNK = 64
-"""Rows per multi-row statement (at most 64 statement texts of each kind to cache)."""
-
-
 @dataclass
 class _FastSql:
-    """The two statements of every action as driver SQL, one statement for a whole batch
-    (SQLAlchemy's statement building cost more CPU than the commit itself, and every
-    statement a driver steps releases and retakes the GIL, which the event loop holds)."""
+    """The two statements of every action as driver SQL, each run for a whole batch as one
+    ``executemany`` of a prepared one-row statement (SQLAlchemy's statement building cost more
+    CPU than the commit itself). psycopg sends an ``executemany`` in one round trip (pipeline
+    mode). On SQLite, one multi-row ``INSERT`` and one ``UPDATE ... FROM (VALUES ...)`` a
+    batch were tried instead (fewer statements, so fewer times the database thread gives up
+    the GIL): at 1,000 tables the server's p99 was higher with them (10.6-15.6 ms against
+    9.9-10.2, docs/server-load.md, *The commit path*)."""
 
     mark: str
-    pipelined: bool
-    """psycopg sends an ``executemany`` in one round trip (pipeline mode): PostgreSQL writes
-    a batch that way (multi-row statements measured no faster there)."""
     at: Callable[[datetime], Any]
-    texts: dict[tuple[str, int], str] = field(default_factory=dict)
 
     @classmethod
     def for_dialect(cls, conn: Connection) -> _FastSql | None:
@@ -158,34 +154,15 @@ class _FastSql:
         if mark is None or dialect.name not in ("sqlite", "postgresql"):
             return None
         if dialect.name == "sqlite":  # what sqlite3's default adapter stores, without it
-            return cls(mark, False, lambda moment: moment.isoformat(" "))
-        return cls(mark, True, lambda moment: moment)
+            return cls(mark, lambda moment: moment.isoformat(" "))
+        return cls(mark, lambda moment: moment)
 
-    def insert_events(self, rows: int) -> str:
-        """``INSERT`` of ``rows`` events."""
-        key = ("insert", rows)
-        sql = self.texts.get(key)
-        if sql is None:
-            row = f"({', '.join([self.mark] * 8)})"
-            sql = self.texts[key] = (
-                "INSERT INTO events (table_id, version, kind, seat, payload, source, "
-                f"client_id, at) VALUES {', '.join([row] * rows)}")
-        return sql
-
-    def update_moves(self, rows: int) -> str:
-        """``UPDATE`` of version, status and clock of ``rows`` tables (id, version, status,
-        clock seat, deadline per row; the time of the update once, first)."""
-        key = ("update", rows)
-        sql = self.texts.get(key)
-        if sql is None:
-            mark = self.mark
-            row = f"({', '.join([mark] * 5)})"
-            sql = self.texts[key] = (
-                f"UPDATE game_tables SET updated_at = {mark}, version = v.column2, "
-                "status = v.column3, clock_seat = v.column4, clock_deadline = v.column5 "
-                f"FROM (VALUES {', '.join([row] * rows)}) AS v "
-                "WHERE game_tables.id = v.column1")
-        return sql
+    @property
+    def insert_event(self) -> str:
+        """``INSERT`` of one event (table, version, kind, seat, payload, source, client id,
+        time)."""
+        return ("INSERT INTO events (table_id, version, kind, seat, payload, source, "
+                f"client_id, at) VALUES ({', '.join([self.mark] * 8)})")
 
     @property
     def update_move(self) -> str:
@@ -269,21 +246,12 @@ class Repository:
                  "account_id": s.account_id}
                 for t in new_tables for s in t.seats])
         fast = self._fast_sql(conn)
-        if events and fast is not None and fast.pipelined:
+        if events and fast is not None:
             at = fast.at
-            conn.exec_driver_sql(fast.insert_events(1), [
+            conn.exec_driver_sql(fast.insert_event, [
                 (op.table_id, op.event.version, op.event.kind, op.event.seat, op.event.payload,
                  op.event.source, op.event.client_id, at(op.at))
                 for op in events])
-        elif events and fast is not None:
-            at = fast.at
-            for chunk in _chunks(events, _CHUNK):
-                params: list[Any] = []
-                for op in chunk:
-                    event = op.event
-                    params += (op.table_id, event.version, event.kind, event.seat,
-                               event.payload, event.source, event.client_id, at(op.at))
-                conn.exec_driver_sql(fast.insert_events(len(chunk)), tuple(params))
         elif events:
             conn.execute(insert(EVENTS), [
                 {"table_id": op.table_id, "version": op.event.version, "kind": op.event.kind,
@@ -299,24 +267,16 @@ class Repository:
                     .values({k: bindparam(k) for k in keys}))
             conn.execute(stmt, rows)
         now = utcnow()
-        if fast is not None and table_values:  # the update of every action: one statement
+        if fast is not None and table_values:  # the update of every action: one executemany
             moves = [t for t, v in table_values.items() if v.keys() == _MOVE_COLUMNS]
-            stamp = fast.at(now)
-            if fast.pipelined and moves:
+            if moves:
+                stamp = fast.at(now)
                 rows_of_moves = []
                 for table_id in moves:
                     v = table_values.pop(table_id)
                     rows_of_moves.append((stamp, v["version"], v["status"], v["clock_seat"],
                                           v["clock_deadline"], table_id))
                 conn.exec_driver_sql(fast.update_move, rows_of_moves)
-                moves = []
-            for ids in _chunks(moves, _CHUNK):
-                params = [stamp]
-                for table_id in ids:
-                    v = table_values.pop(table_id)
-                    params += (table_id, v["version"], v["status"], v["clock_seat"],
-                               v["clock_deadline"])
-                conn.exec_driver_sql(fast.update_moves(len(ids)), tuple(params))
         for keys, rows in _group_by_keys(
             ({"b_id": t, **v, "updated_at": now} for t, v in table_values.items())
         ):
