@@ -437,6 +437,8 @@ OVERFLOW_JS = """() => ({
     clipped: [...document.querySelectorAll('body *')].filter((e) => {
         if (e.closest('.visually-hidden')) return false; // screen readers' text, 1 px on purpose
         const style = getComputedStyle(e);
+        // the same, hidden by the phone layout (the hand's meld labels): clipped whole
+        if (style.clipPath === 'inset(50%)' && e.clientWidth <= 1) return false;
         const hidesY = !['visible', 'auto', 'scroll'].includes(style.overflowY);
         const hidesX = !['visible', 'auto', 'scroll'].includes(style.overflowX);
         return (hidesY && e.clientHeight > 0 && e.scrollHeight > e.clientHeight + 1)
