@@ -30,9 +30,9 @@ from ginrummy.storage.fairseeds import load_latest
 
 
 def seeding(server: Any, table_id: str, token: str | None = None,
-            headers: dict[str, str] | None = None) -> Client:
+            headers: dict[str, str] | None = None, **socket: Any) -> Client:
     """A client that offers client seeds (``hello`` with ``seeds``), at its first state."""
-    options: dict[str, Any] = {"origin": server.base}
+    options: dict[str, Any] = {"origin": server.base, **socket}
     if headers:
         options["additional_headers"] = headers
     client = Client(open_socket(f"{server.ws_base}/ws/tables/{table_id}", **options))
@@ -128,7 +128,10 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
                 bob).is_success
     clients = {0: seeding(server, table_id, headers=ann.headers),
                1: seeding(server, table_id, headers=bob.headers)}
-    watcher = seeding(server, table_id)  # a spectator: it is told, it gives no seed
+    # a spectator: it is told, it gives no seed. It is read only after the match, so its
+    # socket's reader keeps every frame (no limit): else, once 16 frames wait, it stops
+    # reading and cannot answer the server's pings, which closes it after 15-25 s of play
+    watcher = seeding(server, table_id, max_queue=None)
     sent: dict[tuple[int, int], str] = {}
     play_match(clients, sent)
     with contextlib.suppress(TimeoutError):
