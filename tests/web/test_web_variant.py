@@ -24,6 +24,7 @@ from web_support import (
     browser_missing,
     catalogue,
     create_table,
+    my_turn,
     new_page,
     play_until,
     running_server,
@@ -124,6 +125,9 @@ def test_oklahoma_upcard_knock_limit_and_doubling_in_the_head_on_a_phone(
     create_table(page, "Ann", bots={1: "simple"},
                  options={"oklahoma_knock_limit": True, "oklahoma_spades_double": True})
     page.wait_for_selector("#variant-knock")
+    # Ann's turn: the server sends nothing more until she acts, so the state turned below is
+    # not replaced by the computer's next one (its upcard's suit unturned)
+    my_turn(page)
     view = tap.last["view"]
     upcard, limit = view["upcard"], view["knock_limit"]
     value = card_value(upcard)
