@@ -236,10 +236,7 @@ HIDDEN_LABEL_JS = """async () => {
     document.getElementById('app').replaceChildren(node);
     await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
     const label = node.querySelector('.deadwood-group .group-label');
-    const text = document.createRange();
-    text.selectNodeContents(label);
     return {label: label.textContent, left: label.getBoundingClientRect().left,
-            textRight: text.getBoundingClientRect().right,
             pageWidth: document.documentElement.scrollWidth, width: window.innerWidth};
 }"""
 

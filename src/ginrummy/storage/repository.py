@@ -144,33 +144,29 @@ class _FastSql:
     the GIL): at 1,000 tables the server's p99 was higher with them (10.6-15.6 ms against
     9.9-10.2, docs/server-load.md, *The commit path*)."""
 
-    mark: str
     at: Callable[[datetime], Any]
+    """A moment as the driver stores it."""
+    insert_event: str
+    """``INSERT`` of one event (table, version, kind, seat, payload, source, client id, time)."""
+    update_move: str
+    """``UPDATE`` of one table (time, version, status, clock seat, deadline, id)."""
 
     @classmethod
     def for_dialect(cls, conn: Connection) -> _FastSql | None:
+        """The statements in the dialect's parameter style, written once (None: another
+        database, which goes through SQLAlchemy's statements)."""
         dialect = conn.dialect
         mark = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(dialect.paramstyle)
         if mark is None or dialect.name not in ("sqlite", "postgresql"):
             return None
+        insert_event = ("INSERT INTO events (table_id, version, kind, seat, payload, source, "
+                        f"client_id, at) VALUES ({', '.join([mark] * 8)})")
+        update_move = (f"UPDATE game_tables SET updated_at = {mark}, version = {mark}, "
+                       f"status = {mark}, clock_seat = {mark}, clock_deadline = {mark} "
+                       f"WHERE id = {mark}")
         if dialect.name == "sqlite":  # what sqlite3's default adapter stores, without it
-            return cls(mark, lambda moment: moment.isoformat(" "))
-        return cls(mark, lambda moment: moment)
-
-    @property
-    def insert_event(self) -> str:
-        """``INSERT`` of one event (table, version, kind, seat, payload, source, client id,
-        time)."""
-        return ("INSERT INTO events (table_id, version, kind, seat, payload, source, "
-                f"client_id, at) VALUES ({', '.join([self.mark] * 8)})")
-
-    @property
-    def update_move(self) -> str:
-        """``UPDATE`` of one table (time, version, status, clock seat, deadline, id)."""
-        mark = self.mark
-        return (f"UPDATE game_tables SET updated_at = {mark}, version = {mark}, "
-                f"status = {mark}, clock_seat = {mark}, clock_deadline = {mark} "
-                f"WHERE id = {mark}")
+            return cls(lambda moment: moment.isoformat(" "), insert_event, update_move)
+        return cls(lambda moment: moment, insert_event, update_move)
 
 
 _SEAT_COLUMNS = frozenset(c.name for c in SEATS.columns) - {"table_id", "seat"}
