@@ -25,8 +25,8 @@ from web_support import (
     english_patterns,
     my_turn,
     new_page,
+    play_game,
     play_turn,
-    play_until,
     serve_command,
     wait_for_await,
     wait_for_first_state,
@@ -164,7 +164,7 @@ def test_two_accounts_play_a_rated_match_then_profile_leaderboard_replay_and_rec
     assert ann.get_attribute("#table-page", "data-seat") == "0"
     join_from_lobby(bob, table)
     assert bob.get_attribute("#table-page", "data-seat") == "1"
-    moves = play_until([ann, bob], {"over"})
+    moves = play_game([ann, bob])
     assert "discard" in moves
 
     # profiles: a rated arena match, its rating with a chart, the match among the recent
@@ -263,7 +263,7 @@ def test_a_guest_upgrades_mid_match_and_keeps_the_game(
     other.wait_for_function("() => document.getElementById('table-page').dataset.seat === '0'")
     assert other.locator("#join-submit").count() == 0
 
-    play_until([guest], {"over"})
+    play_game([guest])
     guest.click("#nav-history")
     guest.wait_for_selector('#history-page[data-loaded="true"]')
     entry = guest.locator(".match-entry")
@@ -291,7 +291,7 @@ def test_arena_three_players_with_a_buy_in_pays_out_to_the_wallets(
         wait_for_balance(page, chips - 100)
     assert pages[0].inner_text("#table-pool").count("300") == 1  # the pool: 3 x 100
 
-    play_until(pages, {"over"})
+    play_game(pages)
     after = []
     for page in pages:
         page.click("#nav-balance")
@@ -403,7 +403,7 @@ def test_the_players_pages_in_each_language(server: ServerProcess, browser: Brow
                               capture_output=True, text=True, timeout=60, check=False)
     assert promoted.returncode == 0, promoted.stderr
     create_as_account(page, preset="arena", players=2, bots={1: "simple"})
-    play_until([page], {"over"})
+    play_game([page])
     texts += visible_texts(page)
     pages = {f"/players/{name}": '#profile-page[data-player] svg.rating-chart',
              "/leaderboard/arena": '#leaderboard-page[data-loaded="true"]',

@@ -26,7 +26,7 @@ from web_support import (
     create_table,
     my_turn,
     new_page,
-    play_until,
+    play_game,
     running_server,
 )
 
@@ -170,7 +170,7 @@ def test_an_arena_shows_the_pool_each_payout_and_ends_as_a_game_not_a_match(
     assert page.get_attribute("#variant-payouts", "data-winner") == str(best[0])
     assert page.get_attribute("#variant-payouts", "data-other") == str(best[1])
     assert str(best[0]) in text(page, "#variant-payouts")
-    play_until([page], {"over"})
+    play_game([page])
     page.wait_for_selector("#variant-payouts .variant-payout")
     result = tap.last["result"]
     assert result is not None and sum(result["payouts"]) == 400

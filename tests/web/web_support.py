@@ -314,6 +314,24 @@ def play_until(pages: list[Page], stop: set[str], max_moves: int = 400) -> list[
     raise AssertionError(f"no end after {max_moves} moves: {moves[-20:]}")
 
 
+def play_game(pages: list[Page], max_hands: int = 6) -> list[str]:
+    """Play a single-hand game (``arena``) to its end through ``pages``; returns the moves.
+    A void hand is dealt again (R6.1): its reveal's Next hand is pressed on every page that
+    shows it, and play goes on with the new deal."""
+    moves: list[str] = []
+    for _ in range(max_hands):
+        moves += play_until(pages, {"next", "over"})
+        if any(await_state(page) == "over" for page in pages):
+            return moves
+        for page in pages:
+            if await_state(page) == "next":
+                page.click("#next-hand")
+        for page in pages:
+            page.wait_for_function("() => document.getElementById('table-page')"
+                                   ".dataset.await !== 'next'")
+    raise AssertionError(f"the game did not end in {max_hands} hands")
+
+
 # --------------------------------------------------------------------------- frame checks
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])([A2-9TJQK][shdc])(?![A-Za-z0-9])")
 
