@@ -105,6 +105,11 @@ def draw(page: Page, take: bool = False) -> str:
     """Draw: from the pile with T when ``take`` and the pile may be taken, else a click on the
     stock; returns 'take' or 'stock'."""
     my_turn(page)
+    if page.locator("#confirm-layoff").count():  # the computer knocked: lay off, next hand
+        before = version(page)
+        page.click("#confirm-layoff")
+        wait_past(page, before)
+        my_turn(page)
     if page.locator("#action-pass").count():  # the first-turn offer: pass it
         before = version(page)
         page.keyboard.press("p")
