@@ -42,7 +42,7 @@ import psutil
 from sqlalchemy import text
 
 import ginrummy
-from ginrummy.server.committer import GroupCommitter
+from ginrummy.server.play.committer import GroupCommitter
 from ginrummy.storage import (
     Checkpointer,
     InsertEvent,

@@ -14,7 +14,7 @@ import argparse
 import timeit
 from collections.abc import Callable
 
-import ginrummy.server.messages as messages
+import ginrummy.server.play.messages as messages
 from ginrummy.bots import make_bot
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset

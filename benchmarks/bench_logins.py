@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from ginrummy.server.sessions import HASH_THREADS, PASSWORDS, hash_password
+from ginrummy.server.players.sessions import HASH_THREADS, PASSWORDS, hash_password
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load_server import kill_server, percentile, start_server

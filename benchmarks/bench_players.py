@@ -13,8 +13,8 @@ ratings and ``--matches`` finished matches with their players (2 seats each; the
   machine's share;
 - ``profile``: the reads of ``GET /api/players/NAME`` for random accounts (ratings with ranks,
   rating history, statistics, recent matches), p50/p95/p99;
-- ``rating_update``: the match-end write (:func:`ginrummy.server.matchrecord.store_match`: read
-  both players' ratings, Glicko-2, insert the match and its players, write the ratings),
+- ``rating_update``: the match-end write (:func:`ginrummy.server.players.matchrecord.store_match`:
+  read both players' ratings, Glicko-2, insert the match and its players, write the ratings),
   each in its own committed transaction, p50/p95/p99; and ``summarise``, the part the hook
   computes on the event loop (statistics of a 14-hand match), in microseconds.
 
@@ -41,9 +41,9 @@ from typing import Any
 from sqlalchemy import Engine, event, text
 from sqlalchemy.engine import make_url
 
-from ginrummy.server.matchrecord import MatchSummary, SeatRecord, SeatStats, store_match
-from ginrummy.server.ratings import CATEGORIES, MULTI
-from ginrummy.server.settlement import Ending
+from ginrummy.server.play.settlement import Ending
+from ginrummy.server.players.matchrecord import MatchSummary, SeatRecord, SeatStats, store_match
+from ginrummy.server.players.ratings import CATEGORIES, MULTI
 from ginrummy.storage import migrate, open_engine, players
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -303,8 +303,8 @@ def measure_summarise(repeat: int = 200) -> dict[str, float]:
     sys.path.insert(0, str(ROOT / "tests" / "server"))
     from player_helpers import bot_table
 
-    from ginrummy.server.matchrecord import summarise
-    from ginrummy.server.settlement import MatchEnd
+    from ginrummy.server.play.settlement import MatchEnd
+    from ginrummy.server.players.matchrecord import summarise
 
     table = bot_table("bench", "classic", [1, "simple"], seed=4)
     end = MatchEnd(table, Ending.OVER)

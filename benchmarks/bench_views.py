@@ -19,7 +19,7 @@ run stops otherwise). It prints each figure's median per tree and the median (an
 the rounds' ratios, old time / new time (above 1: this tree is faster).
 
 ``--isolate COMMIT`` measures this change alone: both trees are copies of ``--new-src`` made
-at the start, the old one with ``views.py`` and ``server/viewcache.py`` as of ``COMMIT`` (the
+at the start, the old one with ``views.py`` and ``server/play/viewcache.py`` as of ``COMMIT`` (the
 other modules may have changed since ``--old-src``'s commit too).
 
 ``--simulate`` instead times ``ginrummy simulate --preset eaai --json`` (the engine loop of
@@ -57,7 +57,7 @@ def worker(games: int, seed: int, repeat: int) -> dict[str, Any]:
     from ginrummy.engine import CHANCE
     from ginrummy.match import Match
     from ginrummy.rules import Ruleset
-    from ginrummy.server.viewcache import ViewCache
+    from ginrummy.server.play.viewcache import ViewCache
     from ginrummy.views import view
 
     perf = time.perf_counter
@@ -133,7 +133,7 @@ def run(src: Path, args: list[str]) -> str:
                           env=env, cwd=ROOT).stdout
 
 
-VIEW_FILES = ("ginrummy/views.py", "ginrummy/server/viewcache.py")
+VIEW_FILES = ("ginrummy/views.py", "ginrummy/server/play/viewcache.py")
 
 
 def isolated_trees(new_src: Path, commit: str, into: Path) -> dict[str, Path]:

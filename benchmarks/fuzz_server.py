@@ -161,7 +161,7 @@ def http_requests() -> st.SearchStrategy[tuple[str, str, Any]]:
 def http_parser_bodies() -> st.SearchStrategy[str]:
     """Raw bodies the standard ``json.loads`` raises on with something else than a
     ``JSONDecodeError`` (ValueError for a 4,300-digit integer, RecursionError for deep
-    nesting): the HTTP API must read them with :func:`ginrummy.server.jsontext.loads`."""
+    nesting): the HTTP API must read them with :func:`ginrummy.server.core.jsontext.loads`."""
     return st.one_of(
         st.builds(lambda n: '{"nickname":"Ann","players":%s}' % ("9" * n), st.integers(4301, 9000)),
         st.builds(lambda n: "[" * n + "]" * n, st.integers(1500, 7000)))
@@ -390,7 +390,7 @@ def replay_mismatches(db: str, versions: Callable[[str], dict[str, Any] | None],
     """Every table reloaded from the database must replay (``GameTable.from_stored``) to the
     version and status that ``versions(id)`` (the running server) reports; a table still moving
     is read again until ``settle`` seconds have passed."""
-    from ginrummy.server.table import GameTable
+    from ginrummy.server.play.table import GameTable
     from ginrummy.storage import Repository, open_engine
 
     engine = open_engine(db)

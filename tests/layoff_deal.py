@@ -16,8 +16,8 @@ from pathlib import Path
 from ginrummy.cards import CARD_NAMES
 from ginrummy.engine import Hand
 from ginrummy.rules import Ruleset
-from ginrummy.server.auth import secret_hash
-from ginrummy.server.kinds import EventKind, SeatKind, Source, TableStatus
+from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.core.kinds import EventKind, SeatKind, Source, TableStatus
 from ginrummy.storage import (
     InsertEvent,
     InsertTable,

@@ -16,7 +16,7 @@ from ginrummy.cards import card_name
 from ginrummy.engine import CHANCE
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.server.viewcache import ViewCache
+from ginrummy.server.play.viewcache import ViewCache
 from ginrummy.views import OwnView, PlayerView, SharedView, own_view, shared_view, view
 from helpers import make_hand, play
 

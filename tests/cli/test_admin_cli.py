@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy import select
 
 from ginrummy.cli import admin as admin_module
-from ginrummy.server.names import name_key
-from ginrummy.server.sessions import hash_password, password_ok
+from ginrummy.server.players.names import name_key
+from ginrummy.server.players.sessions import hash_password, password_ok
 from ginrummy.storage import open_engine
 from ginrummy.storage.accounts import AccountStore
 from ginrummy.storage.models import ModerationRow

@@ -12,9 +12,9 @@ import httpx
 from server_helpers import Client, LiveServer
 from sqlalchemy import select
 
-from ginrummy.server.auth import secret_hash
-from ginrummy.server.names import name_key
-from ginrummy.server.sessions import SESSION_COOKIE, SESSION_LIFETIME, new_session_token
+from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.players.names import name_key
+from ginrummy.server.players.sessions import SESSION_COOKIE, SESSION_LIFETIME, new_session_token
 from ginrummy.storage.models import ModerationRow
 
 NOT_A_HASH = "$argon2id$not-a-real-hash"

@@ -14,11 +14,11 @@ from ginrummy.cards import card_name
 from ginrummy.gameloop import play_match
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.server.kinds import EventKind, SeatKind, Source
-from ginrummy.server.matchrecord import match_end_writes
-from ginrummy.server.names import name_key
-from ginrummy.server.settlement import Ending, MatchEnd
-from ginrummy.server.table import GameTable
+from ginrummy.server.core.kinds import EventKind, SeatKind, Source
+from ginrummy.server.play.settlement import Ending, MatchEnd
+from ginrummy.server.play.table import GameTable
+from ginrummy.server.players.matchrecord import match_end_writes
+from ginrummy.server.players.names import name_key
 from ginrummy.storage import (
     InsertEvent,
     InsertTable,

@@ -22,7 +22,7 @@ from ginrummy.cards import parse_card
 from ginrummy.cli.serve import uvicorn_config
 from ginrummy.engine import Hand
 from ginrummy.server import Settings, create_app
-from ginrummy.server.table import GameTable
+from ginrummy.server.play.table import GameTable
 from ginrummy.storage import Repository, open_engine
 
 CARD_RE = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])([shdc])(?![A-Za-z0-9])")

@@ -23,8 +23,9 @@ import pytest
 from server_helpers import Client, LiveServer, free_port
 from test_accounts import PASSWORD, Browser, set_cookies
 
-from ginrummy.server import account_api, sessions
-from ginrummy.server.sessions import SESSION_COOKIE
+from ginrummy.server.http import account_api
+from ginrummy.server.players import sessions
+from ginrummy.server.players.sessions import SESSION_COOKIE
 
 ACCOUNT_POSTS = sorted(route.path for route in account_api.ROUTES
                        if "POST" in (getattr(route, "methods", None) or ()))

@@ -21,9 +21,9 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.exc import OperationalError
 from websockets.exceptions import ConnectionClosed
 
-from ginrummy.server.committer import CommitFailed
-from ginrummy.server.names import name_key
-from ginrummy.server.sessions import (
+from ginrummy.server.play.committer import CommitFailed
+from ginrummy.server.players.names import name_key
+from ginrummy.server.players.sessions import (
     PLAIN_SESSION_COOKIE,
     SESSION_COOKIE,
     needs_rehash,

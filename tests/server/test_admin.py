@@ -11,9 +11,9 @@ from server_helpers import Client, LiveServer, cards_in
 from sqlalchemy import insert, select
 from starlette.routing import Route
 
-from ginrummy.server.kinds import Source, TableStatus
-from ginrummy.server.settlement import Ending, MatchEnd
-from ginrummy.server.tablewriter import REVOKED_TOKEN
+from ginrummy.server.core.kinds import Source, TableStatus
+from ginrummy.server.play.settlement import Ending, MatchEnd
+from ginrummy.server.play.tablewriter import REVOKED_TOKEN
 from ginrummy.storage import Apply
 from ginrummy.storage.accounts import ACCOUNTS, SESSIONS
 from ginrummy.storage.models import ModerationRow

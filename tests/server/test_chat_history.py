@@ -22,8 +22,8 @@ from server_helpers import Client, LiveServer, free_port, live_server
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from ginrummy.server.chat import ChatLine, ChatMutes, RecentChat
-from ginrummy.server.committer import CommitFailed
+from ginrummy.server.play.chat import ChatLine, ChatMutes, RecentChat
+from ginrummy.server.play.committer import CommitFailed
 from ginrummy.storage import InsertTable, Repository, StoredSeat, StoredTable, migrate, open_engine
 from ginrummy.storage.chatlog import CHAT_LINES, StoredChatLine, add_line, count_lines, load_lines
 from ginrummy.storage.models import ReportRow

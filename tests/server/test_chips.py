@@ -16,9 +16,9 @@ from sqlalchemy import text
 
 from ginrummy.rules import Ruleset
 from ginrummy.scoring import split_pool
-from ginrummy.server.auth import secret_hash
-from ginrummy.server.names import name_key
-from ginrummy.server.sessions import SESSION_COOKIE, SESSION_LIFETIME
+from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.players.names import name_key
+from ginrummy.server.players.sessions import SESSION_COOKIE, SESSION_LIFETIME
 from ginrummy.storage import ledger, open_engine
 from ginrummy.storage.ledger import HOUSE, Kind, account_wallet, pool_wallet
 

@@ -19,8 +19,8 @@ from ginrummy.bots import make_bot
 from ginrummy.cards import format_cards
 from ginrummy.engine import CHANCE, deal_order
 from ginrummy.rules import Ruleset
-from ginrummy.server.kinds import SeatKind, Source
-from ginrummy.server.table import GameTable, Seat, table_rules
+from ginrummy.server.core.kinds import SeatKind, Source
+from ginrummy.server.play.table import GameTable, Seat, table_rules
 from ginrummy.storage import StoredEvent
 from ginrummy.views import view
 

@@ -17,9 +17,9 @@ from sqlalchemy import Engine
 
 from ginrummy.coach import coach_record
 from ginrummy.records import GameRecord
-from ginrummy.server.auth import secret_hash
-from ginrummy.server.coach_api import CoachService
-from ginrummy.server.sessions import SESSION_COOKIE
+from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.http.coach_api import CoachService
+from ginrummy.server.players.sessions import SESSION_COOKIE
 from ginrummy.storage import migrate, open_engine
 from ginrummy.storage.accounts import AccountStore
 

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from ginrummy.server.committer import CommitFailed, GroupCommitter
-from ginrummy.server.connections import Connection
-from ginrummy.server.lobby import Lobby
-from ginrummy.server.protocol import ActionMessage, CreateTable, JoinTable
-from ginrummy.server.settings import Settings
+from ginrummy.server.core.protocol import ActionMessage, CreateTable, JoinTable
+from ginrummy.server.core.settings import Settings
+from ginrummy.server.play.committer import CommitFailed, GroupCommitter
+from ginrummy.server.play.connections import Connection
+from ginrummy.server.play.lobby import Lobby
 from ginrummy.storage import (
     InsertEvent,
     InsertTable,

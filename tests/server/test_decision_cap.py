@@ -13,10 +13,10 @@ from ginrummy.cards import format_cards
 from ginrummy.engine import deal_order
 from ginrummy.gameloop import EndlessHand, decisions_made
 from ginrummy.rules import Ruleset
-from ginrummy.server.computer import ComputerSeats
-from ginrummy.server.kinds import Source
-from ginrummy.server.settings import Settings
-from ginrummy.server.table import GameTable, Seat, table_rules
+from ginrummy.server.core.kinds import Source
+from ginrummy.server.core.settings import Settings
+from ginrummy.server.play.computer import ComputerSeats
+from ginrummy.server.play.table import GameTable, Seat, table_rules
 from ginrummy.storage import StoredEvent
 
 

@@ -17,8 +17,8 @@ from server_helpers import Client, LiveServer, open_socket
 from sqlalchemy import create_engine
 from websockets.exceptions import InvalidStatus
 
-from ginrummy.server.edge import normal_origin, public_origins
-from ginrummy.server.settings import Settings
+from ginrummy.server.core.settings import Settings
+from ginrummy.server.http.edge import normal_origin, public_origins
 from ginrummy.storage import Repository
 from ginrummy.web import STATIC_DIR
 

@@ -24,7 +24,7 @@ from test_crash_restart import Process, Remote
 
 from ginrummy import fair
 from ginrummy.cards import parse_card_list
-from ginrummy.server.kinds import EventKind
+from ginrummy.server.core.kinds import EventKind
 from ginrummy.storage import open_engine, players
 from ginrummy.storage.fairseeds import load_latest
 
@@ -311,8 +311,8 @@ def test_the_tables_deals_and_reshuffles_come_from_the_committed_seeds() -> None
     from ginrummy.bots import make_bot
     from ginrummy.engine import CHANCE
     from ginrummy.rules import Ruleset
-    from ginrummy.server.fairdeal import fair_block, new_fair_hand
-    from ginrummy.server.table import GameTable, Seat, table_rules
+    from ginrummy.server.play.fairdeal import fair_block, new_fair_hand
+    from ginrummy.server.play.table import GameTable, Seat, table_rules
     from ginrummy.views import view
 
     seats = [Seat(0, "bot", "A", "random"), Seat(1, "bot", "B", "random")]

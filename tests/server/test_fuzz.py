@@ -22,7 +22,7 @@ from server_helpers import Client, LiveServer, open_socket
 
 from ginrummy.rules import OPTIONS, Ruleset, RulesetError
 from ginrummy.server import Settings
-from ginrummy.server.table import GameTable
+from ginrummy.server.play.table import GameTable
 from ginrummy.views import view
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -33,8 +33,8 @@ from fuzz_server import (  # the benchmark's strategies and sender
     http_requests,
     replay_mismatches,
 )
-from ginrummy.server.jsontext import MAX_INT, JSONTextError, loads
-from ginrummy.server.protocol import Code, MessageError, parse_client_message
+from ginrummy.server.core.jsontext import MAX_INT, JSONTextError, loads
+from ginrummy.server.core.protocol import Code, MessageError, parse_client_message
 
 HUGE = "9" * 5000
 """An integer literal past Python's 4,300-digit conversion limit."""

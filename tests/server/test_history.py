@@ -14,9 +14,9 @@ from sqlalchemy import select
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 from ginrummy.scoring import Outcome
-from ginrummy.server.matchrecord import SeatStats, seat_statistics, summarise
-from ginrummy.server.replay import ReplayError, match_record, replay_match
-from ginrummy.server.settlement import Ending, MatchEnd
+from ginrummy.server.play.settlement import Ending, MatchEnd
+from ginrummy.server.players.matchrecord import SeatStats, seat_statistics, summarise
+from ginrummy.server.players.replay import ReplayError, match_record, replay_match
 from ginrummy.storage import StoredEvent, players
 
 

@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 from ginrummy.rules import Ruleset
-from ginrummy.server.kinds import EventKind, SeatKind, Source, TableStatus
-from ginrummy.server.table import GameTable, Seat, table_rules
+from ginrummy.server.core.kinds import EventKind, SeatKind, Source, TableStatus
+from ginrummy.server.play.table import GameTable, Seat, table_rules
 from ginrummy.storage import InsertEvent, InsertTable, Repository, migrate, open_engine
 
 

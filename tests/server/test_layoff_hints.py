@@ -17,7 +17,7 @@ from ginrummy.bots import make_bot
 from ginrummy.cards import parse_card, parse_cards
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
-from ginrummy.server.layoffhints import MAX_ARRANGEMENTS, knock_arrangements, layoff_hints
+from ginrummy.server.play.layoffhints import MAX_ARRANGEMENTS, knock_arrangements, layoff_hints
 from ginrummy.solver import knock_options
 from ginrummy.views import view
 from layoff_deal import (
@@ -116,7 +116,7 @@ def test_a_knock_lists_each_arrangement_of_the_same_deadwood() -> None:
 
 
 def test_the_knock_hints_of_a_state_carry_the_arrangements() -> None:
-    from ginrummy.server.messages import _hints
+    from ginrummy.server.play.messages import _hints
 
     hand = Hand(Ruleset.preset("classic"), 1, layoff_hand().deck)
     for seat, action in [(0, "stock"), (0, "discard 6d"), (1, "stock")]:

@@ -41,8 +41,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 from ginrummy.cli.ledger import check_database
-from ginrummy.server.names import name_key
-from ginrummy.server.table import GameTable
+from ginrummy.server.play.table import GameTable
+from ginrummy.server.players.names import name_key
 from ginrummy.storage import Repository, migrate, open_engine
 from ginrummy.storage.accounts import AccountStore
 
@@ -91,10 +91,10 @@ class Handshake:
 
 def run_child(url: str, pipe: Connection) -> None:
     """The child: the server's lobby and chips hooks on ``url``, commands from ``pipe``."""
-    from ginrummy.server.chips import Chips
-    from ginrummy.server.committer import GroupCommitter
-    from ginrummy.server.lobby import Lobby
-    from ginrummy.server.settings import Settings
+    from ginrummy.server.core.settings import Settings
+    from ginrummy.server.play.committer import GroupCommitter
+    from ginrummy.server.play.lobby import Lobby
+    from ginrummy.server.players.chips import Chips
     from ginrummy.storage import Repository, open_engine
 
     handshake = Handshake(pipe)
@@ -137,11 +137,11 @@ def run_child(url: str, pipe: Connection) -> None:
 
 async def command(lobby: Any, committer: Any, cmd: dict[str, Any]) -> dict[str, Any]:
     """Run one command of the test in the child."""
-    from ginrummy.server.chips import pay_buy_in
-    from ginrummy.server.lobby import LobbyError
-    from ginrummy.server.protocol import ActionMessage, CreateTable, JoinTable
-    from ginrummy.server.settlement import Ending, MatchEnd
-    from ginrummy.server.table import GameTable
+    from ginrummy.server.core.protocol import ActionMessage, CreateTable, JoinTable
+    from ginrummy.server.play.lobby import LobbyError
+    from ginrummy.server.play.settlement import Ending, MatchEnd
+    from ginrummy.server.play.table import GameTable
+    from ginrummy.server.players.chips import pay_buy_in
     from ginrummy.storage import Apply, ledger
 
     op = cmd["op"]

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from server_helpers import Client, LiveServer, free_port, open_socket
 
-from ginrummy.server.logs import JsonFormatter
+from ginrummy.server.core.logs import JsonFormatter
 
 CLIENT_SIDE = ("httpx", "httpcore", "websockets.client")
 """The test's own clients log in this process too (httpx logs every URL it requests)."""

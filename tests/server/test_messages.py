@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from ginrummy.server.jsontext import dumps
-from ginrummy.server.messages import (
+from ginrummy.server.core.jsontext import dumps
+from ginrummy.server.core.protocol import CLIENT_TYPES, Code
+from ginrummy.server.play.messages import (
     PONG,
     ack,
     chat_message,
@@ -15,7 +16,6 @@ from ginrummy.server.messages import (
     welcome,
     with_ack,
 )
-from ginrummy.server.protocol import CLIENT_TYPES, Code
 
 
 def test_the_small_messages_text() -> None:

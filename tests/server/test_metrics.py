@@ -9,7 +9,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import Client, LiveServer
 
-from ginrummy.server.metrics import metrics_of
+from ginrummy.server.http.metrics import metrics_of
 
 
 def scrape(server: LiveServer, **headers: str) -> dict[tuple[str, tuple[tuple[str, str], ...]],

@@ -20,8 +20,8 @@ from server_helpers import Client, LiveServer, cards_in, hidden_cards, live_serv
 from sqlalchemy import Engine
 
 from ginrummy.rules import Ruleset
-from ginrummy.server.auth import secret_hash
-from ginrummy.server.sessions import SESSION_COOKIE
+from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.players.sessions import SESSION_COOKIE
 from ginrummy.storage import (
     Apply,
     InsertTable,

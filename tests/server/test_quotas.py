@@ -14,8 +14,8 @@ from server_helpers import Client
 from websockets.exceptions import ConnectionClosed
 
 from ginrummy.server import Settings
-from ginrummy.server.connections import ConnectionCounts
-from ginrummy.server.limits import address_key
+from ginrummy.server.core.limits import address_key
+from ginrummy.server.play.connections import ConnectionCounts
 
 
 def close_of(client: Client, timeout: float = 10) -> tuple[int, str]:

@@ -19,8 +19,9 @@ from player_helpers import (
 from sqlalchemy import Engine, func, select
 
 from ginrummy.rules import Ruleset
-from ginrummy.server.matchrecord import summarise
-from ginrummy.server.ratings import (
+from ginrummy.server.play.settlement import Ending, MatchEnd
+from ginrummy.server.players.matchrecord import summarise
+from ginrummy.server.players.ratings import (
     COMPUTER_DEVIATION,
     COMPUTER_RATINGS,
     MULTI,
@@ -33,7 +34,6 @@ from ginrummy.server.ratings import (
     glicko_update,
     openskill_update,
 )
-from ginrummy.server.settlement import Ending, MatchEnd
 from ginrummy.storage import Apply, migrate, open_engine, players, utcnow
 from ginrummy.storage.accounts import AccountStore
 from ginrummy.storage.repository import EVENTS

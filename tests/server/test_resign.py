@@ -16,7 +16,7 @@ from moderation_helpers import User, add_user, open_as, post
 from server_helpers import Client, LiveServer, check_frames, is_state, live_server
 from websockets.exceptions import ConnectionClosed
 
-from ginrummy.server.kinds import EventKind
+from ginrummy.server.core.kinds import EventKind
 from ginrummy.storage import players
 
 

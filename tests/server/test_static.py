@@ -21,7 +21,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocket
 
-from ginrummy.server.static import (
+from ginrummy.server.http.static import (
     IMMUTABLE,
     MINIMUM_SIZE,
     Compression,

@@ -1,11 +1,11 @@
 """The next-step timer of a table: a timer put aside and armed again for the same key is
-kept (with its new argument), any other is cancelled (ginrummy.server.timers)."""
+kept (with its new argument), any other is cancelled (ginrummy.server.play.timers)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from ginrummy.server.timers import TableTimers
+from ginrummy.server.play.timers import TableTimers
 
 
 def run(body: object) -> None:

@@ -13,8 +13,8 @@ from ginrummy.cards import format_cards, parse_card_list
 from ginrummy.engine import CHANCE, deal_order
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.server.table import GameTable, Seat, table_rules
-from ginrummy.server.viewcache import ViewCache
+from ginrummy.server.play.table import GameTable, Seat, table_rules
+from ginrummy.server.play.viewcache import ViewCache
 from ginrummy.solver import best_melds_mask
 from ginrummy.storage import StoredEvent
 from ginrummy.views import view

@@ -21,7 +21,7 @@ from ginrummy.cards import format_cards
 from ginrummy.engine import deal_order
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.server.table import GameTable
+from ginrummy.server.play.table import GameTable
 from ginrummy.storage import (
     Checkpointer,
     InsertEvent,

@@ -100,8 +100,9 @@ def test_every_counted_noun_is_a_plural_message() -> None:
 # rules, the state), so that no text states a number a preset or an option changes.
 DIGITS_ALLOWED = {
     r"card\.rank(_name)?\.[2-9T]": "the cards' own ranks (2-10)",
-    r"account\.name_rules": "the account rules of server/names.py and sessions.py, the same "
-                             "for every table (test_account_rules_text_states_the_servers_limits)",
+    r"account\.name_rules": "the account rules of server/players/names.py and sessions.py, "
+                             "the same for every table "
+                             "(test_account_rules_text_states_the_servers_limits)",
 }
 
 
@@ -114,7 +115,7 @@ def test_no_digit_outside_the_allow_list(lang: str) -> None:
 
 
 def test_account_rules_text_states_the_servers_limits() -> None:
-    from ginrummy.server import names, sessions
+    from ginrummy.server.players import names, sessions
 
     limits = [names.MIN_LENGTH, names.MAX_LENGTH, sessions.MIN_PASSWORD, sessions.MAX_PASSWORD]
     for lang in LANGUAGES:
@@ -282,8 +283,8 @@ def test_user_text_is_never_parsed_as_html() -> None:
 
 
 def test_every_server_error_code_and_table_status_has_a_label() -> None:
-    from ginrummy.server.kinds import TableStatus
-    from ginrummy.server.protocol import Code
+    from ginrummy.server.core.kinds import TableStatus
+    from ginrummy.server.core.protocol import Code
 
     english = catalogue("en")
     silent = {Code.STALE_VERSION}  # the client waits for the fresh state that follows

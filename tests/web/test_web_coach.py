@@ -24,8 +24,8 @@ from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-unt
 from player_helpers import example_table, store  # type: ignore[import-not-found]
 from playwright.sync_api import Browser
 
-from ginrummy.server.auth import secret_hash
-from ginrummy.server.names import name_key
+from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.players.names import name_key
 from ginrummy.storage import migrate, open_engine, players
 from ginrummy.storage.accounts import AccountStore
 

@@ -25,8 +25,8 @@ from web_support import (
 )
 
 from ginrummy.rules import Ruleset
-from ginrummy.server.kinds import EventKind
-from ginrummy.server.replay import fair_entries, match_record, replay_match
+from ginrummy.server.core.kinds import EventKind
+from ginrummy.server.players.replay import fair_entries, match_record, replay_match
 from ginrummy.storage import Repository, open_engine
 from ginrummy.storage.fairseeds import load_match
 

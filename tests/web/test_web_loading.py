@@ -22,7 +22,7 @@ from web_support import (
     running_server,
 )
 
-from ginrummy.server.static import IMMUTABLE
+from ginrummy.server.http.static import IMMUTABLE
 
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)

@@ -59,7 +59,7 @@ def read_password(stdin: TextIO | None = None) -> str:
 
 def run_admin(args: argparse.Namespace) -> int:
     """Run ``ginrummy admin``; 0 when done, 1 when it could not be, 2 for bad input."""
-    from ginrummy.server.names import BadName, check_name
+    from ginrummy.server.players.names import BadName, check_name
 
     try:
         name = check_name(args.name)
@@ -77,7 +77,7 @@ def run_admin(args: argparse.Namespace) -> int:
 
 def _store(db: str | None) -> AccountStore:
     """The account store of the database, migrated first."""
-    from ginrummy.server.settings import Settings
+    from ginrummy.server.core.settings import Settings
     from ginrummy.storage import migrate, open_engine
     from ginrummy.storage.accounts import AccountStore as Store
 
@@ -88,8 +88,8 @@ def _store(db: str | None) -> AccountStore:
 
 def create(db: str | None, name: str) -> str:
     """Make the administrator account ``name``; what was done."""
-    from ginrummy.server.names import name_key
-    from ginrummy.server.sessions import hash_password, password_problem
+    from ginrummy.server.players.names import name_key
+    from ginrummy.server.players.sessions import hash_password, password_problem
     from ginrummy.storage.accounts import NameTaken
 
     store = _store(db)
@@ -112,7 +112,7 @@ def create(db: str | None, name: str) -> str:
 
 def promote(db: str | None, name: str) -> str:
     """Make the existing account ``name`` an administrator; what was done."""
-    from ginrummy.server.names import name_key
+    from ginrummy.server.players.names import name_key
 
     store = _store(db)
     try:

@@ -94,7 +94,7 @@ def run_serve(args: argparse.Namespace) -> int:
         import uvicorn
 
         from ginrummy.server import Settings, create_app
-        from ginrummy.server.logs import configure_logging
+        from ginrummy.server.core.logs import configure_logging
     except ImportError as exc:  # pragma: no cover - the server extra is missing
         raise ValueError(f"the server needs its extra: pip install 'ginrummy[server]' "
                          f"({exc.name} is missing)") from None
@@ -265,14 +265,14 @@ def uvicorn_config(app: Any, settings: Any, **overrides: Any) -> Any:
     """The uvicorn configuration of ``serve`` (tests run the same one)."""
     import uvicorn
 
-    from ginrummy.server.httpproto import protocol_options
+    from ginrummy.server.core.httpproto import protocol_options
 
     options: dict[str, Any] = dict(
         host=settings.host, port=settings.port, log_level=settings.log_level,
         ws_max_size=settings.frame_limit, ws_ping_interval=settings.ws_ping_seconds,
         ws_ping_timeout=WS_PING_TIMEOUT_SECONDS,
         ws_per_message_deflate=settings.ws_compression,
-        # our own access log (ginrummy.server.logs.AccessLog) logs paths without their query
+        # our own access log (ginrummy.server.core.logs.AccessLog) logs paths without their query
         # string; uvicorn's loggers propagate to the root logger that ``serve`` configures
         access_log=False, log_config=None, lifespan="on", server_header=False,
         proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips,

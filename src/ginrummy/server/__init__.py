@@ -5,6 +5,6 @@ docs/protocol.md describes the protocol, docs/server.md the architecture.
 """
 
 from ginrummy.server.app import create_app
-from ginrummy.server.settings import Settings
+from ginrummy.server.core.settings import Settings
 
 __all__ = ["Settings", "create_app"]

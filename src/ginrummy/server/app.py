@@ -16,7 +16,10 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ginrummy.server import (
+from ginrummy.server.cluster.node import ClusterNode
+from ginrummy.server.core.logs import AccessLog, quiet_chatty_loggers
+from ginrummy.server.core.settings import Settings
+from ginrummy.server.http import (
     account_api,
     admin_api,
     chips_api,
@@ -25,15 +28,12 @@ from ginrummy.server import (
     player_api,
     static,
 )
-from ginrummy.server.api import ROUTES
-from ginrummy.server.cluster.node import ClusterNode
-from ginrummy.server.committer import GroupCommitter
-from ginrummy.server.edge import RequestGuard, SecurityHeaders
-from ginrummy.server.lobby import Lobby
-from ginrummy.server.logs import AccessLog, quiet_chatty_loggers
-from ginrummy.server.metrics import ErrorCounter
-from ginrummy.server.settings import Settings
-from ginrummy.server.ws import table_socket
+from ginrummy.server.http.edge import RequestGuard, SecurityHeaders
+from ginrummy.server.http.lobby_api import ROUTES
+from ginrummy.server.http.metrics import ErrorCounter
+from ginrummy.server.http.ws import table_socket
+from ginrummy.server.play.committer import GroupCommitter
+from ginrummy.server.play.lobby import Lobby
 from ginrummy.storage import Checkpointer, Repository, migrate, open_engine
 from ginrummy.storage.accounts import AccountStore
 
@@ -92,7 +92,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await node.open(lobby)
             # the relay's owner side follows the node's tables from the first sweep on, so a
             # client at another process reaches a table before any client connected here
-            from ginrummy.server.cluster.bridge import bridge_of
+            from ginrummy.server.http.bridge import bridge_of
 
             await bridge_of(server)
         app.state.server = server

@@ -4,7 +4,7 @@
 :class:`~ginrummy.storage.Apply` for the group committer) before the commitment is sent;
 :func:`save_deal` stores the seats' client seeds and the deal's version with the deal.
 Reads run in a worker thread, never on the event loop. Nothing here is readable by a
-client: the server sends a seed only once its hand is over (:mod:`ginrummy.server.fairdeal`).
+client: the server sends a seed only once its hand is over (:mod:`ginrummy.server.play.fairdeal`).
 """
 
 from __future__ import annotations

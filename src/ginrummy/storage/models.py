@@ -142,7 +142,7 @@ class RatingRow(Base):
     category: Mapped[str] = mapped_column(String(20), primary_key=True)
     rating: Mapped[float] = mapped_column(Float)
     """What the leaderboard orders by (Glicko-2 rating; for the multi-player rating its mean
-    on the same scale, ``1500 + 42 * (mu - 25)``: :mod:`ginrummy.server.ratings`)."""
+    on the same scale, ``1500 + 42 * (mu - 25)``: :mod:`ginrummy.server.players.ratings`)."""
     deviation: Mapped[float] = mapped_column(Float)
     volatility: Mapped[float] = mapped_column(Float)
     """Glicko-2 volatility (0 for the multi-player rating)."""

@@ -21,9 +21,9 @@ from server_helpers import Client, LiveServer
 from test_cluster_node import member, node_of, until
 
 from ginrummy.server.cluster import LeaseStore
-from ginrummy.server.moderation import read_reports
-from ginrummy.server.sessions import SESSION_COOKIE
-from ginrummy.server.tablewriter import REVOKED_TOKEN
+from ginrummy.server.play.tablewriter import REVOKED_TOKEN
+from ginrummy.server.players.moderation import read_reports
+from ginrummy.server.players.sessions import SESSION_COOKIE
 from pg_helpers import pg_schema, schema_url
 
 
@@ -290,7 +290,7 @@ def test_a_member_that_missed_a_mute_or_a_ban_catches_up_from_the_database(
 
     from sqlalchemy import update
 
-    from ginrummy.server import admin_api
+    from ginrummy.server.http import admin_api
     from ginrummy.storage.accounts import ACCOUNTS
     from ginrummy.storage.repository import utcnow
 

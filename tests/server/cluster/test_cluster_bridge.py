@@ -20,9 +20,9 @@ from test_cluster_node import next_mover, until
 from test_play import play_one_hand
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from ginrummy.server.cluster.bridge import Bridge, bridge_of
 from ginrummy.server.cluster.node import ClusterNode
 from ginrummy.server.cluster.relay import OUTBOX, Envelope, Relay
+from ginrummy.server.http.bridge import Bridge, bridge_of
 from pg_helpers import pg_schema, schema_url
 
 

@@ -22,7 +22,7 @@ from server_helpers import Client, LiveServer, live_server
 from ginrummy.cli.main import main
 from ginrummy.server.cluster import Fence, LeaseStore, claim
 from ginrummy.server.cluster.node import ClusterNode
-from ginrummy.server.committer import CommitFailed
+from ginrummy.server.play.committer import CommitFailed
 from ginrummy.storage import Repository, UpdateTable, open_engine
 from pg_helpers import pg_schema, schema_url
 
@@ -320,7 +320,7 @@ def test_the_committer_fences_each_batch_once_and_isolates_a_stale_table(
         pg_engine: Any) -> None:
     from ginrummy.rules import Ruleset
     from ginrummy.server.cluster import Fencer, Lease
-    from ginrummy.server.committer import GroupCommitter
+    from ginrummy.server.play.committer import GroupCommitter
     from ginrummy.storage import InsertEvent, InsertTable, StoredEvent, StoredSeat, StoredTable
 
     def a_table(table_id: str) -> StoredTable:

@@ -29,13 +29,13 @@ from ginrummy.server.cluster.fencing import Fencer
 from ginrummy.server.cluster.lease import Lease, LeaseKeeper, LeaseStore, make_owner_id
 from ginrummy.server.cluster.relay import Relay
 from ginrummy.server.cluster.takeover import sweep, take_over
-from ginrummy.server.kinds import OPEN_STATUSES
-from ginrummy.server.protocol import Close
-from ginrummy.server.settings import Settings
+from ginrummy.server.core.kinds import OPEN_STATUSES
+from ginrummy.server.core.protocol import Close
+from ginrummy.server.core.settings import Settings
 from ginrummy.storage.models import TableRow
 
 if TYPE_CHECKING:
-    from ginrummy.server.lobby import Lobby
+    from ginrummy.server.play.lobby import Lobby
 
 log = logging.getLogger("ginrummy.cluster")
 

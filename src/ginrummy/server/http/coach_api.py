@@ -1,0 +1,273 @@
+"""The coach in the browser (docs/coach.md): the verdict on every move of a finished match,
+for the player who made them.
+
+``GET /api/matches/{id}/coach``: a stored match, for the logged-in account that sat in it
+(its own seat only). ``POST /api/tables/{id}/coach {"token"}``: the finished match of a
+table, for a seated player (the guest's seat token in the body, never in the URL, or the
+session of the account sitting there).
+
+The work (:func:`ginrummy.coach.coach_record_json`, seconds of search) runs in a worker
+process, never on the event loop: a bounded :class:`~concurrent.futures.ProcessPoolExecutor`
+(:data:`COACH_WORKERS` processes), one job per match at a time, at most :data:`MAX_JOBS`
+matches at once (then ``503 busy``), results cached per match and seat. A request starts
+the job and answers ``202 {"status": "running"}``; asking again gives ``200 {"status":
+"done", "coach": ...}`` once it is done.
+
+The match is over, so the whole record goes to the worker; but each decision is valued
+from the player's view at the time (:mod:`ginrummy.coach`), and the answer holds only the
+player's own cards at each of its decisions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from collections import OrderedDict
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ginrummy.coach import coach_record_json
+from ginrummy.records import GameRecord
+from ginrummy.rules import Ruleset
+from ginrummy.server.core.auth import seat_for_token
+from ginrummy.server.http.forwarding import at_owner, owner_answer
+from ginrummy.server.http.lobby_api import error_response, in_thread, read_body, server_of
+from ginrummy.server.players.replay import ReplayError, match_record, replay_match
+from ginrummy.server.players.sessions import current_account
+from ginrummy.storage import players
+
+if TYPE_CHECKING:
+    from ginrummy.server.app import Server
+
+log = logging.getLogger("ginrummy.server.coach")
+
+COACH_BUDGET_MS = 40.0
+"""The advisor's budget per decision in the browser's coach (the command line's default is
+100 ms; the hint key's 250)."""
+COACH_SEED = 0
+COACH_WORKERS = 1
+"""Worker processes: the coach never takes more than this many cores from the tables."""
+MAX_JOBS = 4
+"""Matches being coached or waiting for a worker at once; one more answers ``503 busy``."""
+CACHE_ENTRIES = 256
+"""Reports kept (per match and seat), the least recently asked dropped first."""
+RETRY_MS = 1000
+"""What a ``202`` tells the client to wait before asking again."""
+
+
+class CoachService:
+    """The worker pool, the running jobs (one per match) and the cache (per match and
+    seat)."""
+
+    def __init__(self, budget_ms: float = COACH_BUDGET_MS, workers: int = COACH_WORKERS,
+                 max_jobs: int = MAX_JOBS, cache_entries: int = CACHE_ENTRIES) -> None:
+        self.budget_ms = budget_ms
+        self.workers = workers
+        self.max_jobs = max_jobs
+        self.cache_entries = cache_entries
+        self.jobs: dict[str, Future[dict[str, Any]]] = {}
+        """The running job of each match, by match key."""
+        self.cache: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+        self.failures: dict[tuple[str, int], str] = {}
+        self._pool: ProcessPoolExecutor | None = None
+
+    def pool(self) -> ProcessPoolExecutor:
+        """The worker processes, started on first use (``spawn``: no copy of the server's
+        threads and sockets)."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers,
+                                             mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the workers (running jobs are abandoned)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def peek(self, key: str, seat: int) -> tuple[str, dict[str, Any] | None]:
+        """``("done", report)``, ``("running", None)`` (a job of this match is running),
+        ``("busy", None)`` (too many matches at once), ``("failed", {"message"})`` (said once)
+        or ``("start", None)``: nothing known yet, :meth:`start` may run the job."""
+        found = self.cache.get((key, seat))
+        if found is not None:
+            self.cache.move_to_end((key, seat))
+            return "done", found
+        failure = self.failures.pop((key, seat), None)
+        if failure is not None:
+            return "failed", {"message": failure}
+        if key in self.jobs:
+            return "running", None
+        if len(self.jobs) >= self.max_jobs:
+            return "busy", None
+        return "start", None
+
+    def start(self, key: str, seat: int, document: dict[str, Any]
+              ) -> tuple[str, dict[str, Any] | None]:
+        """Coach ``seat`` in the game record ``document`` in a worker, unless :meth:`peek`
+        now says otherwise (another request started it meanwhile)."""
+        status, report = self.peek(key, seat)
+        if status != "start":
+            return status, report
+        try:
+            future = self.pool().submit(coach_record_json, document, seat, self.budget_ms,
+                                        COACH_SEED)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh
+            self.close()
+            future = self.pool().submit(coach_record_json, document, seat, self.budget_ms,
+                                        COACH_SEED)
+        self.jobs[key] = future
+        loop = asyncio.get_running_loop()
+        future.add_done_callback(
+            lambda done: loop.call_soon_threadsafe(self._finished, key, seat, done))
+        return "running", None
+
+    def _finished(self, key: str, seat: int, future: Future[dict[str, Any]]) -> None:
+        if self.jobs.get(key) is future:
+            del self.jobs[key]
+        if future.cancelled():
+            return
+        error = future.exception()
+        if isinstance(error, BrokenProcessPool):  # the worker died: the next ask restarts
+            log.warning("coach of %s seat %d: the worker process died", key, seat,
+                        extra={"event": "coach_worker_died"})
+            self.close()
+            return
+        if error is not None:
+            log.warning("coach of %s seat %d failed: %s", key, seat, error,
+                        extra={"event": "coach_failed"})
+            self.failures[(key, seat)] = f"the coach failed: {error}"
+            return
+        self.cache[(key, seat)] = future.result()
+        while len(self.cache) > self.cache_entries:
+            self.cache.popitem(last=False)
+
+
+def service(request: Request) -> CoachService:
+    """The server's coach."""
+    found = server_of(request).extra["coach"]
+    assert isinstance(found, CoachService)
+    return found
+
+
+def _answer(key: str, seat: int, status: str, report: dict[str, Any] | None) -> Response:
+    if status == "done":
+        return JSONResponse({"status": "done", "seat": seat, "coach": report})
+    if status == "running":
+        return JSONResponse({"status": "running", "seat": seat, "retry_ms": RETRY_MS},
+                            status_code=202)
+    if status == "busy":
+        return error_response(503, "busy", "the coach is busy with other matches: ask again "
+                              "in a minute")
+    message = report["message"] if report else "the coach failed"
+    log.info("coach %s: %s", key, message)
+    return error_response(500, "coach_failed", message)
+
+
+# ----------------------------------------------------------------------------- routes
+async def match_coach(request: Request) -> Response:
+    """``GET /api/matches/{id}/coach``: the logged-in account's own verdicts on a stored
+    match it played in."""
+    text = request.path_params["match_id"]
+    if not text.isdigit() or len(text) > 18:
+        return error_response(404, "not_found", "no match with that id", "match_id")
+    account = await current_account(request)
+    if account is None:
+        return error_response(401, "not_logged_in", "log in to see the coach on your matches")
+    engine = server_of(request).repository.engine
+    match_id = int(text)
+    match = await in_thread(players.match_by_id, engine, match_id)
+    if match is None:
+        return error_response(404, "not_found", "no match with that id", "match_id")
+    seat = next((s.seat for s in match.seats if s.account_id == account.id), None)
+    if seat is None:
+        return error_response(403, "forbidden", "the coach shows a match only to its players",
+                              "match_id")
+    key = f"match:{match_id}"
+    coach = service(request)
+    status, report = coach.peek(key, seat)
+    if status == "start":
+        document = await _stored_record(request, match)
+        if isinstance(document, Response):
+            return document
+        status, report = coach.start(key, seat, document)
+    return _answer(key, seat, status, report)
+
+
+async def _stored_record(request: Request, match: players.StoredMatch
+                         ) -> dict[str, Any] | Response:
+    engine = server_of(request).repository.engine
+    source = await in_thread(players.match_source, engine, match)
+    if source is None:
+        return error_response(404, "not_found", "no match with that id", "match_id")
+    rules_dict, pool_chips, events = source
+    try:
+        rules = Ruleset.from_dict(rules_dict, name=match.preset)
+        replayed, _steps = replay_match(rules, pool_chips, events)
+    except (ReplayError, ValueError) as exc:
+        return error_response(500, "damaged_record", f"match {match.id} does not replay: "
+                              f"{exc}")
+    return match_record(replayed, [s.name for s in match.seats]).to_json()
+
+
+class TableCoach(BaseModel):
+    """``POST /api/tables/{id}/coach``'s body: a guest's seat token (an account sitting at
+    the table may send ``{}``)."""
+
+    token: str | None = Field(default=None, max_length=128)
+
+
+async def table_coach(request: Request) -> Response:
+    """``POST /api/tables/{id}/coach``: a seated player's verdicts on the table's finished
+    match."""
+    body = await read_body(request, TableCoach)
+    if isinstance(body, JSONResponse):
+        return body
+    table_id = request.path_params["table_id"]
+    at_owner_answer = await owner_answer(request, table_id)
+    if at_owner_answer is not None:  # the coach runs where the table is played
+        return at_owner_answer
+    writer = await server_of(request).lobby.load(table_id)
+    if writer is None:
+        return error_response(404, "not_found", f"no table {table_id!r}", "table_id")
+    table = writer.table
+    seat = None
+    if body.token is not None:
+        found = seat_for_token(table.seats, body.token)
+        seat = None if found is None else found.seat
+    else:
+        account = await current_account(request)
+        if account is not None:
+            seat = next((s.seat for s in table.seats if s.account_id == account.id), None)
+    if seat is None:
+        return error_response(403, "forbidden", "the coach shows a match only to its players",
+                              "token")
+    match = table.match
+    if match is None or match.result is None:
+        return error_response(409, "not_finished", "the coach comes when the match is over")
+    key = f"table:{table.id}:{table.match_first_version}"
+    coach = service(request)
+    status, report = coach.peek(key, seat)
+    if status == "start":
+        names = [s.name or f"seat {s.seat}" for s in table.seats]
+        status, report = coach.start(key, seat, GameRecord.from_match(match, names).to_json())
+    return _answer(key, seat, status, report)
+
+
+ROUTES: list[BaseRoute] = [
+    Route("/api/matches/{match_id}/coach", match_coach, methods=["GET"]),
+    Route("/api/tables/{table_id}/coach", at_owner("coach.table", table_coach),
+          methods=["POST"]),
+]
+
+
+def install(server: Server) -> None:
+    """The server's coach (its worker processes start on the first request)."""
+    server.extra["coach"] = CoachService()

@@ -1,0 +1,189 @@
+"""The lobby's HTTP API (JSON): presets, computer levels, tables, create and join."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset
+from ginrummy.server.core import jsontext
+from ginrummy.server.core.protocol import CreateTable, JoinTable
+from ginrummy.server.play.computer import default_bot_level
+from ginrummy.server.play.lobby import Lobby, LobbyError, known_levels
+from ginrummy.server.players.sessions import current_account
+
+if TYPE_CHECKING:
+    from ginrummy.server.app import Server
+
+log = logging.getLogger("ginrummy.server.api")
+
+
+def error_response(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
+    """The error body of docs/protocol.md."""
+    return JSONResponse({"error": {"code": code, "message": message, "field": field}},
+                        status_code=status)
+
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+
+def server_of(request: Request) -> Server:
+    """What the routes share (``app.state.server``)."""
+    server: Server = request.app.state.server
+    return server
+
+
+async def in_thread(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)`` in the default thread pool, off the event loop (database reads and
+    writes, password hashing)."""
+    return await asyncio.get_running_loop().run_in_executor(None, call, *args)
+
+
+def _lobby(request: Request) -> Lobby:
+    lobby: Lobby = request.app.state.server.lobby
+    return lobby
+
+
+_COMPACT = ("type", "values", "min", "max", "nullable")
+
+
+def option_schema() -> dict[str, dict[str, Any]]:
+    """Every ruleset option's type and allowed values by name (``/api/presets``' short form of
+    :meth:`Ruleset.schema`)."""
+    return {entry["name"]: {k: entry[k] for k in _COMPACT if k in entry}
+            for entry in Ruleset.schema()}
+
+
+def usual_hand_sizes() -> dict[str, int]:
+    """The hand size an automatic ``hand_size`` resolves to for each player count (R2.1), so
+    the create form shows the rules' own number (``/api/presets``' ``hand_sizes``)."""
+    players = OPTIONS["players"]
+    assert players.minimum is not None and players.maximum is not None
+    return {str(n): Ruleset(players=n, format=Format.SINGLE_HAND).cards_per_hand
+            for n in range(players.minimum, players.maximum + 1)}
+
+
+async def presets(_request: Request) -> JSONResponse:
+    """``GET /api/presets``."""
+    return JSONResponse({
+        "presets": {name: Ruleset.preset(name).to_dict() for name in PRESETS},
+        "options": option_schema(),
+        "default": "classic",
+        "hand_sizes": usual_hand_sizes(),
+    })
+
+
+async def rules_schema(_request: Request) -> JSONResponse:
+    """``GET /api/rules/schema``: :meth:`Ruleset.schema`, in the create form's order."""
+    return JSONResponse({"options": Ruleset.schema()})
+
+
+async def bots(request: Request) -> JSONResponse:
+    """``GET /api/bots``."""
+    return JSONResponse({"levels": known_levels(),
+                         "default": default_bot_level(request.app.state.server.settings)})
+
+
+async def list_tables(request: Request) -> JSONResponse:
+    """``GET /api/tables``: the open public tables (of every process, in a cluster)."""
+    return JSONResponse({"tables": await _lobby(request).listing()})
+
+
+async def get_table(request: Request) -> JSONResponse:
+    """``GET /api/tables/{id}``; a private table's invite code in the ``X-Invite`` header (never
+    in the URL, which logs and proxies keep)."""
+    account = await current_account(request)
+    try:  # a logged-in account learns its seat here, so another device or tab can take it
+        found = await _lobby(request).describe(request.path_params["table_id"],
+                                               request.headers.get("x-invite"),
+                                               None if account is None else account.id)
+    except LobbyError as exc:
+        return error_response(exc.status, exc.code, str(exc), exc.field)
+    return JSONResponse(found)
+
+
+async def create_table(request: Request) -> JSONResponse:
+    """``POST /api/tables``."""
+    body = await read_body(request, CreateTable)
+    if isinstance(body, JSONResponse):
+        return body
+    account = await current_account(request)  # an account's seat follows it everywhere
+    try:
+        created = await _lobby(request).create(
+            body, request.client.host if request.client else "unknown",
+            None if account is None else (account.id, account.name))
+    except LobbyError as exc:
+        response = error_response(exc.status, exc.code, str(exc), exc.field)
+        response.headers.update(exc.headers)  # Retry-After of a 429
+        return response
+    # a table event: never the token or the invite code
+    log.info("table %s: created", created["table_id"],
+             extra={"event": "table_created", "table": created["table_id"],
+                    "public": body.public, "seat": created.get("seat")})
+    return JSONResponse(created, status_code=201)
+
+
+async def join_table(request: Request) -> JSONResponse:
+    """``POST /api/tables/{id}/join``."""
+    body = await read_body(request, JoinTable)
+    if isinstance(body, JSONResponse):
+        return body
+    account = await current_account(request)
+    try:
+        joined = await _lobby(request).join(
+            request.path_params["table_id"], body,
+            None if account is None else (account.id, account.name))
+    except LobbyError as exc:
+        return error_response(exc.status, exc.code, str(exc), exc.field)
+    log.info("table %s: seat %s joined", request.path_params["table_id"], joined.get("seat"),
+             extra={"event": "table_joined", "table": request.path_params["table_id"],
+                    "seat": joined.get("seat")})
+    return JSONResponse(joined)
+
+
+def is_json(content_type: str | None) -> bool:
+    """True for ``application/json`` (parameters such as ``charset`` allowed)."""
+    if not content_type:
+        return False
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
+
+
+async def read_body(request: Request, model: type[M]) -> M | JSONResponse:
+    """The request's JSON body as ``model``, or the error answer (415, 400, 422)."""
+    # A body of another type (text/plain, a form) is what a cross-site page can send without
+    # a preflight: it is refused before it is read.
+    if not is_json(request.headers.get("content-type")):
+        return error_response(415, "bad_request",
+                              "the body must be JSON with Content-Type: application/json")
+    raw = await request.body()  # at most max_body_bytes: the edge (RequestGuard) saw to it
+    try:
+        data = jsontext.loads(raw or b"null")  # bounded: no 4,300-digit int, no deep nesting
+    except jsontext.JSONTextError:
+        return error_response(400, "bad_request", "the body is not valid JSON")
+    if not isinstance(data, dict):
+        return error_response(400, "bad_request", "the body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or None
+        return error_response(422, "bad_request", f"{field}: {first['msg']}", field)
+
+
+ROUTES = [
+    Route("/api/presets", presets, methods=["GET"]),
+    Route("/api/rules/schema", rules_schema, methods=["GET"]),
+    Route("/api/bots", bots, methods=["GET"]),
+    Route("/api/tables", list_tables, methods=["GET"]),
+    Route("/api/tables", create_table, methods=["POST"]),
+    Route("/api/tables/{table_id}", get_table, methods=["GET"]),
+    Route("/api/tables/{table_id}/join", join_table, methods=["POST"]),
+]

@@ -1,0 +1,284 @@
+"""The WebSocket endpoint: Origin check, ``hello``, then one message at a time.
+
+Bad input never reaches a table: frames over the size limit and floods close the connection
+with a reason; malformed or unknown messages get an ``error`` and change nothing.
+
+The session after the upgrade (:func:`run_session`) reads its client's frames from any
+:class:`ClientTexts` and writes to any :class:`Connection`, so a table's owner runs the same
+code for a local socket and for a client whose socket another process holds
+(cluster/bridge.py: that process, the edge, keeps the checks that need no table).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import NamedTuple, Protocol
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ginrummy.server.core.auth import invite_ok, seat_for_token
+from ginrummy.server.core.limits import address_key
+from ginrummy.server.core.protocol import (
+    PROTOCOLS,
+    ActionMessage,
+    ChatMessage,
+    Close,
+    Code,
+    Hello,
+    MessageError,
+    MuteMessage,
+    SeedMessage,
+    SimpleMessage,
+    parse_client_message,
+)
+from ginrummy.server.core.settings import Settings
+from ginrummy.server.http.edge import origin_allowed
+from ginrummy.server.play.connections import TRY_AGAIN_LATER, Connection
+from ginrummy.server.play.lobby import Lobby
+from ginrummy.server.play.messages import PONG, error
+from ginrummy.server.play.tablewriter import REVOKED_TOKEN, TableWriter
+from ginrummy.server.players.sessions import Account, current_account
+
+log = logging.getLogger("ginrummy.server.ws")
+
+
+class SessionClosed(Exception):
+    """The connection must end (already closed, or closing with a reason)."""
+
+
+_Closed = SessionClosed
+
+
+class Received(NamedTuple):
+    """One frame from the client: its text (``None`` for a binary frame) and size in bytes
+    (a tuple: one is made for every frame)."""
+
+    text: str | None
+    size: int
+
+
+class ClientTexts(Protocol):
+    """Where a session's client frames come from: a local socket, or the envelopes an edge
+    process relays (cluster/bridge.py)."""
+
+    async def receive(self) -> Received:
+        """The next frame; :class:`SessionClosed` once the client is gone."""
+        ...
+
+
+class SocketTexts:
+    """The frames of a local WebSocket."""
+
+    def __init__(self, websocket: WebSocket) -> None:
+        self.websocket = websocket
+
+    async def receive(self) -> Received:
+        """The next frame of the socket."""
+        message = await self.websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            raise SessionClosed
+        text = message.get("text")
+        data = message.get("bytes")
+        size = len(data) if data is not None else len((text or "").encode("utf-8"))
+        return Received(None if text is None else str(text), size)
+
+
+AccountLookup = Callable[[], Awaitable[Account | None]]
+"""The account of the connection's handshake (its session cookie), looked up after hello."""
+
+
+async def table_socket(websocket: WebSocket) -> None:
+    """``/ws/tables/{table_id}``."""
+    server = websocket.app.state.server
+    settings: Settings = server.settings
+    lobby: Lobby = server.lobby
+    origin = websocket.headers.get("origin")
+    if not origin_allowed(origin, settings):
+        log.warning("refused a WebSocket upgrade from origin %r", origin,
+                    extra={"event": "bad_origin"})
+        await websocket.close(code=Close.POLICY, reason="origin not allowed")
+        return
+    await websocket.accept()
+    # caps on open connections (per process, per address): docs/server.md, *Quotas*
+    address = websocket.client.host if websocket.client else "unknown"
+    refused = lobby.sockets.admit(address)
+    if refused is not None:  # logged by admit, once a minute per address
+        await websocket.close(code=TRY_AGAIN_LATER, reason=refused)
+        return
+    table_id = websocket.path_params["table_id"]
+    try:
+        if getattr(server, "cluster", None) is not None:  # the table may be owned elsewhere
+            try:
+                where = await lobby.locate(table_id)  # loaded here when "local"
+            except Exception as exc:  # Redis away: the owner is unknown for now
+                log.warning("table %s: no owner found (%s)", table_id, type(exc).__name__)
+                await websocket.close(code=Close.RESTARTING, reason="try again")
+                return
+            if where == "remote":
+                from ginrummy.server.http.bridge import bridge_of
+                bridge = await bridge_of(server)
+                await bridge.edge.serve(websocket, table_id, address, origin)
+                return
+        writer = await lobby.load(table_id)
+        if writer is None:
+            await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
+            return
+        conn = Connection(websocket, settings)
+        conn.on_error = lobby.on_error
+        conn.start()
+        try:
+            await run_session(conn, writer, SocketTexts(websocket), settings, lobby, address,
+                              lambda: current_account(websocket))
+        finally:
+            await drain(conn)
+    finally:
+        lobby.sockets.release(address)
+
+
+async def run_session(conn: Connection, writer: TableWriter, texts: ClientTexts,
+                      settings: Settings, lobby: Lobby, address: str,
+                      account_of: AccountLookup) -> None:
+    """A client's session at a table, whatever carries its frames: ``hello`` (with its
+    timeout), the seat by token, account or invite, the revoked seat, the shared limits,
+    attach, one message at a time, detach. Returns when the connection ends."""
+    attached = False
+    try:
+        hello = await _receive_hello(conn, texts, settings)
+        # the handshake's session cookie: an account's seat follows it to any device or tab
+        account = await account_of()
+        _seat_connection(conn, writer, hello, account)
+        if conn.seat is not None and writer.table.seats[conn.seat].token_hash == REVOKED_TOKEN:
+            conn.close(Close.FORBIDDEN, "an administrator removed you from this seat")
+            raise SessionClosed
+        # flood and chat budgets per seat (all its connections), spectators' per address
+        conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
+                          if conn.seat is not None else ("watch", address_key(address)))
+        await writer.attach(conn, seeds=hello.seeds)
+        attached = True
+        while not conn.closed:
+            text = await receive_checked(conn, texts, settings)
+            await _dispatch(conn, writer, text)
+    except (SessionClosed, WebSocketDisconnect):
+        pass
+    except Exception:
+        log.exception("WebSocket handler failed")
+        conn.close(Close.SERVER_ERROR, "server error")
+    finally:
+        if attached:
+            await writer.detach(conn)
+
+
+async def drain(conn: Connection) -> None:
+    """Let the sender flush (a close with its reason included), briefly, then stop it and
+    hang up a client never given a close."""
+    await conn.flush(2.0)
+    await conn.finish()
+    await conn.hang_up()
+
+
+async def receive_checked(conn: Connection, texts: ClientTexts, settings: Settings) -> str:
+    """The next text frame, after the rate and size checks ("" after a binary frame, which
+    gets an ``error``)."""
+    frame = await texts.receive()
+    if not conn.messages.allow():
+        conn.send(error(Code.RATE_LIMITED, f"more than {settings.messages_per_window} "
+                        f"messages in {settings.message_window_seconds:g} s"))
+        conn.close(Close.POLICY, f"rate limit: more than {settings.messages_per_window} "
+                   f"messages in {settings.message_window_seconds:g} s")
+        raise SessionClosed
+    if frame.size > settings.frame_limit:
+        conn.close(Close.TOO_BIG, f"frame over {settings.frame_limit // 1024} KiB")
+        raise SessionClosed
+    if frame.text is None:
+        conn.send(error(Code.BAD_MESSAGE, "binary frames are not accepted: send JSON text"))
+        return ""
+    return frame.text
+
+
+async def _receive_hello(conn: Connection, texts: ClientTexts, settings: Settings) -> Hello:
+    try:
+        text = await asyncio.wait_for(receive_checked(conn, texts, settings),
+                                      settings.hello_timeout_seconds)
+    except TimeoutError:
+        conn.close(Close.BAD_HELLO, "hello expected")
+        raise _Closed from None
+    try:
+        msg = parse_client_message(text)
+    except MessageError as exc:
+        conn.send(error(exc.code, str(exc)))
+        conn.close(Close.BAD_HELLO, "hello expected")
+        raise _Closed from None
+    if not isinstance(msg, Hello):
+        conn.close(Close.BAD_HELLO, "hello expected")
+        raise _Closed
+    if msg.protocol not in PROTOCOLS:
+        conn.close(Close.BAD_HELLO, f"unsupported protocol {msg.protocol}; this server speaks "
+                   f"{' and '.join(map(str, PROTOCOLS))}")
+        raise _Closed
+    conn.protocol = msg.protocol
+    return msg
+
+
+def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
+                     account: Account | None) -> None:
+    """Seat the connection by its seat token; without one, at the seat of the handshake's
+    account (a banned account has no session, so it sits nowhere); else it watches."""
+    table = writer.table
+    token = hello.token  # only in hello: a URL (query string) reaches logs and histories
+    conn.account_id = None if account is None else account.id
+    if token:
+        seat = seat_for_token(table.seats, token)
+        if seat is None:
+            conn.close(Close.BAD_TOKEN, "bad token")
+            raise _Closed
+        conn.seat, conn.name = seat.seat, seat.name or f"seat {seat.seat}"
+        if seat.account_id is not None:
+            conn.account_id = seat.account_id
+        return
+    if account is not None:
+        mine = next((s for s in table.seats if s.account_id == account.id), None)
+        if mine is not None:
+            conn.seat, conn.name = mine.seat, mine.name or account.name
+            return
+    if not invite_ok(table.public, table.invite_hash, hello.invite):
+        conn.close(Close.FORBIDDEN, "private table: invite missing or wrong")
+        raise _Closed
+
+
+async def _dispatch(conn: Connection, writer: TableWriter, text: str) -> None:
+    if not text:
+        return
+    try:
+        msg = parse_client_message(text)
+    except MessageError as exc:
+        conn.send(error(exc.code, str(exc)))
+        return
+    if isinstance(msg, ActionMessage):
+        await writer.handle_action(conn, msg)
+    elif isinstance(msg, ChatMessage):
+        await writer.chat(conn, msg.text)
+    elif isinstance(msg, SeedMessage):
+        await writer.handle_seed(conn, msg)
+    elif isinstance(msg, MuteMessage):
+        if msg.muted:
+            conn.muted.add(msg.seat)
+        else:
+            conn.muted.discard(msg.seat)
+    elif isinstance(msg, Hello):
+        conn.send(error(Code.PROTOCOL, "hello was already received"))
+    elif isinstance(msg, SimpleMessage):
+        if msg.type == "ping":
+            conn.send(PONG)
+        elif msg.type == "resync":
+            async with writer.lock:
+                conn.send(writer.state_for(conn))
+        elif msg.type == "rematch":
+            await writer.rematch(conn)
+        elif msg.type == "next":
+            await writer.ready(conn)
+        elif msg.type == "resign":
+            await writer.resign(conn)
+        elif msg.type == "leave":
+            await writer.leave_match(conn)

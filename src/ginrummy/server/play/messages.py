@@ -1,0 +1,430 @@
+"""Every server -> client message of docs/protocol.md: its type, its builder, and the
+``state`` messages of a table (built together for every recipient of a broadcast).
+
+Outgoing messages are ``TypedDict``s: plain dicts at run time (no validation on the hot path)
+that mypy checks where they are built; :func:`ginrummy.server.core.jsontext.dumps` (orjson) turns
+them into text. Incoming messages are the pydantic models of :mod:`ginrummy.server.core.protocol`.
+Adding a server message means a ``TypedDict`` and a builder here, and a line in
+docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+
+from ginrummy.actions import Action, Knock, LayOff, action_text
+from ginrummy.engine import Hand, Phase
+from ginrummy.server.core.jsontext import dumps
+from ginrummy.server.core.kinds import SeatKind, TableStatus
+from ginrummy.server.core.protocol import Code
+from ginrummy.server.play.fairdeal import fair_block
+from ginrummy.server.play.layoffhints import knock_arrangements, layoff_hints
+from ginrummy.server.play.viewcache import ViewCache
+from ginrummy.solver import knock_options_mask
+from ginrummy.views import own_cards
+
+if TYPE_CHECKING:
+    from ginrummy.server.play.table import GameTable
+
+
+# ---------------------------------------------------------------------- message types
+class Welcome(TypedDict):
+    """The answer to ``hello``."""
+
+    type: Literal["welcome"]
+    protocol: int
+    table: str
+    seat: int | None
+    version: int
+    name: str
+
+
+class Ack(TypedDict):
+    """An acknowledgement: protocol 1's own frame, or an action sent again (``duplicate``)."""
+
+    type: Literal["ack"]
+    id: str
+    version: int
+    duplicate: NotRequired[bool]
+
+
+class Error(TypedDict):
+    """A refused message or a stopped table; ``id`` is the action's, if any."""
+
+    type: Literal["error"]
+    id: str | None
+    code: str
+    message: str
+
+
+class Chat(TypedDict):
+    """A chat line (plain text). ``seq`` numbers the table's stored lines (it only grows);
+    ``history`` marks a line said before the connection joined (sent right after
+    ``welcome``)."""
+
+    type: Literal["chat"]
+    seat: int | None
+    name: str
+    text: str
+    at: str
+    seq: NotRequired[int]
+    history: NotRequired[bool]
+
+
+class Pong(TypedDict):
+    """The answer to ``ping``."""
+
+    type: Literal["pong"]
+
+
+class Notice(TypedDict):
+    """A notice from the server's administrators to every connection (plain text)."""
+
+    type: Literal["notice"]
+    text: str
+    at: str
+
+
+class ClockNotice(TypedDict):
+    """The turn clock ran out and the computer played for a seat: told to every connection,
+    so that nobody reads the move as the player's own (``kind`` ``"clock"``)."""
+
+    type: Literal["notice"]
+    kind: Literal["clock"]
+    text: str
+    at: str
+    seat: int
+    action: str
+    hand_number: int
+    log_index: int
+
+
+class SeatEntry(TypedDict):
+    """A seat in a table entry."""
+
+    seat: int
+    name: str | None
+    kind: SeatKind
+    level: str | None
+    connected: bool
+    away: bool
+
+
+class _FixedEntry(TypedDict):
+    """The parts of a table entry that never change."""
+
+    id: str
+    name: str
+    preset: str
+    rules: dict[str, Any]
+    description: str
+    players: int
+    public: bool
+    clock_seconds: float
+    pool_chips: int | None
+    buy_in: int | None
+    created_at: str
+
+
+class TableEntry(_FixedEntry):
+    """A table as the lobby lists it (and every ``state`` carries it)."""
+
+    seats: list[SeatEntry]
+    status: TableStatus
+    version: int
+
+
+class Clock(TypedDict):
+    """The running turn clock."""
+
+    seat: int
+    remaining_ms: int
+    per_turn_ms: int
+
+
+class ClockMove(TypedDict):
+    """A move of the current hand that the turn clock played: its place in ``view.log``."""
+
+    hand: int
+    index: int
+
+
+class NextHand(TypedDict):
+    """Between two hands: who is ready, and the time left before the deal."""
+
+    ready: list[int]
+    remaining_ms: int | None
+
+
+class KnockHint(TypedDict):
+    """A knock the seat may make now."""
+
+    action: str
+    deadwood: int
+    arrangements: list[str]
+    """Every least-deadwood arrangement of this discard as a knock action, ``action`` first."""
+
+
+class SeatBody(TypedDict):
+    """The fields of a ``state`` that depend on its recipient."""
+
+    version: int
+    seat: int | None
+    view: dict[str, Any] | None
+    legal: list[str]
+    hints: dict[str, Any] | None
+
+
+class SharedBody(TypedDict):
+    """The fields of a ``state`` that are the same for every recipient."""
+
+    clock: Clock | None
+    clock_moves: list[ClockMove]
+    """The current hand's moves the clock played (rebuilt from the stored events)."""
+    next_hand: NextHand | None
+    sheet: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    rematch: list[int]
+    resigned: list[int]
+    previous: dict[str, Any] | None
+    fair: dict[str, Any] | None
+    """The latest hand's fair-deal seeds (:func:`ginrummy.server.play.fairdeal.fair_block`)."""
+
+
+class State(SeatBody, SharedBody):
+    """A ``state`` message (key order: type, table, the seat's fields, the shared ones). The
+    state that acknowledges an action also has ``"ack"`` after ``type`` (:func:`with_ack`,
+    on the text)."""
+
+    type: Literal["state"]
+    table: TableEntry
+
+
+ServerMessage = Welcome | Ack | Error | Chat | Pong | State
+"""Anything the server sends."""
+
+
+# ---------------------------------------------------------------------- builders
+PONG: Pong = {"type": "pong"}
+
+
+def welcome(protocol: int, table: str, seat: int | None, version: int, name: str) -> Welcome:
+    """The ``welcome`` message."""
+    return {"type": "welcome", "protocol": protocol, "table": table, "seat": seat,
+            "version": version, "name": name}
+
+
+def ack(action_id: str, version: int) -> Ack:
+    """Protocol 1's acknowledgement frame, sent just before the state."""
+    return {"type": "ack", "id": action_id, "version": version}
+
+
+def duplicate_ack(action_id: str, version: int) -> Ack:
+    """The answer to an action sent again whose id was already committed."""
+    return {"type": "ack", "id": action_id, "version": version, "duplicate": True}
+
+
+def error(code: Code, message: str, action_id: str | None = None) -> Error:
+    """An ``error`` message."""
+    return {"type": "error", "id": action_id, "code": code.value, "message": message}
+
+
+def chat_message(seat: int | None, name: str, text: str, seq: int | None = None,
+                 at: float | None = None, history: bool = False) -> Chat:
+    """The ``chat`` message of a line said at Unix time ``at`` (default: now), numbered
+    ``seq`` when it is stored; ``history``: sent to a newcomer, said before it came."""
+    moment = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
+    message: Chat = {"type": "chat", "seat": seat, "name": name, "text": text,
+                     "at": moment.isoformat(timespec="seconds").replace("+00:00", "Z")}
+    if seq is not None:
+        message["seq"] = seq
+    if history:
+        message["history"] = True
+    return message
+
+
+def notice_message(text: str) -> Notice:
+    """The ``notice`` message sent to every connection of every table."""
+    at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return {"type": "notice", "text": text, "at": at}
+
+
+def clock_notice(seat: int, name: str, action: str, hand_number: int,
+                 log_index: int) -> ClockNotice:
+    """The ``notice`` of kind ``clock``: the clock of ``seat`` ran out and the computer played
+    ``action`` (public notation: a stock draw names no card) for it; ``log_index`` is that
+    move's place in the log of hand ``hand_number`` (1 for the first)."""
+    at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    text = f"time ran out: the computer played {action} for {name}"
+    return {"type": "notice", "kind": "clock", "text": text, "at": at, "seat": seat,
+            "action": action, "hand_number": hand_number, "log_index": log_index}
+
+
+_STATE_HEAD = '{"type":"state",'
+
+
+def with_ack(state_text: str, action_id: str) -> str:
+    """A ``state`` text that also acknowledges the action ``action_id`` (``"ack"``)."""
+    assert state_text.startswith(_STATE_HEAD)
+    return f'{_STATE_HEAD}"ack":{dumps(action_id)},{state_text[len(_STATE_HEAD):]}'
+
+
+# ---------------------------------------------------------------------- state messages
+class StateMessages:
+    """A table's ``state`` messages and lobby entry, with what they can keep between calls
+    (the entry's fixed part and text, the views of :class:`ViewCache`)."""
+
+    def __init__(self) -> None:
+        self.views = ViewCache()
+        self._fixed: _FixedEntry | None = None
+        self._fixed_json = ""
+        """The fixed part's JSON text without its closing brace (the entry's text begins
+        with it: orjson writes a dict's keys in order, without spaces)."""
+        self._seats_json: tuple[Any, str] | None = None
+
+    def entry(self, table: GameTable) -> TableEntry:
+        """The public lobby entry."""
+        return {**self._fixed_entry(table), "seats": _seat_entries(table),
+                "status": table.status, "version": table.version}
+
+    def _fixed_entry(self, table: GameTable) -> _FixedEntry:
+        fixed = self._fixed
+        if fixed is None:  # what never changes, computed once
+            fixed = self._fixed = {
+                "id": table.id,
+                "name": table.name,
+                "preset": table.preset,
+                "rules": table.rules.to_dict(),
+                "description": table.rules.describe(),
+                "players": table.rules.players,
+                "public": table.public,
+                "clock_seconds": table.clock_ms / 1000,
+                "pool_chips": table.pool_chips,
+                "buy_in": table.buy_in,
+                "created_at": table.created_at.isoformat().replace("+00:00", "Z"),
+            }
+            self._fixed_json = dumps(fixed)[:-1]
+        return fixed
+
+    def entry_json(self, table: GameTable) -> str:
+        """The lobby entry as JSON text: ``dumps(self.entry(table))``, from the fixed part's
+        text (made once) and the seats' (kept while the seats and their connections do not
+        change), so that only the status and version are written for each state."""
+        if self._fixed is None:
+            self._fixed_entry(table)
+        key = [(s.kind, s.name, s.level, s.connections > 0, s.left or s.resigned)
+               for s in table.seats]
+        cached = self._seats_json
+        if cached is None or cached[0] != key:
+            cached = self._seats_json = (key, dumps(_seat_entries(table)))
+        return (f'{self._fixed_json},"seats":{cached[1]},"status":{dumps(table.status)},'
+                f'"version":{table.version}}}')
+
+    def state_texts(self, table: GameTable, seats: Iterable[int | None],
+                    now: float) -> dict[int | None, str]:
+        """The ``state`` message of each of ``seats`` (``None``: a spectator) as JSON text, at
+        Unix time ``now``. What every recipient shares (the table entry, clock, score sheet,
+        the public part of the view) is built and serialised once."""
+        head = f'{_STATE_HEAD}"table":{self.entry_json(table)},'
+        tail = f",{dumps(self.shared_body(table, now))[1:]}"
+        texts: dict[int | None, str] = {}
+        for seat in seats:
+            if seat not in texts:
+                texts[seat] = f"{head}{dumps(self.seat_body(table, seat))[1:-1]}{tail}"
+        return texts
+
+    def state_message(self, table: GameTable, seat: int | None, now: float) -> State:
+        """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""
+        return {"type": "state", "table": self.entry(table), **self.seat_body(table, seat),
+                **self.shared_body(table, now)}
+
+    def seat_body(self, table: GameTable, seat: int | None) -> SeatBody:
+        """The fields of a state that depend on its recipient."""
+        match = table.match
+        hand = table.hand
+        legal: list[str] = []
+        hints: dict[str, Any] | None = None
+        player_view: dict[str, Any] | None = None
+        if match is not None and hand is not None:
+            player_view = self.views.view_dict(match, seat, table.version)
+            if seat is not None:
+                hints = _hints(hand, seat, self.views.best_melds(hand, seat))
+                if table.running_hand() is hand and hand.to_move == seat \
+                        and table.stuck is None and seat not in table.resigned:
+                    legal = [_legal_text(a, hand) if type(a) is Knock else str(a)
+                             for a in hand.legal_actions()]
+        return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
+                "hints": hints}
+
+    def shared_body(self, table: GameTable, now: float) -> SharedBody:
+        """The fields of a state that are the same for every recipient."""
+        match = table.match
+        return {
+            "clock": clock_info(table, now),
+            "clock_moves": [{"hand": hand, "index": index} for hand, index in table.clock_moves],
+            "next_hand": _next_hand_info(table, now),
+            "sheet": [] if match is None else self.views.sheet(match),
+            "result": None if match is None or match.result is None else match.result.to_dict(),
+            "rematch": [s.seat for s in table.seats if s.rematch],
+            "resigned": list(table.resigned),
+            "previous": table.previous,
+            "fair": fair_block(table),
+        }
+
+
+def _seat_entries(table: GameTable) -> list[SeatEntry]:
+    return [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
+             "connected": s.connections > 0, "away": s.human and s.away}
+            for s in table.seats]
+
+
+def clock_info(table: GameTable, now: float) -> Clock | None:
+    """The running turn clock, if any."""
+    hand = table.running_hand()
+    if (table.clock_ms <= 0 or hand is None or table.clock_deadline is None
+            or table.clock_seat != hand.to_move):
+        return None
+    remaining = max(0, round((table.clock_deadline - now) * 1000))
+    return {"seat": table.clock_seat, "remaining_ms": remaining, "per_turn_ms": table.clock_ms}
+
+
+def _next_hand_info(table: GameTable, now: float) -> NextHand | None:
+    match = table.match
+    if match is None or not match.needs_deal or not match.hands:
+        return None
+    remaining = None if table.next_deal_at is None else max(
+        0, round((table.next_deal_at - now) * 1000))
+    return {"ready": [s.seat for s in table.seats if s.ready or not s.human],
+            "remaining_ms": remaining}
+
+
+def _legal_text(action: Action, hand: Hand) -> str:
+    if isinstance(action, Knock):
+        melded = sum(len(m) for m in action.melds)
+        held = hand.hands[hand.to_move].bit_count()
+        gin = melded == held - (0 if action.discard is None else 1)
+        return action_text(action, gin)
+    return str(action)
+
+
+def _hints(hand: Hand, seat: int, best: dict[str, Any]) -> dict[str, Any]:
+    """Least deadwood of the seat's own hand (``best``), its knock options and its best
+    defence."""
+    knocks: list[KnockHint] = []
+    hints: dict[str, Any] = {**best, "knocks": knocks, "defence": None}
+    if hand.over or hand.to_move != seat:
+        return hints
+    if hand.phase is Phase.DISCARD:
+        forbidden = hand.taken if hand.rules.no_rediscard_of_taken_card else None
+        for option in knock_options_mask(own_cards(hand, seat), hand.knock_limit,
+                                          hand.rules.big_gin, forbidden):
+            knock = Knock(option.discard, option.arrangement.melds)
+            knocks.append({"action": action_text(knock, option.gin), "deadwood": option.deadwood,
+                           "arrangements": knock_arrangements(option)})
+    elif hand.phase is Phase.LAYOFF:
+        defence = hand.best_defence(seat)
+        hints["defence"] = str(LayOff(defence.melds, defence.layoffs))
+        hints.update(layoff_hints(hand, seat, defence))
+    return hints
