@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, text
 from starlette.applications import Starlette
@@ -28,10 +27,11 @@ from ginrummy.server.http import (
     player_api,
     static,
 )
+from ginrummy.server.http.common import Server
 from ginrummy.server.http.edge import RequestGuard, SecurityHeaders
 from ginrummy.server.http.lobby_api import ROUTES
 from ginrummy.server.http.metrics import ErrorCounter
-from ginrummy.server.http.ws import table_socket
+from ginrummy.server.http.table_socket import table_socket
 from ginrummy.server.play.committer import GroupCommitter
 from ginrummy.server.play.lobby import Lobby
 from ginrummy.storage import Checkpointer, Repository, migrate, open_engine
@@ -42,21 +42,6 @@ log = logging.getLogger("ginrummy.server")
 EXTENSIONS = (account_api, player_api, chips_api, admin_api, coach_api)
 """The players' layer: each module's ``ROUTES`` are served and its ``install(server)``
 registers its hooks when the server starts."""
-
-
-@dataclass
-class Server:
-    """What the routes share (``app.state.server``)."""
-
-    settings: Settings
-    repository: Repository
-    committer: GroupCommitter
-    lobby: Lobby
-    accounts: AccountStore
-    cluster: ClusterNode | None = None
-    """This process as a member of a cluster (``settings.redis`` set), else ``None``."""
-    restored: int = 0
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 def create_app(settings: Settings | None = None) -> Starlette:

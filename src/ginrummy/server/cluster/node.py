@@ -17,8 +17,8 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from typing import Any, Literal, Protocol
 
 import orjson
 from redis.asyncio import Redis
@@ -30,12 +30,8 @@ from ginrummy.server.cluster.lease import Lease, LeaseKeeper, LeaseStore, make_o
 from ginrummy.server.cluster.relay import Relay
 from ginrummy.server.cluster.takeover import sweep, take_over
 from ginrummy.server.core.kinds import OPEN_STATUSES
-from ginrummy.server.core.protocol import Close
 from ginrummy.server.core.settings import Settings
 from ginrummy.storage.models import TableRow
-
-if TYPE_CHECKING:
-    from ginrummy.server.play.lobby import Lobby
 
 log = logging.getLogger("ginrummy.cluster")
 
@@ -67,6 +63,24 @@ def table_exists(engine: Engine, table_id: str) -> bool:
         return conn.execute(select(TABLES.c.id).where(TABLES.c.id == table_id)).first() \
             is not None
 
+
+
+class Lobby(Protocol):
+    """What the node needs of this process's lobby (play/lobby.py's ``Lobby``, which sits
+    above the cluster: the node never imports it)."""
+
+    async def adopt(self, table_ids: list[str]) -> int:
+        """Load the tables this process just took over; how many were loaded."""
+        ...
+
+    def unload(self, table_id: str, reason: str) -> bool:
+        """Stop playing a loaded table here (its connections closed with ``reason``); False
+        when it was not loaded."""
+        ...
+
+    def public_tables(self) -> Sequence[Mapping[str, Any]]:
+        """The lobby entries of this process's open public tables."""
+        ...
 
 class ClusterNode:
     """This process in the cluster: owner id, Redis, leases, relay and lobby board."""
@@ -327,16 +341,8 @@ class ClusterNode:
         leaves it to the others for one lease ttl (a client's request may still bring it
         back here)."""
         self._resting[table_id] = time.monotonic() + self.settings.lease_ttl_ms / 1000
-        lobby = self.lobby
-        writer = None if lobby is None else lobby.writers.get(table_id)
-        if writer is None:
-            self.released(table_id)
-            return
-        writer.close()
-        for conn in list(writer.connections):
-            conn.close(Close.RESTARTING, reason)
-        assert lobby is not None
-        lobby._unloaded(writer)  # the lobby's own unload: it releases the lease
+        if self.lobby is None or not self.lobby.unload(table_id, reason):
+            self.released(table_id)  # (the lobby's own unload releases the lease)
 
     # ----------------------------------------------------------------- the lobby
     def changed(self) -> None:
@@ -347,11 +353,11 @@ class ClusterNode:
         """This process's public open tables: lease token and lobby entry by id."""
         assert self.lobby is not None
         found: dict[str, tuple[int, dict[str, Any]]] = {}
-        for table_id, writer in list(self.lobby.writers.items()):
+        for entry in self.lobby.public_tables():
+            table_id = entry["id"]
             lease = self.keeper.leases.get(table_id)
-            table = writer.table
-            if lease is not None and table.public and table.status in OPEN_STATUSES:
-                found[table_id] = (lease.token, dict(table.entry()))
+            if lease is not None:
+                found[table_id] = (lease.token, dict(entry))
         return found
 
     async def publish(self) -> None:

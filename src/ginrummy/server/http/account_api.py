@@ -2,7 +2,7 @@
 account (docs/accounts.md).
 
 Every route is a POST checked by the edge (``Origin``: :class:`~ginrummy.server.http.edge.
-RequestGuard`) with a JSON body (:func:`~ginrummy.server.http.lobby_api.read_body`: 415 otherwise),
+RequestGuard`) with a JSON body (:func:`~ginrummy.server.http.common.read_body`: 415 otherwise),
 except ``GET /api/account/me``. Passwords are hashed and verified in the hashing threads
 (:mod:`~ginrummy.server.players.sessions`), never on the event loop. Log-ins and sign-ups are
 rate-limited per account name and per client address (:class:`AttemptLimits`). No password
@@ -30,8 +30,8 @@ from starlette.routing import BaseRoute, Route
 from ginrummy.server.core.auth import seat_for_token, secret_hash
 from ginrummy.server.core.limits import KeyedLimits, RateLimit, address_key
 from ginrummy.server.core.settings import Settings
+from ginrummy.server.http.common import error_response, in_thread, read_body
 from ginrummy.server.http.forwarding import at_owner, owner_answer
-from ginrummy.server.http.lobby_api import error_response, in_thread, read_body
 from ginrummy.server.http.metrics import count_login
 from ginrummy.server.play.committer import CommitFailed
 from ginrummy.server.players.names import BadName, check_name, name_key
@@ -52,7 +52,7 @@ from ginrummy.server.players.sessions import (
 from ginrummy.storage.accounts import NameTaken, StoredAccount
 
 if TYPE_CHECKING:
-    from ginrummy.server.app import Server
+    from ginrummy.server.http.common import Server
 
 log = logging.getLogger("ginrummy.server.accounts")
 

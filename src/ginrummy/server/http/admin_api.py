@@ -30,8 +30,8 @@ from ginrummy.server.core.jsontext import MAX_INT
 from ginrummy.server.core.limits import KeyedLimits, address_key
 from ginrummy.server.core.protocol import MessageError
 from ginrummy.server.http import forwarding, metrics
+from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
 from ginrummy.server.http.forwarding import at_owner, owner_answer
-from ginrummy.server.http.lobby_api import error_response, in_thread, read_body, server_of
 from ginrummy.server.play.chat import clean_text
 from ginrummy.server.play.committer import CommitFailed
 from ginrummy.server.play.messages import notice_message
@@ -46,7 +46,7 @@ from ginrummy.storage.repository import as_utc, utcnow
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from ginrummy.server.app import Server
+    from ginrummy.server.http.common import Server
     from ginrummy.server.play.lobby import Lobby
     from ginrummy.server.play.tablewriter import TableWriter
 

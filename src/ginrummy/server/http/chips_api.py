@@ -19,8 +19,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.core.auth import seat_for_token
+from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
 from ginrummy.server.http.forwarding import at_owner, owner_answer
-from ginrummy.server.http.lobby_api import error_response, in_thread, read_body, server_of
 from ginrummy.server.play.committer import CommitFailed
 from ginrummy.server.players.chips import Chips
 from ginrummy.server.players.sessions import current_account
@@ -30,7 +30,7 @@ from ginrummy.storage.repository import utcnow
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
-    from ginrummy.server.app import Server
+    from ginrummy.server.http.common import Server
 
 log = logging.getLogger("ginrummy.server.chips")
 

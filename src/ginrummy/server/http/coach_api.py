@@ -37,14 +37,14 @@ from ginrummy.coach import coach_record_json
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import seat_for_token
+from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
 from ginrummy.server.http.forwarding import at_owner, owner_answer
-from ginrummy.server.http.lobby_api import error_response, in_thread, read_body, server_of
 from ginrummy.server.players.replay import ReplayError, match_record, replay_match
 from ginrummy.server.players.sessions import current_account
 from ginrummy.storage import players
 
 if TYPE_CHECKING:
-    from ginrummy.server.app import Server
+    from ginrummy.server.http.common import Server
 
 log = logging.getLogger("ginrummy.server.coach")
 

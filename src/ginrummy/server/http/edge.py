@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ginrummy.server.core.settings import Settings
-from ginrummy.server.http.lobby_api import error_response
+from ginrummy.server.http.common import error_response
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0", "::", ""})

@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ginrummy.server.core.auth import secret_hash
-from ginrummy.server.http.lobby_api import error_response, in_thread, server_of
+from ginrummy.server.http.common import error_response, in_thread, server_of
 from ginrummy.server.play.lobby import TABLE_ID, LobbyError
 from ginrummy.server.players.sessions import (
     FORWARDED_ACCOUNT,
@@ -42,7 +42,7 @@ from ginrummy.server.players.sessions import (
 )
 
 if TYPE_CHECKING:
-    from ginrummy.server.app import Server
+    from ginrummy.server.http.common import Server
 
 log = logging.getLogger("ginrummy.server.forwarding")
 

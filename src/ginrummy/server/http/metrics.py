@@ -42,10 +42,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ginrummy.server.core import jsontext
 from ginrummy.server.core.kinds import Source, TableStatus
-from ginrummy.server.http.lobby_api import error_response
+from ginrummy.server.http.common import error_response
 
 if TYPE_CHECKING:
-    from ginrummy.server.app import Server
+    from ginrummy.server.http.common import Server
     from ginrummy.server.play.lobby import Lobby
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,

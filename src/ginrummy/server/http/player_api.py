@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.rules import Ruleset
 from ginrummy.server.http import pages
-from ginrummy.server.http.lobby_api import error_response, in_thread
+from ginrummy.server.http.common import error_response, in_thread
 from ginrummy.server.players.matchrecord import match_end_writes
 from ginrummy.server.players.names import name_key
 from ginrummy.server.players.ratings import CATEGORIES
@@ -28,7 +28,7 @@ from ginrummy.storage.accounts import StoredAccount
 from ginrummy.storage.fairseeds import StoredSeeds, load_match
 
 if TYPE_CHECKING:
-    from ginrummy.server.app import Server
+    from ginrummy.server.http.common import Server
 
 LEADERBOARD_SIZE = 100
 RECENT_MATCHES = 10

@@ -1,4 +1,5 @@
-"""The WebSocket endpoint: Origin check, ``hello``, then one message at a time.
+"""A table's WebSocket session after the upgrade (the endpoint is :mod:`.table_socket`):
+``hello``, then one message at a time.
 
 Bad input never reaches a table: frames over the size limit and floods close the connection
 with a reason; malformed or unknown messages get an ``error`` and change nothing.
@@ -6,7 +7,7 @@ with a reason; malformed or unknown messages get an ``error`` and change nothing
 The session after the upgrade (:func:`run_session`) reads its client's frames from any
 :class:`ClientTexts` and writes to any :class:`Connection`, so a table's owner runs the same
 code for a local socket and for a client whose socket another process holds
-(cluster/bridge.py: that process, the edge, keeps the checks that need no table).
+(http/bridge.py: that process, the edge, keeps the checks that need no table).
 """
 
 from __future__ import annotations
@@ -34,12 +35,11 @@ from ginrummy.server.core.protocol import (
     parse_client_message,
 )
 from ginrummy.server.core.settings import Settings
-from ginrummy.server.http.edge import origin_allowed
-from ginrummy.server.play.connections import TRY_AGAIN_LATER, Connection
+from ginrummy.server.play.connections import Connection
 from ginrummy.server.play.lobby import Lobby
 from ginrummy.server.play.messages import PONG, error
 from ginrummy.server.play.tablewriter import REVOKED_TOKEN, TableWriter
-from ginrummy.server.players.sessions import Account, current_account
+from ginrummy.server.players.sessions import Account
 
 log = logging.getLogger("ginrummy.server.ws")
 
@@ -87,54 +87,6 @@ class SocketTexts:
 
 AccountLookup = Callable[[], Awaitable[Account | None]]
 """The account of the connection's handshake (its session cookie), looked up after hello."""
-
-
-async def table_socket(websocket: WebSocket) -> None:
-    """``/ws/tables/{table_id}``."""
-    server = websocket.app.state.server
-    settings: Settings = server.settings
-    lobby: Lobby = server.lobby
-    origin = websocket.headers.get("origin")
-    if not origin_allowed(origin, settings):
-        log.warning("refused a WebSocket upgrade from origin %r", origin,
-                    extra={"event": "bad_origin"})
-        await websocket.close(code=Close.POLICY, reason="origin not allowed")
-        return
-    await websocket.accept()
-    # caps on open connections (per process, per address): docs/server.md, *Quotas*
-    address = websocket.client.host if websocket.client else "unknown"
-    refused = lobby.sockets.admit(address)
-    if refused is not None:  # logged by admit, once a minute per address
-        await websocket.close(code=TRY_AGAIN_LATER, reason=refused)
-        return
-    table_id = websocket.path_params["table_id"]
-    try:
-        if getattr(server, "cluster", None) is not None:  # the table may be owned elsewhere
-            try:
-                where = await lobby.locate(table_id)  # loaded here when "local"
-            except Exception as exc:  # Redis away: the owner is unknown for now
-                log.warning("table %s: no owner found (%s)", table_id, type(exc).__name__)
-                await websocket.close(code=Close.RESTARTING, reason="try again")
-                return
-            if where == "remote":
-                from ginrummy.server.http.bridge import bridge_of
-                bridge = await bridge_of(server)
-                await bridge.edge.serve(websocket, table_id, address, origin)
-                return
-        writer = await lobby.load(table_id)
-        if writer is None:
-            await websocket.close(code=Close.UNKNOWN_TABLE, reason="unknown table")
-            return
-        conn = Connection(websocket, settings)
-        conn.on_error = lobby.on_error
-        conn.start()
-        try:
-            await run_session(conn, writer, SocketTexts(websocket), settings, lobby, address,
-                              lambda: current_account(websocket))
-        finally:
-            await drain(conn)
-    finally:
-        lobby.sockets.release(address)
 
 
 async def run_session(conn: Connection, writer: TableWriter, texts: ClientTexts,

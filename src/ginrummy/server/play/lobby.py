@@ -15,16 +15,15 @@ from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset, RulesetError
 from ginrummy.server.core.auth import invite_ok, new_secret, new_table_id, secret_hash
 from ginrummy.server.core.kinds import OPEN_STATUSES, SeatKind, TableStatus
 from ginrummy.server.core.limits import KeyedLimits, address_key
-from ginrummy.server.core.protocol import CreateTable, JoinTable
+from ginrummy.server.core.protocol import Close, CreateTable, JoinTable
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.play.chat import ChatMutes, clean_name
 from ginrummy.server.play.committer import CommitFailed, GroupCommitter
 from ginrummy.server.play.connections import ConnectionCounts, SharedLimits
 from ginrummy.server.play.messages import TableEntry
-from ginrummy.server.play.settlement import Hooks
+from ginrummy.server.play.settlement import Hooks, SeatRefused
 from ginrummy.server.play.table import GameTable, Seat, table_rules
 from ginrummy.server.play.tablewriter import ActionObserver, TableWriter
-from ginrummy.server.players.chips import SeatRefused
 from ginrummy.storage import InsertTable, Repository, utcnow
 
 if TYPE_CHECKING:
@@ -130,6 +129,19 @@ class Lobby:
             del self.writers[writer.table.id]
             if self.node is not None:  # its lease given back: another process may load it
                 self.node.released(writer.table.id)
+
+    def unload(self, table_id: str, reason: str) -> bool:
+        """Stop playing a table here at once (its lease lost): its timers stop, its
+        connections close with 1012 and ``reason`` (the clients reconnect, to whichever
+        process), it leaves the lobby. False when the table was not loaded."""
+        writer = self.writers.get(table_id)
+        if writer is None:
+            return False
+        writer.close()
+        for conn in list(writer.connections):
+            conn.close(Close.RESTARTING, reason)
+        self._unloaded(writer)  # releases the lease
+        return True
 
     # ----------------------------------------------------------------- queries
     def get(self, table_id: str) -> TableWriter | None:

@@ -25,6 +25,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("ginrummy.server.settlement")
 
 
+class SeatRefused(ValueError):
+    """A hook refused a seat (a buy-in table: a guest, too few chips): HTTP ``status`` and
+    error ``code``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
 class Ending(StrEnum):
     """How a match (or a table that never finished one) ended."""
 

@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
 from ginrummy.server.core.kinds import OPEN_STATUSES
-from ginrummy.server.play.settlement import Ending, Hooks, MatchEnd
+from ginrummy.server.play.settlement import Ending, Hooks, MatchEnd, SeatRefused
 from ginrummy.server.play.table import GameTable, Seat
 from ginrummy.storage import Apply, WriteOp, ledger
 from ginrummy.storage.ledger import Kind, account_wallet, pool_wallet
@@ -29,15 +29,6 @@ log = logging.getLogger("ginrummy.server.chips")
 
 MAX_BUY_IN = 1_000_000
 """The largest buy-in a table may ask."""
-
-
-class SeatRefused(ValueError):
-    """A seat at a buy-in table cannot be taken: HTTP ``status`` and error ``code``."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
 
 
 def buy_in_key(table_id: str, version: int, seat: int) -> str:
