@@ -3,7 +3,13 @@ table leases with fencing tokens (:mod:`.lease`), the token check of every commi
 PostgreSQL (:mod:`.fencing`), frames between processes (:mod:`.relay`) and the lobby across
 processes (:mod:`.directory`), and taking a dead owner's tables over (:mod:`.takeover`).
 
-Only the server imports this package (it needs ``redis``, of the ``server`` extra).
+This process's node (:mod:`.node`) ties them together; it reaches the lobby above it only
+through the small ``Lobby`` protocol it declares. The sockets relayed between processes are
+the HTTP surface's (:mod:`ginrummy.server.http.bridge`).
+
+May import: :mod:`ginrummy.server.core`, :mod:`ginrummy.storage` and the engine. Never
+:mod:`ginrummy.server.play` or anything above it. Only the server imports this package (it
+needs ``redis``, of the ``server`` extra).
 """
 
 from __future__ import annotations

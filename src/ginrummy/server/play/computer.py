@@ -17,7 +17,8 @@ from ginrummy.bots import BOTS, Bot, make_bot
 from ginrummy.gameloop import check_cap, decide, decisions_made
 from ginrummy.server.core.kinds import SeatKind
 from ginrummy.server.core.settings import Settings
-from ginrummy.server.play.table import GameTable, Seat
+from ginrummy.server.play.seat import Seat
+from ginrummy.server.play.table import GameTable
 
 log = logging.getLogger("ginrummy.server.table")
 

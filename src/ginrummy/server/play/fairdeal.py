@@ -13,17 +13,17 @@ The server seed is sent only once the hand is over.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ginrummy import fair
 from ginrummy.cards import Card
+from ginrummy.engine import Hand
+from ginrummy.match import Match
 from ginrummy.server.core.protocol import Code, MessageError
 from ginrummy.storage import Apply
 from ginrummy.storage.fairseeds import StoredSeeds, save_commitment, save_deal
-
-if TYPE_CHECKING:
-    from ginrummy.server.play.table import GameTable
 
 SEED_HEX_DIGITS = 2 * fair.SEED_BYTES
 """A ``seed`` message's seed: 32 bytes as 64 hex digits."""
@@ -134,7 +134,35 @@ class FairHand:
         return save_deal(table_id, replace(self.stored(), deal_version=deal_version))
 
 
-def new_fair_hand(table: GameTable, contributors: set[int]) -> FairHand:
+class SeededTable(Protocol):
+    """What the fair deal reads of a table (:class:`ginrummy.server.play.table.GameTable`,
+    which this module sits below)."""
+
+    @property
+    def fair(self) -> FairHand | None:
+        """The seeds of the latest committed hand."""
+
+    @property
+    def stuck(self) -> str | None:
+        """Why the table was stopped, if it was."""
+
+    @property
+    def version(self) -> int:
+        """The table's version."""
+
+    @property
+    def match(self) -> Match | None:
+        """The match being played, if any."""
+
+    @property
+    def seats(self) -> Sequence[object]:
+        """The seats (counted only)."""
+
+    def running_hand(self) -> Hand | None:
+        """The hand being played, if any."""
+
+
+def new_fair_hand(table: SeededTable, contributors: set[int]) -> FairHand:
     """The next hand's seeds, committed at the table's next version: a new server seed; a
     server-made client seed for every seat not in ``contributors`` (the seats whose client
     offered seeds, or whose person is on the way)."""
@@ -158,20 +186,20 @@ def parse_seed(hand: int, seed: str) -> bytes:
     return bytes.fromhex(seed)
 
 
-def pending(table: GameTable) -> FairHand | None:
+def pending(table: SeededTable) -> FairHand | None:
     """The seeds of the hand about to be dealt, if they are committed."""
     fh = table.fair
     return fh if fh is not None and fh.deal_version is None else None
 
 
-def dealt(table: GameTable) -> FairHand | None:
+def dealt(table: SeededTable) -> FairHand | None:
     """The seeds of the current hand, if it was dealt from them (every deal of a table
     comes from its latest committed seeds)."""
     fh = table.fair
     return fh if fh is not None and fh.deal_version is not None else None
 
 
-def revealed(table: GameTable, fh: FairHand) -> bool:
+def revealed(table: SeededTable, fh: FairHand) -> bool:
     """True once ``fh``'s hand is over (or will never be played on): its seed may be sent."""
     if table.stuck is not None:
         return True
@@ -180,7 +208,7 @@ def revealed(table: GameTable, fh: FairHand) -> bool:
     return table.running_hand() is None
 
 
-def fair_block(table: GameTable) -> dict[str, Any] | None:
+def fair_block(table: SeededTable) -> dict[str, Any] | None:
     """The ``fair`` field of a state (docs/protocol.md): the latest committed hand's
     commitment and client seeds, its server seed once the hand is over (then anyone can
     recompute the deck; the state names no card the seat did not see)."""

@@ -21,8 +21,9 @@ from ginrummy.server.play.chat import ChatMutes, clean_name
 from ginrummy.server.play.committer import CommitFailed, GroupCommitter
 from ginrummy.server.play.connections import ConnectionCounts, SharedLimits
 from ginrummy.server.play.messages import TableEntry
+from ginrummy.server.play.seat import Seat
 from ginrummy.server.play.settlement import Hooks, SeatRefused
-from ginrummy.server.play.table import GameTable, Seat, table_rules
+from ginrummy.server.play.table import GameTable, table_rules
 from ginrummy.server.play.tablewriter import ActionObserver, TableWriter
 from ginrummy.storage import InsertTable, Repository, utcnow
 

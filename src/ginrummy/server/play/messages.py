@@ -10,23 +10,22 @@ docs/protocol.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 from ginrummy.actions import Action, Knock, LayOff, action_text
 from ginrummy.engine import Hand, Phase
+from ginrummy.rules import Ruleset
 from ginrummy.server.core.jsontext import dumps
 from ginrummy.server.core.kinds import SeatKind, TableStatus
 from ginrummy.server.core.protocol import Code
-from ginrummy.server.play.fairdeal import fair_block
+from ginrummy.server.play.fairdeal import SeededTable, fair_block
 from ginrummy.server.play.layoffhints import knock_arrangements, layoff_hints
+from ginrummy.server.play.seat import Seat
 from ginrummy.server.play.viewcache import ViewCache
 from ginrummy.solver import knock_options_mask
 from ginrummy.views import own_cards
-
-if TYPE_CHECKING:
-    from ginrummy.server.play.table import GameTable
 
 
 # ---------------------------------------------------------------------- message types
@@ -271,6 +270,48 @@ def with_ack(state_text: str, action_id: str) -> str:
     return f'{_STATE_HEAD}"ack":{dumps(action_id)},{state_text[len(_STATE_HEAD):]}'
 
 
+
+class TableFacts(SeededTable, Protocol):
+    """What a state message and a lobby entry read of a table
+    (:class:`ginrummy.server.play.table.GameTable`, which this module sits below)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def preset(self) -> str: ...
+    @property
+    def rules(self) -> Ruleset: ...
+    @property
+    def public(self) -> bool: ...
+    @property
+    def clock_ms(self) -> int: ...
+    @property
+    def pool_chips(self) -> int | None: ...
+    @property
+    def buy_in(self) -> int | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def seats(self) -> Sequence[Seat]: ...
+    @property
+    def status(self) -> TableStatus: ...
+    @property
+    def resigned(self) -> Sequence[int]: ...
+    @property
+    def clock_moves(self) -> Sequence[tuple[int, int]]: ...
+    @property
+    def previous(self) -> dict[str, Any] | None: ...
+    @property
+    def clock_deadline(self) -> float | None: ...
+    @property
+    def clock_seat(self) -> int | None: ...
+    @property
+    def next_deal_at(self) -> float | None: ...
+    @property
+    def hand(self) -> Hand | None: ...
+
 # ---------------------------------------------------------------------- state messages
 class StateMessages:
     """A table's ``state`` messages and lobby entry, with what they can keep between calls
@@ -284,12 +325,12 @@ class StateMessages:
         with it: orjson writes a dict's keys in order, without spaces)."""
         self._seats_json: tuple[Any, str] | None = None
 
-    def entry(self, table: GameTable) -> TableEntry:
+    def entry(self, table: TableFacts) -> TableEntry:
         """The public lobby entry."""
         return {**self._fixed_entry(table), "seats": _seat_entries(table),
                 "status": table.status, "version": table.version}
 
-    def _fixed_entry(self, table: GameTable) -> _FixedEntry:
+    def _fixed_entry(self, table: TableFacts) -> _FixedEntry:
         fixed = self._fixed
         if fixed is None:  # what never changes, computed once
             fixed = self._fixed = {
@@ -308,7 +349,7 @@ class StateMessages:
             self._fixed_json = dumps(fixed)[:-1]
         return fixed
 
-    def entry_json(self, table: GameTable) -> str:
+    def entry_json(self, table: TableFacts) -> str:
         """The lobby entry as JSON text: ``dumps(self.entry(table))``, from the fixed part's
         text (made once) and the seats' (kept while the seats and their connections do not
         change), so that only the status and version are written for each state."""
@@ -322,7 +363,7 @@ class StateMessages:
         return (f'{self._fixed_json},"seats":{cached[1]},"status":{dumps(table.status)},'
                 f'"version":{table.version}}}')
 
-    def state_texts(self, table: GameTable, seats: Iterable[int | None],
+    def state_texts(self, table: TableFacts, seats: Iterable[int | None],
                     now: float) -> dict[int | None, str]:
         """The ``state`` message of each of ``seats`` (``None``: a spectator) as JSON text, at
         Unix time ``now``. What every recipient shares (the table entry, clock, score sheet,
@@ -335,12 +376,12 @@ class StateMessages:
                 texts[seat] = f"{head}{dumps(self.seat_body(table, seat))[1:-1]}{tail}"
         return texts
 
-    def state_message(self, table: GameTable, seat: int | None, now: float) -> State:
+    def state_message(self, table: TableFacts, seat: int | None, now: float) -> State:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""
         return {"type": "state", "table": self.entry(table), **self.seat_body(table, seat),
                 **self.shared_body(table, now)}
 
-    def seat_body(self, table: GameTable, seat: int | None) -> SeatBody:
+    def seat_body(self, table: TableFacts, seat: int | None) -> SeatBody:
         """The fields of a state that depend on its recipient."""
         match = table.match
         hand = table.hand
@@ -358,7 +399,7 @@ class StateMessages:
         return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
                 "hints": hints}
 
-    def shared_body(self, table: GameTable, now: float) -> SharedBody:
+    def shared_body(self, table: TableFacts, now: float) -> SharedBody:
         """The fields of a state that are the same for every recipient."""
         match = table.match
         return {
@@ -374,13 +415,13 @@ class StateMessages:
         }
 
 
-def _seat_entries(table: GameTable) -> list[SeatEntry]:
+def _seat_entries(table: TableFacts) -> list[SeatEntry]:
     return [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
              "connected": s.connections > 0, "away": s.human and s.away}
             for s in table.seats]
 
 
-def clock_info(table: GameTable, now: float) -> Clock | None:
+def clock_info(table: TableFacts, now: float) -> Clock | None:
     """The running turn clock, if any."""
     hand = table.running_hand()
     if (table.clock_ms <= 0 or hand is None or table.clock_deadline is None
@@ -390,7 +431,7 @@ def clock_info(table: GameTable, now: float) -> Clock | None:
     return {"seat": table.clock_seat, "remaining_ms": remaining, "per_turn_ms": table.clock_ms}
 
 
-def _next_hand_info(table: GameTable, now: float) -> NextHand | None:
+def _next_hand_info(table: TableFacts, now: float) -> NextHand | None:
     match = table.match
     if match is None or not match.needs_deal or not match.hands:
         return None

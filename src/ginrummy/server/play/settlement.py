@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 from ginrummy.storage import WriteOp
 
 if TYPE_CHECKING:
-    from ginrummy.server.play.table import GameTable, Seat
+    from ginrummy.server.play.seat import Seat
+    from ginrummy.server.play.table import GameTable
 
 log = logging.getLogger("ginrummy.server.settlement")
 

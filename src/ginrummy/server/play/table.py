@@ -27,6 +27,7 @@ from ginrummy.server.core.protocol import Code, MessageError
 from ginrummy.server.play.fairdeal import FairHand, dealt, pending
 from ginrummy.server.play.messages import State, StateMessages, TableEntry
 from ginrummy.server.play.resign import ends_match, finished_sheet, resign_match
+from ginrummy.server.play.seat import Seat
 from ginrummy.storage import StoredEvent, StoredSeat, StoredTable, utcnow
 
 _HAND_OVER = Phase.OVER
@@ -55,50 +56,6 @@ class TableRules(Ruleset):
 def table_rules(rules: Ruleset) -> TableRules:
     """The same options as a :class:`TableRules`."""
     return TableRules.from_dict(rules.to_dict(), name=rules.name)  # type: ignore[return-value]
-
-
-@dataclass
-class Seat:
-    """A seat: stored facts plus the live ones (connections, away, ready)."""
-
-    seat: int
-    kind: SeatKind = SeatKind.EMPTY
-    name: str | None = None
-    level: str | None = None
-    token_hash: str | None = None
-    rematch: bool = False
-    account_id: int | None = None
-    """The account sitting here: its sessions on any device take the seat."""
-    connections: int = 0
-    left: bool = field(default=False, repr=False)
-    """The person is not there (held too long, or left the match): the ``away`` of presence."""
-    ready: bool = False
-    resigned: bool = False
-    """The seat resigned this match and the others play on: the computer plays it to the end,
-    and it stays ``away`` (so that it counts as abandoned) even while its person watches."""
-
-    def __post_init__(self) -> None:
-        self.kind = SeatKind(self.kind)  # a stored row's text
-
-    @property
-    def away(self) -> bool:
-        """True while the computer plays this person's seat (absent, or resigned)."""
-        return self.left or self.resigned
-
-    @away.setter
-    def away(self, value: bool) -> None:
-        self.left = value
-
-    @property
-    def human(self) -> bool:
-        """True for a guest's seat."""
-        return self.kind == SeatKind.HUMAN
-
-    @property
-    def computer_plays(self) -> bool:
-        """True when the computer moves for this seat (a bot, or an absent human)."""
-        kind = self.kind
-        return kind == SeatKind.BOT or (kind == SeatKind.HUMAN and (self.left or self.resigned))
 
 
 class Step(Enum):

@@ -42,8 +42,9 @@ from ginrummy.server.play.messages import (
     with_ack,
 )
 from ginrummy.server.play.presence import Presence
+from ginrummy.server.play.seat import Seat
 from ginrummy.server.play.settlement import Ending, Hooks, MatchEnd
-from ginrummy.server.play.table import STOP_REASONS, GameTable, Seat, Step
+from ginrummy.server.play.table import STOP_REASONS, GameTable, Step
 from ginrummy.server.play.timers import TableTimers, TimerAction
 from ginrummy.storage import Apply, Repository, UpdateSeat, WriteOp
 from ginrummy.storage.accounts import give_matches

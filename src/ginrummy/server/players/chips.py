@@ -20,8 +20,9 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
 from ginrummy.server.core.kinds import OPEN_STATUSES
+from ginrummy.server.play.seat import Seat
 from ginrummy.server.play.settlement import Ending, Hooks, MatchEnd, SeatRefused
-from ginrummy.server.play.table import GameTable, Seat
+from ginrummy.server.play.table import GameTable
 from ginrummy.storage import Apply, WriteOp, ledger
 from ginrummy.storage.ledger import Kind, account_wallet, pool_wallet
 
