@@ -61,7 +61,7 @@ class Received(NamedTuple):
 
 class ClientTexts(Protocol):
     """Where a session's client frames come from: a local socket, or the envelopes an edge
-    process relays (cluster/bridge.py)."""
+    process relays (http/bridge.py)."""
 
     async def receive(self) -> Received:
         """The next frame; :class:`SessionClosed` once the client is gone."""

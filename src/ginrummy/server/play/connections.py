@@ -3,7 +3,7 @@
 Messages to a client go through a bounded queue drained by the connection's own sender task,
 so a slow client never holds up a table's writer; one that falls too far behind is closed.
 The sender hands each text to :meth:`Connection.deliver` (the socket here; a subclass sends it
-elsewhere, e.g. over Redis to the process holding the client's socket: cluster/bridge.py).
+elsewhere, e.g. over Redis to the process holding the client's socket: http/bridge.py).
 """
 
 from __future__ import annotations
