@@ -49,7 +49,7 @@ def free_port() -> int:
 def cluster_missing() -> str | None:
     """Why this checkout cannot run several processes yet (``None``: it can): ``serve``
     needs the ``redis`` setting, table ownership (``cluster.node``) and the relay of frames
-    between processes (``cluster.bridge``) of issue 14."""
+    between processes (``http.bridge``) of issue 14."""
     import dataclasses
     import importlib.util
 
@@ -57,9 +57,9 @@ def cluster_missing() -> str | None:
 
     if "redis" not in {f.name for f in dataclasses.fields(Settings)}:
         return "ginrummy serve has no --redis setting (issue 14 part A)"
-    for module, part in (("node", "A"), ("bridge", "B")):
-        if importlib.util.find_spec(f"ginrummy.server.cluster.{module}") is None:
-            return f"ginrummy.server.cluster.{module} is missing (issue 14 part {part})"
+    for module, part in (("cluster.node", "A"), ("http.bridge", "B")):
+        if importlib.util.find_spec(f"ginrummy.server.{module}") is None:
+            return f"ginrummy.server.{module} is missing (issue 14 part {part})"
     return None
 
 
