@@ -13,11 +13,10 @@ import argparse
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import inspect
-from sqlalchemy.engine import make_url
-
-from ginrummy.storage import StorageError, ledger, normalise_url, open_engine
+if TYPE_CHECKING:  # the server extra, imported when the check runs
+    from ginrummy.storage import ledger
 
 DEFAULT_DB = "sqlite:///ginrummy.db"
 """The server's default database (``ginrummy serve``)."""
@@ -58,6 +57,11 @@ def run_ledger(args: argparse.Namespace) -> int:
 def check_database(url: str) -> ledger.Report:
     """The ledger report of the database at ``url`` (never creates or migrates it);
     :class:`LedgerUnreadable` when it cannot be read."""
+    from sqlalchemy import inspect
+    from sqlalchemy.engine import make_url
+
+    from ginrummy.storage import StorageError, ledger, normalise_url, open_engine
+
     url = normalise_url(url)
     try:
         parsed = make_url(url)

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from ginrummy import __version__
+from ginrummy.cli.extras import MissingExtra, needs_extra
 from ginrummy.cli.options import add_rules_arguments
 from ginrummy.rules import PRESETS
 
@@ -214,15 +215,18 @@ def _dispatch(args: argparse.Namespace) -> int:
     if command == "serve":
         from ginrummy.cli.serve import run_serve
 
-        return run_serve(args)
+        with needs_extra("server", "serve"):
+            return run_serve(args)
     if command == "ledger":
         from ginrummy.cli.ledger import run_ledger
 
-        return run_ledger(args)
+        with needs_extra("server", f"ledger {args.ledger_command}"):
+            return run_ledger(args)
     if command == "admin":
         from ginrummy.cli.admin import run_admin
 
-        return run_admin(args)
+        with needs_extra("server", f"admin {args.admin_command}"):
+            return run_admin(args)
     raise AssertionError(command)
 
 
@@ -241,6 +245,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+    except MissingExtra as exc:  # e.g. serve without the server extra: say what to install
+        if os.environ.get("GINRUMMY_DEBUG"):
+            raise
+        print(exc, file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly
         with contextlib.suppress(OSError):

@@ -90,14 +90,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server; returns when it stops."""
-    try:
-        import uvicorn
+    import uvicorn  # the server extra (a missing one: ginrummy.cli.extras, in main)
 
-        from ginrummy.server import Settings, create_app
-        from ginrummy.server.core.logs import configure_logging
-    except ImportError as exc:  # pragma: no cover - the server extra is missing
-        raise ValueError(f"the server needs its extra: pip install 'ginrummy[server]' "
-                         f"({exc.name} is missing)") from None
+    from ginrummy.server import Settings, create_app
+    from ginrummy.server.core.logs import configure_logging
     settings = Settings.from_env(
         host=args.host, port=args.port, db=args.db,
         allowed_origins=tuple(args.allowed_origins) if args.allowed_origins else None,

@@ -8,11 +8,13 @@ used at once: ``ginrummy tournament ... --json > result.json`` still shows the b
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import secrets
 import sys
 from typing import TYPE_CHECKING
 
+from ginrummy.cli.extras import needs_extra
 from ginrummy.cli.options import UsageError, build_ruleset, parse_sets, seat_names
 from ginrummy.rules import OPTIONS
 
@@ -86,12 +88,12 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 def run_tournament_command(args: argparse.Namespace) -> int:
     """Check the arguments, play, print the table or the JSON."""
     from ginrummy.tournament import Backend, Unit, run_tournament
-    from ginrummy.tournament.backends import import_ray
     from ginrummy.tournament.progress import progress_bar
 
     config = config_from_args(args)
-    if config.backend is Backend.RAY:
-        import_ray()  # a missing Ray is a usage error before anything runs
+    if config.backend is Backend.RAY:  # a missing Ray is a usage error before anything runs
+        with needs_extra("ray", "tournament --backend ray"):
+            importlib.import_module("ray")
     show_bar = not args.no_progress and sys.stderr.isatty()
     what = "matches" if config.unit is Unit.MATCH else "hands"
     with progress_bar(config.games, f"{' vs '.join(config.players)} ({what})",
