@@ -36,7 +36,6 @@ class Server:
     extra: dict[str, object] = field(default_factory=dict)
 
 
-
 def error_response(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
     """The error body of docs/protocol.md."""
     return JSONResponse({"error": {"code": code, "message": message, "field": field}},
