@@ -117,10 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     }
     if theirs_s:
         theirs = statistics.median(theirs_s)
+        # each round's ratio (both sides timed on the same hands, back to back): the spread
+        round_ratios = [a / b for a, b in zip(ours_s, theirs_s, strict=True)]
         result |= {
             "openspiel_min_deadwood_us": round(theirs * 1e6, 3),
             "ratio_deadwood_vs_openspiel": round(ours / theirs, 3),
             "ratio_deadwood_mask_vs_openspiel": round(mask / theirs, 3),
+            "ratio_deadwood_vs_openspiel_rounds": [round(r, 3) for r in round_ratios],
         }
     if args.json:
         print(json.dumps(result))
