@@ -24,8 +24,9 @@ median and the spread (min-max) of its repetitions. The table is printed; ``--wr
 also puts it, with the date, the machine (cores, CPU model, Python, load average) and the
 command, between the ``<!-- figures:begin -->`` and ``<!-- figures:end -->`` lines of
 README.md, leaving the rest of the file as it is. About 6-10 minutes on the project's 2-core
-machine. ``--quick`` runs every benchmark on tiny sizes, side by side (its figures mean
-nothing: it checks the plumbing, see tests/benchmarks/test_summary.py).
+machine (the tournament takes the most: the expert's budget is wall-clock time). ``--quick``
+runs every benchmark on tiny sizes, side by side (its figures mean nothing: it checks the
+plumbing, see tests/benchmarks/test_summary.py).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class Sizes:
 
 
 FULL = Sizes(deadwood_hands=20000, deadwood_rounds=7, game_hands=400, game_rounds=5,
-             env_seconds=3.0, env_rounds=3, expert="expert", matches=200, jobs=2,
+             env_seconds=3.0, env_rounds=3, expert="expert", matches=150, jobs=2,
              tables=200, duration=20.0, server_runs=3)
 QUICK = Sizes(deadwood_hands=200, deadwood_rounds=3, game_hands=2, game_rounds=1,
               env_seconds=0.2, env_rounds=1, expert="expert:2", matches=1, jobs=1,
@@ -255,6 +256,11 @@ def machine() -> dict[str, Any]:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, cwd=ROOT, check=False).stdout.strip() or None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, cwd=ROOT,
+                               check=False).stdout.strip()
+        if commit and dirty:
+            commit += " with uncommitted changes"
     except OSError:
         commit = None
     return {"cores": os.cpu_count(), "cpu": model, "python": platform.python_version(),
@@ -339,10 +345,11 @@ def stamp(summary: dict[str, Any], note: str | None = None) -> str:
                 f"{m['load_average_end']:g} at the end")
         if max(m["load_average_start"], m["load_average_end"]) > (m["cores"] or 1):
             load += " (more than its cores: other jobs were running)"
-    commit = f", commit {m['commit']}" if m.get("commit") else ""
+    commit = f", code at commit {m['commit']}" if m.get("commit") else ""
     minutes, seconds = divmod(round(summary["seconds"]), 60)
-    text = (f"Measured {summary['date']}{commit} on {m['cores']} cores ({m['cpu']}), "
-            f"Python {m['python']}, {m['system']}{load}; {minutes} min {seconds:02d} s. "
+    text = (f"Measured {summary['date']} on {m['cores']} cores ({m['cpu']}), "
+            f"Python {m['python']}, {m['system']}{commit}{load}; "
+            f"{minutes} min {seconds:02d} s. "
             f"Regenerate with `{COMMAND}`.")
     if summary.get("quick"):
         text += " **Quick run (`--quick`): tiny sizes, run side by side; the figures mean " \

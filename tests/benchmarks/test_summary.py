@@ -63,6 +63,14 @@ def test_a_readme_without_markers_is_refused() -> None:
             summary.replace_block(text, "x")
 
 
+def test_the_real_readme_has_the_block() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert text.count(summary.BEGIN) == 1 and text.count(summary.END) == 1
+    rows = text.split(summary.BEGIN)[1].split(summary.END)[0]
+    assert summary.COMMAND in rows
+    assert rows.count("\n| ") == len(summary.ROW_KEYS) + 1  # the header, then one per row
+
+
 @pytest.mark.slow
 def test_a_quick_run_reports_every_row_and_rewrites_the_readme(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
