@@ -50,6 +50,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 BEGIN = "<!-- figures:begin -->"
 END = "<!-- figures:end -->"
+HISTORY = "<!-- summary-history -->"
+"""The line of docs/benchmarks.md after which the README's previous block is kept."""
 COMMAND = "scripts/bench --summary --write-readme"
 DEFAULT_PETTINGZOO = ROOT / ".venv-pettingzoo" / "bin" / "python"
 
@@ -374,6 +376,24 @@ def replace_block(text: str, new: str) -> str:
     return f"{text[:start + len(BEGIN)]}\n{new.strip()}\n{text[end:]}"
 
 
+def current_block(text: str) -> str:
+    """What stands between the markers of ``text`` (ValueError if a marker is missing)."""
+    replace_block(text, "")  # checks the markers
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+
+
+def add_to_history(doc: str, old: str) -> str:
+    """``doc`` (docs/benchmarks.md) with the README's previous block ``old`` added right after
+    its ``HISTORY`` marker, newest first; unchanged if ``old`` is empty or already there.
+    ValueError if the marker is missing."""
+    if HISTORY not in doc:
+        raise ValueError(f"the history file has no {HISTORY} line")
+    if not old.strip() or old.strip() in doc:
+        return doc
+    head, tail = doc.split(HISTORY, 1)
+    return f"{head}{HISTORY}\n\n{old.strip()}\n{tail}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -381,6 +401,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="put the table between the markers of the README")
     parser.add_argument("--readme", type=Path, default=ROOT / "README.md",
                         help="the file --write-readme rewrites (default: README.md)")
+    parser.add_argument("--history", type=Path, default=ROOT / "docs" / "benchmarks.md",
+                        help="where --write-readme keeps the block it replaces (default: "
+                             "docs/benchmarks.md, after its summary-history marker)")
+    parser.add_argument("--allow-missing", action="store_true",
+                        help="write the README even if a row could not be measured")
     parser.add_argument("--pettingzoo-python", type=Path, default=DEFAULT_PETTINGZOO,
                         help="python of a pettingzoo[classic]==1.26.1 venv (default "
                              ".venv-pettingzoo/bin/python)")
@@ -392,20 +417,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.write_readme:
         try:  # refuse before the ten minutes of measuring, not after
-            replace_block(args.readme.read_text(encoding="utf-8"), "")
+            current_block(args.readme.read_text(encoding="utf-8"))
+            add_to_history(args.history.read_text(encoding="utf-8"), "")
         except (OSError, ValueError) as error:
             parser.error(str(error))
     summary = measure(QUICK if args.quick else FULL, args.pettingzoo_python,
                       log=not args.json)
     text = block(summary, args.note)
-    if args.write_readme:
-        old = args.readme.read_text(encoding="utf-8")
-        args.readme.write_text(replace_block(old, text), encoding="utf-8")
+    missing = [r["key"] for r in summary["rows"] if r["figure"].startswith("not measured")]
+    status = 0
+    if args.write_readme and missing and not args.allow_missing:
+        print(f"not measured: {', '.join(missing)}; the README is left as it was "
+              "(--allow-missing writes it anyway)", file=sys.stderr)
+        status = 1
+    elif args.write_readme:
+        readme = args.readme.read_text(encoding="utf-8")
+        history = args.history.read_text(encoding="utf-8")
+        args.history.write_text(add_to_history(history, current_block(readme)),
+                                encoding="utf-8")
+        args.readme.write_text(replace_block(readme, text), encoding="utf-8")
     if args.json:
         print(json.dumps(summary | {"block": text}, indent=1))
     else:
         print(text)
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -57,6 +57,19 @@ def test_the_rewrite_keeps_the_text_outside_the_markers_and_is_idempotent() -> N
     assert "an old table" not in once
 
 
+def test_the_replaced_block_is_kept_once_in_the_history() -> None:
+    doc = f"# Benchmarks\n\n{summary.HISTORY}\n\nolder run\n\n## Next section\n"
+    old = summary.current_block(README)
+    assert old == "an old table\n| a | b |"
+    once = summary.add_to_history(doc, old)
+    assert once == doc.replace(summary.HISTORY, f"{summary.HISTORY}\n\n{old}\n")
+    assert once.index(old) < once.index("older run")  # newest first
+    assert summary.add_to_history(once, old) == once
+    assert summary.add_to_history(doc, "  ") == doc
+    with pytest.raises(ValueError, match="summary-history"):
+        summary.add_to_history("no marker", old)
+
+
 def test_a_readme_without_markers_is_refused() -> None:
     for text in ("no markers", f"only {summary.BEGIN}", f"{summary.END} before {summary.BEGIN}"):
         with pytest.raises(ValueError, match="figures:begin"):
@@ -75,8 +88,11 @@ def test_the_real_readme_has_the_block() -> None:
 def test_a_quick_run_reports_every_row_and_rewrites_the_readme(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
     readme.write_text(README, encoding="utf-8")
+    history = tmp_path / "benchmarks.md"
+    history.write_text(f"# History\n\n{summary.HISTORY}\n", encoding="utf-8")
     done = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--json", "--write-readme",
-                           "--readme", str(readme), "--note", "A note."],
+                           "--readme", str(readme), "--history", str(history),
+                           "--note", "A note.", "--allow-missing"],
                           capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -93,6 +109,8 @@ def test_a_quick_run_reports_every_row_and_rewrites_the_readme(tmp_path: Path) -
     assert summary.replace_block(text, report["block"]) == text
     assert "A note." in text and "Quick run" in text
     assert text.count("\n| ") == len(summary.ROW_KEYS) + 1
+    assert history.read_text(encoding="utf-8") == summary.add_to_history(
+        f"# History\n\n{summary.HISTORY}\n", "an old table\n| a | b |")
 
 
 def test_bad_arguments_are_refused_before_measuring(tmp_path: Path) -> None:
@@ -104,3 +122,12 @@ def test_bad_arguments_are_refused_before_measuring(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "figures:begin" in done.stderr
     assert readme.read_text(encoding="utf-8") == "no markers here\n"
+    readme.write_text(README, encoding="utf-8")
+    history = tmp_path / "benchmarks.md"
+    history.write_text("no marker here\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(SCRIPT), "--write-readme", "--readme",
+                           str(readme), "--history", str(history)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "summary-history" in done.stderr
+    assert readme.read_text(encoding="utf-8") == README
