@@ -112,17 +112,18 @@ class NotMeasured(Exception):
 
 # ------------------------------------------------------------------------ running the scripts
 def run_json(cmd: Sequence[str], timeout: float = 1800) -> Any:
-    """Run a benchmark command that prints JSON; its parsed output. Exit status 2 means a
-    missing peer (the scripts' convention); any other failure is reported as such."""
+    """Run a benchmark command that prints JSON; its parsed output (kept even when the exit
+    status says a run was not OK: the row says so). No JSON (a missing peer: exit status 2,
+    the scripts' convention; or a failure) raises NotMeasured with the last line of stderr."""
     done = subprocess.run(list(cmd), capture_output=True, text=True, cwd=ROOT, timeout=timeout,
                           check=False)
     try:
         data = json.loads(done.stdout)
     except json.JSONDecodeError:
         data = None
-    if done.returncode != 0 and data is None:
+    if data is None:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise NotMeasured(f"exit status {done.returncode}: {last}")
+        raise NotMeasured(f"exit status {done.returncode}, no JSON: {last}")
     return data
 
 
