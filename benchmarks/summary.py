@@ -202,6 +202,7 @@ def expert(sizes: Sizes) -> tuple[list[Row], Any]:
     args = ["tournament", "--players", f"{sizes.expert},beginner", "--preset", "eaai",
             "--matches", str(sizes.matches), "--seed", "1", "--jobs", str(sizes.jobs)]
     data = run_json([sys.executable, "-m", "ginrummy.cli.main", *args, "--json", "--no-progress"])
+    data.pop("deals", None)  # every game's result: too long to keep with the summary
     me = data["players"][0]
     budget = me["budget_ms"] if me["budget_ms"] is not None else DEFAULT_BUDGET_MS
     low, high = me["win_rate_ci"]
@@ -213,6 +214,22 @@ def expert(sizes: Sizes) -> tuple[list[Row], Any]:
               f"95% CI [{low:.1%}, {high:.1%}]",
               f"`ginrummy {' '.join(args)}`")
     return [row], data
+
+
+def _trouble(run: dict[str, Any]) -> str:
+    """Why a load run is not OK, in a few words."""
+    parts = []
+    if run["tables_opened"] != run["tables"]:
+        parts.append(f"{run['tables_opened']} of {run['tables']} tables opened")
+    if run["tables_late"]:
+        parts.append(f"{run['tables_late']} tables opened after the window began")
+    if run["errors"]:
+        parts.append("errors " + ", ".join(f"{k} {v}" for k, v in sorted(run["errors"].items())))
+    if run["missing_in_db"]:
+        parts.append(f"{run['missing_in_db']} acknowledged actions missing")
+    if not run["acks_in_window"]:
+        parts.append("no action acknowledged in the window")
+    return "; ".join(parts) or "see its JSON"
 
 
 def server(sizes: Sizes) -> tuple[list[Row], Any]:
@@ -227,7 +244,8 @@ def server(sizes: Sizes) -> tuple[list[Row], Any]:
     others = statistics.median(r["others_cpu_percent"] for r in runs)
     stored = ("every acknowledged action stored" if all(r["missing_in_db"] == 0 for r in runs)
               else "**some acknowledged actions missing**")
-    not_ok = "" if all(r["ok"] for r in runs) else "; **a run was not OK** (errors)"
+    not_ok = "".join(f"; **run {i} of {len(runs)} not OK**: {_trouble(r)}"
+                     for i, r in enumerate(runs, 1) if not r["ok"])
     how = f"`benchmarks/load_server.py {' '.join(args)}`"
     what = (f"one server process (SQLite), {sizes.tables} tables of two people answering "
             f"{runs[0]['think']:g} s after their turn comes")
@@ -259,7 +277,8 @@ def machine() -> dict[str, Any]:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, cwd=ROOT, check=False).stdout.strip() or None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                ".", ":(exclude)*.md"],
                                capture_output=True, text=True, cwd=ROOT,
                                check=False).stdout.strip()
         if commit and dirty:
@@ -413,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", help="a sentence added after the machine's line")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, side by side: checks the plumbing, not the speed")
+    parser.add_argument("--save", type=Path, metavar="FILE",
+                        help="write the rows, the machine and every benchmark's JSON to FILE")
     parser.add_argument("--json", action="store_true",
                         help="print the rows, the machine and every benchmark's JSON")
     args = parser.parse_args(argv)
@@ -437,6 +458,9 @@ def main(argv: list[str] | None = None) -> int:
         args.history.write_text(add_to_history(history, current_block(readme)),
                                 encoding="utf-8")
         args.readme.write_text(replace_block(readme, text), encoding="utf-8")
+    if args.save:
+        args.save.write_text(json.dumps(summary | {"block": text}, indent=1) + "\n",
+                             encoding="utf-8")
     if args.json:
         print(json.dumps(summary | {"block": text}, indent=1))
     else:

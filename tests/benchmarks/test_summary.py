@@ -92,10 +92,12 @@ def test_a_quick_run_reports_every_row_and_rewrites_the_readme(tmp_path: Path) -
     history.write_text(f"# History\n\n{summary.HISTORY}\n", encoding="utf-8")
     done = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--json", "--write-readme",
                            "--readme", str(readme), "--history", str(history),
-                           "--note", "A note.", "--allow-missing"],
+                           "--note", "A note.", "--allow-missing",
+                           "--save", str(tmp_path / "summary.json")],
                           capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
+    assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8")) == report
     rows = report["rows"]
     assert [row["key"] for row in rows] == list(summary.ROW_KEYS)
     by_key = {row["key"]: row for row in rows}
