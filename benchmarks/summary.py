@@ -7,8 +7,8 @@ interpreter first), or ``.venv/bin/python benchmarks/summary.py [--write-readme]
 It runs the existing benchmark scripts with ``--json`` one after the other, never writing a
 figure of its own:
 
-* ``bench_deadwood.py``: ``deadwood`` against OpenSpiel's C++ ``min_deadwood``, time per call,
-  each round's ratio on the same hands;
+* ``bench_deadwood.py``: ``deadwood`` against OpenSpiel's C++ ``min_deadwood``, CPU time per
+  call, each round's ratio on the same hands;
 * ``bench_game.py``: complete hands per second against OpenSpiel's C++ game loop, uniform
   random and simple baseline players, each round's ratio;
 * ``bench_env.py``: ``ginrummy.env.env()`` steps per CPU second against PettingZoo 1.26.1's
@@ -80,7 +80,7 @@ class Sizes:
 
 
 FULL = Sizes(deadwood_hands=20000, deadwood_rounds=7, game_hands=400, game_rounds=5,
-             env_seconds=3.0, env_rounds=3, expert="expert", matches=150, jobs=2,
+             env_seconds=3.0, env_rounds=3, expert="expert", matches=100, jobs=2,
              tables=200, duration=20.0, server_runs=3)
 QUICK = Sizes(deadwood_hands=200, deadwood_rounds=3, game_hands=2, game_rounds=1,
               env_seconds=0.2, env_rounds=1, expert="expert:2", matches=1, jobs=1,
@@ -138,10 +138,11 @@ def spread(values: Sequence[float], fmt: str, unit: str = "", of: str = "round")
 
 def deadwood(sizes: Sizes) -> tuple[list[Row], Any]:
     """``deadwood`` against OpenSpiel's ``min_deadwood``: time per call, ours / theirs."""
-    args = ["--hands", str(sizes.deadwood_hands), "--rounds", str(sizes.deadwood_rounds)]
+    args = ["--hands", str(sizes.deadwood_hands), "--rounds", str(sizes.deadwood_rounds),
+            "--clock", "cpu"]
     data = run_json([*_script("bench_deadwood.py"), *args, "--json"])
     ratios = data["ratio_deadwood_vs_openspiel_rounds"]
-    row = Row("deadwood", "`deadwood` of a random 10-card hand, time per call, against "
+    row = Row("deadwood", "`deadwood` of a random 10-card hand, CPU time per call, against "
               "OpenSpiel's C++ `min_deadwood` called from Python",
               f"**{statistics.median(ratios):.2f}x** the time ({data['deadwood_us']:.2f} µs "
               f"against {data['openspiel_min_deadwood_us']:.2f} µs)",
