@@ -1,6 +1,7 @@
 """Speed of the least-deadwood solver against OpenSpiel's C++ one, called from Python.
 
-    python benchmarks/bench_deadwood.py [--hands 20000] [--rounds 5] [--seed 1] [--json]
+    python benchmarks/bench_deadwood.py [--hands 20000] [--rounds 5] [--seed 1] [--clock cpu]
+        [--json]
     python benchmarks/bench_deadwood.py --baseline /tmp/base/src [--rounds 15]
 
 Each round deals fresh random 10-card hands and times, on the same hands and in alternating
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--ours-only", action="store_true",
                         help="time ginrummy alone (no OpenSpiel needed)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall-clock time (default) or this process's CPU time, steadier "
+                             "on a shared, loaded machine")
     parser.add_argument("--baseline", metavar="SRC",
                         help="compare with the solver of another source tree's src folder")
     args = parser.parse_args(argv)
@@ -72,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                   "to compare against its C++ solver, or pass --ours-only", file=sys.stderr)
             return 2
         theirs_fn = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10).min_deadwood
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     rng = random.Random(args.seed)
     ours_s: list[float] = []
     mask_s: list[float] = []
@@ -82,11 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         masks = [sum(1 << c for c in hand) for hand in hands]
         if theirs_fn is None:
             if round_no % 2:
-                ours_s.append(per_call(deadwood, hands))
-                mask_s.append(per_call(deadwood_mask, masks))
+                ours_s.append(per_call(deadwood, hands, clock))
+                mask_s.append(per_call(deadwood_mask, masks, clock))
             else:
-                mask_s.append(per_call(deadwood_mask, masks))
-                ours_s.append(per_call(deadwood, hands))
+                mask_s.append(per_call(deadwood_mask, masks, clock))
+                ours_s.append(per_call(deadwood, hands, clock))
         else:
             os_hands = [[to_openspiel(c) for c in hand] for hand in hands]
             for hand, os_hand in zip(hands[:2000], os_hands[:2000], strict=True):
@@ -95,15 +100,15 @@ def main(argv: list[str] | None = None) -> int:
                           f"OpenSpiel {theirs_fn(os_hand)}", file=sys.stderr)
                     return 1
             if round_no % 2:
-                theirs_s.append(per_call(theirs_fn, os_hands))
-                ours_s.append(per_call(deadwood, hands))
-                mask_s.append(per_call(deadwood_mask, masks))
+                theirs_s.append(per_call(theirs_fn, os_hands, clock))
+                ours_s.append(per_call(deadwood, hands, clock))
+                mask_s.append(per_call(deadwood_mask, masks, clock))
             else:
-                mask_s.append(per_call(deadwood_mask, masks))
-                ours_s.append(per_call(deadwood, hands))
-                theirs_s.append(per_call(theirs_fn, os_hands))
+                mask_s.append(per_call(deadwood_mask, masks, clock))
+                ours_s.append(per_call(deadwood, hands, clock))
+                theirs_s.append(per_call(theirs_fn, os_hands, clock))
         eleven = [sum(1 << c for c in rng.sample(range(52), 11)) for _ in range(args.hands)]
-        knock_s.append(per_call(knock_options, eleven))
+        knock_s.append(per_call(knock_options, eleven, clock))
     ours = statistics.median(ours_s)
     mask = statistics.median(mask_s)
     knock = statistics.median(knock_s)
@@ -111,16 +116,20 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(),
         "hands_per_round": args.hands,
         "rounds": args.rounds,
+        "clock": args.clock,
         "deadwood_us": round(ours * 1e6, 3),
         "deadwood_mask_us": round(mask * 1e6, 3),
         "knock_options_11_cards_us": round(knock * 1e6, 3),
     }
     if theirs_s:
         theirs = statistics.median(theirs_s)
+        # each round's ratio (both sides timed on the same hands, back to back): the spread
+        round_ratios = [a / b for a, b in zip(ours_s, theirs_s, strict=True)]
         result |= {
             "openspiel_min_deadwood_us": round(theirs * 1e6, 3),
             "ratio_deadwood_vs_openspiel": round(ours / theirs, 3),
             "ratio_deadwood_mask_vs_openspiel": round(mask / theirs, 3),
+            "ratio_deadwood_vs_openspiel_rounds": [round(r, 3) for r in round_ratios],
         }
     if args.json:
         print(json.dumps(result))
