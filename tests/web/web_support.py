@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -385,6 +385,21 @@ class FrameRecorder:
 
     def states(self) -> list[Frame]:
         return [f for f in self.frames if f.message.get("type") == "state"]
+
+    def wait_for(self, page: Page, recipient: str, wanted: Callable[[dict[str, Any]], bool],
+                 timeout: float = 20.0) -> Frame:
+        """Wait until ``recipient`` was sent a frame ``wanted`` accepts (``page``: one of the
+        pages, whose polls let Playwright hand the frames over); the page has then read it (a
+        frame is reported as the page's socket gets it), so a check that it changed nothing
+        on the page needs no pause."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for frame in self.frames:
+                if frame.recipient == recipient and wanted(frame.message):
+                    return frame
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{recipient} was sent no such frame")
+            page.wait_for_timeout(20)  # a poll: Playwright delivers the frames meanwhile
 
 
 def leaks(frames: list[Frame]) -> list[str]:
