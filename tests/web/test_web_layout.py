@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 from web_support import (
     LANGUAGES,
+    SETTLED_JS,
     SNAPSHOT_JS,
     WAIT_JS,
     ServerProcess,
@@ -41,6 +42,7 @@ from web_support import (
     play_until,
     running_server,
     wait_for_await,
+    wait_until_still,
 )
 
 if browser_missing():
@@ -75,10 +77,6 @@ def open_page(browser: Browser, base: str, lang: str, *,
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
     page.errors = errors  # type: ignore[attr-defined]
     return context, page
-
-
-SETTLED_JS = """() => document.getAnimations().every((a) => a.playState !== 'running'
-    || a.effect?.getComputedTiming().iterations === Infinity)"""
 
 
 def screenshot(page: Page, name: str) -> Path:
@@ -156,6 +154,7 @@ def discard_step(page: Page, *, before_ending: bool = False) -> bool:
     """A discard turn (no draw, pass, knock or layoff offered; with ``before_ending``, a
     knock or gin offered too, not taken): choose the highest deadwood card with a tap, so
     that the action bar shows its discard button. False otherwise."""
+    wait_until_still(page)
     snapshot = page.evaluate(SNAPSHOT_JS)
     ends = {"action-knock", "action-gin"} if before_ending else set()
     if set(snapshot["ids"]) - ends:

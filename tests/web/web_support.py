@@ -265,6 +265,18 @@ WAIT_JS = """v => { const p = document.getElementById('table-page');
     return p && Number(p.dataset.version) > v && p.dataset.await !== 'sending'; }"""
 
 
+SETTLED_JS = """() => document.getAnimations().every((a) => a.playState !== 'running'
+    || a.effect?.getComputedTiming().iterations === Infinity)"""
+
+
+def wait_until_still(page: Page) -> None:
+    """Wait until no card is in flight (js/motion.js; polled in animation frames, after the
+    flights a render planned have started): a click aimed at a card or a pile then lands on
+    it, not on another card flying over it (Playwright's stability check covers only the
+    element clicked)."""
+    page.wait_for_function(SETTLED_JS, polling="raf")
+
+
 def play_turn(page: Page) -> str:
     """Make one move through the page, as a careful beginner would; returns what it did.
 
@@ -272,6 +284,7 @@ def play_turn(page: Page) -> str:
     pass the first-turn offer (with the P key), draw from the stock (a click on it), discard
     the highest deadwood card (a first click chooses it, a second discards it).
     """
+    wait_until_still(page)
     snapshot = page.evaluate(SNAPSHOT_JS)
     ids = snapshot["ids"]
     if "confirm-layoff" in ids:
