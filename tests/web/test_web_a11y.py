@@ -30,6 +30,7 @@ from web_support import (
     running_server,
     wait_for_await,
     wait_for_first_state,
+    wait_until_still,
 )
 
 if browser_missing():
@@ -79,6 +80,7 @@ def discard_highest(page: Page, snapshot: dict[str, Any]) -> None:
     codes = snapshot["deadwood"] or snapshot["playable"]
     assert codes, "nothing to discard"
     card = page.locator(f'#my-hand .card[data-card="{max(codes, key=card_value)}"]')
+    wait_until_still(page)
     card.click()
     card.click()
 
@@ -205,8 +207,13 @@ def sentence(entry: dict[str, Any], names: list[str], seat: int) -> str:
     return EN[f"log.{words[0]}"].format(name=name, card=card)
 
 
-def latest_view(recorder: FrameRecorder) -> dict[str, Any]:
-    view: dict[str, Any] = recorder.states()[-1].message["view"]
+def latest_view(page: Page, recorder: FrameRecorder) -> dict[str, Any]:
+    """The view of the state the page shows, once the recorder has it (Playwright hands the
+    frames over a moment after the page got them)."""
+    shown = version(page)
+    frame = recorder.wait_for(page, page.recipient,  # type: ignore[attr-defined]
+                              lambda m: m.get("type") == "state" and m.get("version") == shown)
+    view: dict[str, Any] = frame.message["view"]
     return view
 
 
@@ -225,14 +232,14 @@ def test_each_move_is_announced_once_and_nothing_else_is_live(server: ServerProc
     assert page.get_attribute("#move-announcer", "aria-live") == "polite"
     reach_draw(page)
     page.evaluate(LIVE_JS)
-    start = len(latest_view(recorder)["log"])
+    start = len(latest_view(page, recorder)["log"])
 
     before = version(page)
     page.click("#stock")
     page.wait_for_function("v => Number(document.getElementById('table-page').dataset.version) > v"
                            " && window.__live.told.length > 0", arg=before)
     page.wait_for_timeout(300)  # a second announcement would have come by now
-    drawn = latest_view(recorder)["log"][-1]
+    drawn = latest_view(page, recorder)["log"][-1]
     assert drawn["action"] == "stock" and drawn["seat"] == 0
     assert told(page) == [EN["announce.own_stock"].format(card=card_name(drawn["card"]))]
 
@@ -240,7 +247,7 @@ def test_each_move_is_announced_once_and_nothing_else_is_live(server: ServerProc
     discard_highest(page, snapshot)
     wait_for_await([page], {"act", "next"}, timeout=30)
     page.wait_for_timeout(300)
-    view = latest_view(recorder)
+    view = latest_view(page, recorder)
     expected = [sentence(entry, names, 0) for entry in view["log"][start:]]
     if view["phase"] == "draw":  # the computer drew and discarded: our turn told with it
         assert [e["seat"] for e in view["log"][start:]] == [0, 0, 1, 1]

@@ -31,6 +31,7 @@ from web_support import (
     running_server,
     wait_for_await,
     wait_for_first_state,
+    wait_until_still,
 )
 
 if browser_missing():
@@ -114,6 +115,7 @@ def discard_highest(page: Page, snapshot: dict[str, Any]) -> None:
     codes = snapshot["deadwood"] or snapshot["playable"]
     assert codes, "nothing to discard"
     card = page.locator(f'#my-hand .card[data-card="{max(codes, key=card_value)}"]')
+    wait_until_still(page)
     card.click()
     card.click()
 

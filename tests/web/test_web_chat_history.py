@@ -67,8 +67,10 @@ def test_a_reloaded_table_shows_the_earlier_lines(browser: Browser, tmp_path_fac
         assert "hello from the rail" not in chat_lines(ann)
         ann.reload()
         wait_for_first_state(ann)
+        # the history has arrived whole (its last line read), and been drawn
+        frames.wait_for(ann, "ann", lambda m: bool(m.get("history"))
+                        and m.get("text") == "after the reload")
         ann.wait_for_function("n => document.querySelectorAll('#chat-log li').length >= n", arg=3)
-        ann.wait_for_timeout(300)  # the history has arrived whole: nothing more comes
         assert chat_lines(ann) == ["first line", "<i>third</i>", "after the reload"]
         assert ann.locator(".mute-list button[aria-pressed=true]").count() == 1
         say(eve, "still muted?")
@@ -89,11 +91,14 @@ def test_a_reloaded_table_shows_the_earlier_lines(browser: Browser, tmp_path_fac
         for page in (ann, eve):
             page.wait_for_selector("#conn-status[data-status=reconnecting]")
         frames.frames.clear()
+        eve_frames = FrameRecorder()
+        eve_frames.attach(eve, "eve")  # its next connection's frames
         server.start()
         for page in (ann, eve):
             page.wait_for_selector("#conn-status[data-status=online]", timeout=60_000)
-        eve.wait_for_timeout(500)
-        assert any(f.message.get("history") for f in frames.frames)  # sent again...
+        for page, name, recorder in ((ann, "ann", frames), (eve, "eve", eve_frames)):
+            recorder.wait_for(page, name, lambda m: bool(m.get("history"))  # sent again...
+                              and m.get("text") == "still muted?")
         assert chat_lines(eve) == everything  # ...and shown once
         assert chat_lines(ann) == ["first line", "<i>third</i>", "after the reload"]
         say(eve, "after the restart", carol)

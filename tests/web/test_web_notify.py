@@ -18,6 +18,7 @@ from web_support import (
     my_turn,
     new_page,
     running_server,
+    wait_until_still,
 )
 
 if browser_missing():
@@ -133,6 +134,7 @@ def discard_other(page: Page, keep: str) -> None:
     chosen = next(c for c in codes if c != keep)
     before = version(page)
     card = page.locator(f'#my-hand .card[data-card="{chosen}"]')
+    wait_until_still(page)
     card.click()
     card.click()
     wait_past(page, before)
@@ -166,6 +168,7 @@ def test_title_favicon_and_drawn_card(server: ServerProcess, browser: Browser) -
         assert "just drawn" in marked["labels"][0]
         if kind == "stock":  # chosen (the hand redrawn): still marked; a taken card may not
             # be discarded at once (R3.3), so it cannot be chosen
+            wait_until_still(page)
             page.locator(f'#my-hand .card[data-card="{drawn}"]').click()
             classes = page.get_attribute(f'#my-hand .card[data-card="{drawn}"]', "class") or ""
             assert "selected" in classes.split()

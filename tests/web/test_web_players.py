@@ -12,6 +12,7 @@ import itertools
 import json
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -477,6 +478,30 @@ def test_log_in_errors_and_the_wait_after_too_many_failures(
     other.wait_for_selector("#leaderboard-page")
     assert other.url.endswith("/leaderboard")
     no_errors(other)
+
+
+def test_a_page_left_before_its_answer_came_does_not_draw_over_the_next(
+        server: ServerProcess, browser: Browser) -> None:
+    """The leaderboard, left for the log-in form while its answer is on its way, draws
+    nothing when the answer comes: the form stays (it was drawn over on a busy machine)."""
+    page = person(browser, server)
+    held: list[Route] = []
+    page.route("**/api/leaderboard/**", lambda route: held.append(route))  # held until released
+    page.goto("/leaderboard")
+    page.wait_for_selector('#leaderboard-page[data-loaded="false"]')
+    deadline = time.monotonic() + 20
+    while not held and time.monotonic() < deadline:  # a poll: the route gets the request
+        page.wait_for_timeout(20)
+    assert len(held) == 1
+    page.click("#nav-login")
+    page.wait_for_selector("#login-form")
+    with page.expect_response("**/api/leaderboard/**") as answer:
+        held[0].continue_()
+    answer.value.finished()  # its body read: the page's await goes on in its next tasks
+    page.evaluate("() => new Promise((done) => setTimeout(done, 0))")
+    assert page.locator("#leaderboard-page").count() == 0
+    assert page.locator("#login-form").count() == 1
+    no_errors(page)
 
 
 def test_an_admin_kicks_a_player_and_closes_a_buy_in_table(

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -265,6 +265,18 @@ WAIT_JS = """v => { const p = document.getElementById('table-page');
     return p && Number(p.dataset.version) > v && p.dataset.await !== 'sending'; }"""
 
 
+SETTLED_JS = """() => document.getAnimations().every((a) => a.playState !== 'running'
+    || a.effect?.getComputedTiming().iterations === Infinity)"""
+
+
+def wait_until_still(page: Page) -> None:
+    """Wait until no card is in flight (js/motion.js; polled in animation frames, after the
+    flights a render planned have started): a click aimed at a card or a pile then lands on
+    it, not on another card flying over it (Playwright's stability check covers only the
+    element clicked)."""
+    page.wait_for_function(SETTLED_JS, polling="raf")
+
+
 def play_turn(page: Page) -> str:
     """Make one move through the page, as a careful beginner would; returns what it did.
 
@@ -272,6 +284,7 @@ def play_turn(page: Page) -> str:
     pass the first-turn offer (with the P key), draw from the stock (a click on it), discard
     the highest deadwood card (a first click chooses it, a second discards it).
     """
+    wait_until_still(page)
     snapshot = page.evaluate(SNAPSHOT_JS)
     ids = snapshot["ids"]
     if "confirm-layoff" in ids:
@@ -385,6 +398,21 @@ class FrameRecorder:
 
     def states(self) -> list[Frame]:
         return [f for f in self.frames if f.message.get("type") == "state"]
+
+    def wait_for(self, page: Page, recipient: str, wanted: Callable[[dict[str, Any]], bool],
+                 timeout: float = 20.0) -> Frame:
+        """Wait until ``recipient`` was sent a frame ``wanted`` accepts (``page``: one of the
+        pages, whose polls let Playwright hand the frames over); the page has then read it (a
+        frame is reported as the page's socket gets it), so a check that it changed nothing
+        on the page needs no pause."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for frame in self.frames:
+                if frame.recipient == recipient and wanted(frame.message):
+                    return frame
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{recipient} was sent no such frame")
+            page.wait_for_timeout(20)  # a poll: Playwright delivers the frames meanwhile
 
 
 def leaks(frames: list[Frame]) -> list[str]:

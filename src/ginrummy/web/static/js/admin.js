@@ -34,7 +34,9 @@ export class AdminPage {
     if (!this.forbidden) await this.load();
   }
 
-  stop() {}
+  stop() {
+    this.stopped = true; // left: an answer still on its way draws nothing (render)
+  }
 
   rerender() {
     this.render();
@@ -122,6 +124,7 @@ export class AdminPage {
   }
 
   render() {
+    if (this.stopped) return; // the page was left (another page is drawn in root)
     const title = el("h1", {}, t("admin.title"));
     if (this.forbidden) {
       replaceChildren(this.root, el("section", { class: "admin-page", id: "admin-page", dataset: { forbidden: "true" } },

@@ -65,7 +65,9 @@ export class HistoryPage {
     await this.more();
   }
 
-  stop() {}
+  stop() {
+    this.stopped = true; // left: an answer still on its way draws nothing (render)
+  }
 
   rerender() {
     this.render();
@@ -85,6 +87,7 @@ export class HistoryPage {
   }
 
   render() {
+    if (this.stopped) return; // the page was left (another page is drawn in root)
     const player = this.player;
     if (!player) return;
     replaceChildren(this.root, el("section", { class: "history-page", id: "history-page", dataset: { loaded: String(this.loaded) } },

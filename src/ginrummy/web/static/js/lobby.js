@@ -49,13 +49,16 @@ export class Lobby {
       toast(errorText(error), "error");
       return;
     }
+    if (this.stopped) return; // left meanwhile: no form drawn, no timer left running
     this.renderQuickPlay();
     this.renderForm();
     await this.refresh();
+    if (this.stopped) return;
     this.timer = setInterval(() => this.refresh(), REFRESH_MS);
   }
 
   stop() {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 

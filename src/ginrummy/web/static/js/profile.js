@@ -93,13 +93,16 @@ export class ProfilePage {
     this.render();
   }
 
-  stop() {}
+  stop() {
+    this.stopped = true; // left: an answer still on its way draws nothing (render)
+  }
 
   rerender() {
     this.render();
   }
 
   render() {
+    if (this.stopped) return; // the page was left (another page is drawn in root)
     const profile = this.profile;
     const head = el("h1", { class: "player-name", text: this.name });
     if (this.missing) {

@@ -30,7 +30,9 @@ export class WalletPage {
     await this.load();
   }
 
-  stop() {}
+  stop() {
+    this.stopped = true; // left: an answer still on its way draws nothing (render)
+  }
 
   rerender() {
     this.render();
@@ -63,6 +65,7 @@ export class WalletPage {
   }
 
   render() {
+    if (this.stopped) return; // the page was left (another page is drawn in root)
     const wallet = this.wallet;
     const topup = wallet ? wallet.topup || {} : {};
     const entries = wallet ? wallet.entries || [] : [];
