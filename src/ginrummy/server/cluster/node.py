@@ -64,7 +64,6 @@ def table_exists(engine: Engine, table_id: str) -> bool:
             is not None
 
 
-
 class Lobby(Protocol):
     """What the node needs of this process's lobby (play/lobby.py's ``Lobby``, which sits
     above the cluster: the node never imports it)."""
@@ -81,6 +80,7 @@ class Lobby(Protocol):
     def public_tables(self) -> Sequence[Mapping[str, Any]]:
         """The lobby entries of this process's open public tables."""
         ...
+
 
 class ClusterNode:
     """This process in the cluster: owner id, Redis, leases, relay and lobby board."""

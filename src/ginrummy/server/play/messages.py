@@ -270,7 +270,6 @@ def with_ack(state_text: str, action_id: str) -> str:
     return f'{_STATE_HEAD}"ack":{dumps(action_id)},{state_text[len(_STATE_HEAD):]}'
 
 
-
 class TableFacts(SeededTable, Protocol):
     """What a state message and a lobby entry read of a table
     (:class:`ginrummy.server.play.table.GameTable`, which this module sits below)."""
@@ -311,6 +310,7 @@ class TableFacts(SeededTable, Protocol):
     def next_deal_at(self) -> float | None: ...
     @property
     def hand(self) -> Hand | None: ...
+
 
 # ---------------------------------------------------------------------- state messages
 class StateMessages:
