@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from ginrummy.cards import CARD_NAMES
 from ginrummy.engine import Hand
@@ -98,14 +99,109 @@ def stored_table(table_id: str, token: str, knock: bool = False) -> StoredTable:
                        events=events)
 
 
-def seed_database(db_file: Path, tables: dict[str, tuple[str, bool]]) -> None:
+# --------------------------------------------------------------------------- arena deals
+ARENA_KNOCK = "knock Jc [7h 8h 9h] [Ks Kd Kc]"
+"""The arena knock (4 players, 7 cards): the knocker keeps 2c and discards the Jc it drew."""
+ARENA_DEALS: dict[str, dict[str, Any]] = {
+    # seat 3, the dealer, knocks on its first turn; seat 0 defends first: it lays off 6h and
+    # Th on the run and Kh on the kings (no chain in arena), and keeps Jh Qs Qd 5c
+    "first": {"dealer": 3, "knocker": 3,
+              "hands": [["Th", "Jh", "Kh", "6h", "Qs", "Qd", "5c"],
+                        ["2s", "3s", "4s", "5d", "9c", "9d", "As"],
+                        ["Ah", "Ad", "4c", "4d", "6c", "6d", "8c"],
+                        ["7h", "8h", "9h", "Ks", "Kd", "Kc", "2c"]],
+              "upcard": "5s", "stock": ["3d", "Tc", "Td", "Jc"],
+              "actions": [(0, "stock"), (0, "discard 3d"), (1, "stock"), (1, "discard Tc"),
+                          (2, "stock"), (2, "discard Td"), (3, "stock"), (3, ARENA_KNOCK)]},
+    # the same knock; seat 0 defends first with two melds of its own and 6h to lay off
+    "melds": {"dealer": 3, "knocker": 3,
+              "hands": [["Qs", "Qd", "Qc", "2s", "3s", "4s", "6h"],
+                        ["5s", "6s", "5d", "9c", "9d", "As", "Jd"],
+                        ["Ah", "Ad", "4c", "4d", "6c", "6d", "8c"],
+                        ["7h", "8h", "9h", "Ks", "Kd", "Kc", "2c"]],
+              "upcard": "Js", "stock": ["3d", "Tc", "Td", "Jc"],
+              "actions": [(0, "stock"), (0, "discard 3d"), (1, "stock"), (1, "discard Tc"),
+                          (2, "stock"), (2, "discard Td"), (3, "stock"), (3, ARENA_KNOCK)]},
+    # the same, with 5c to keep instead: two melds and a card that fits nothing
+    "kept": {"dealer": 3, "knocker": 3,
+             "hands": [["Qs", "Qd", "Qc", "2s", "3s", "4s", "5c"],
+                       ["5s", "6s", "5d", "9c", "9d", "As", "Jd"],
+                       ["Ah", "Ad", "4c", "4d", "6c", "6d", "8c"],
+                       ["7h", "8h", "9h", "Ks", "Kd", "Kc", "2c"]],
+             "upcard": "Js", "stock": ["3d", "Tc", "Td", "Jc"],
+             "actions": [(0, "stock"), (0, "discard 3d"), (1, "stock"), (1, "discard Tc"),
+                         (2, "stock"), (2, "discard Td"), (3, "stock"), (3, ARENA_KNOCK)]},
+    # seat 1 knocks on the hand's first turn; seats 2 and 3 (the computer) lay off 6h and Th
+    # first, then seat 0 defends last: it melds the queens and lays off Kh
+    "last": {"dealer": 0, "knocker": 1,
+             "hands": [["Kh", "Qs", "Qd", "Qh", "3c", "4c", "5d"],
+                       ["7h", "8h", "9h", "Ks", "Kd", "Kc", "2c"],
+                       ["Th", "2s", "3s", "Ad", "6c", "8c", "9d"],
+                       ["6h", "4s", "5s", "Ah", "7c", "Td", "9c"]],
+             "upcard": "2d", "stock": ["Jc"],
+             "actions": [(1, "stock"), (1, ARENA_KNOCK)]},
+}
+"""Two 4-player arena hands at seat 0's layoff step, seat 0 a guest and seats 1-3 computers:
+seat 0 the first defender, and seat 0 the last, after two layoffs by the computer."""
+
+
+def arena_rules() -> Ruleset:
+    return Ruleset.preset("arena").replace(players=4)
+
+
+def arena_deck(deal: dict[str, Any]) -> list[int]:
+    """The 52 cards of an arena deal in dealing order: one at a time from the dealer's left
+    (seat dealer + 1 first), then the upcard, then the stock from its top."""
+    players = len(deal["hands"])
+    order = [(deal["dealer"] + 1 + i) % players for i in range(players)]
+    index = {name: i for i, name in enumerate(CARD_NAMES)}
+    named = [deal["hands"][seat][k] for k in range(len(deal["hands"][0])) for seat in order]
+    named += [deal["upcard"], *deal["stock"]]
+    rest = [name for name in CARD_NAMES if name not in named]
+    return [index[name] for name in named + rest]
+
+
+def arena_hand(name: str) -> Hand:
+    """The arena hand ``name`` after its actions: at its first defender's layoff step."""
+    deal = ARENA_DEALS[name]
+    hand = Hand(arena_rules(), deal["dealer"], arena_deck(deal))
+    for seat, action in deal["actions"]:
+        hand.apply(action, seat)
+    return hand
+
+
+def stored_arena_table(table_id: str, token: str, name: str) -> StoredTable:
+    """The arena table ``name`` of :data:`ARENA_DEALS` as the server stores it, before the
+    computer's layoffs (the restored server plays them): seat 0 a guest holding ``token``."""
+    deal = ARENA_DEALS[name]
+    rules = arena_rules()
+    cards = arena_deck(deal)
+    events = [StoredEvent(1, EventKind.MATCH, json.dumps({"first_dealer": deal["dealer"]})),
+              StoredEvent(2, EventKind.DEAL, " ".join(CARD_NAMES[c] for c in cards))]
+    for seat, action in deal["actions"]:
+        source = Source.HUMAN if seat == 0 else Source.BOT
+        events.append(StoredEvent(len(events) + 1, EventKind.ACTION, action, seat, source))
+    seats = [StoredSeat(0, SeatKind.HUMAN, "Ann", None, secret_hash(token))]
+    seats += [StoredSeat(seat, SeatKind.BOT, "Simple", "simple") for seat in (1, 2, 3)]
+    return StoredTable(id=table_id, name="Arena layoffs", preset="arena",
+                       rules=rules.to_dict(), players=4, public=True, invite_hash=None,
+                       clock_ms=0, pool_chips=None, status=TableStatus.PLAYING,
+                       version=len(events), seats=seats, events=events)
+
+
+def seed_database(db_file: Path, tables: dict[str, tuple[str, bool]],
+                  arena: dict[str, tuple[str, str]] | None = None) -> None:
     """A migrated SQLite database at ``db_file`` holding a :func:`stored_table` for each
-    ``id: (token, knock)`` (a server started on it restores them)."""
+    ``id: (token, knock)`` and a :func:`stored_arena_table` for each ``id: (token, deal)`` of
+    ``arena`` (a server started on it restores them)."""
     engine = open_engine(f"sqlite:///{db_file}")
+    stored = [stored_table(table_id, token, knock) for table_id, (token, knock) in tables.items()]
+    stored += [stored_arena_table(table_id, token, name)
+               for table_id, (token, name) in (arena or {}).items()]
     try:
         migrate(engine)
-        for table_id, (token, knock) in tables.items():
-            table = stored_table(table_id, token, knock)
+        for table in stored:
+            table_id = table.id
             Repository(engine).write([InsertTable(table),
                                       *(InsertEvent(table_id, e) for e in table.events)])
     finally:

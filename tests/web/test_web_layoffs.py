@@ -8,11 +8,16 @@ against a real server restored at chosen deals (tests/layoff_deal.py):
 * the engine's best layoff is explained with the deadwood before and after, in four languages;
 * the knock sheet shows the arrangement to declare, the discard and arrangement choices and
   the confirm button inside a 390x844 screen without scrolling, in four languages, and the
-  arrangement chosen there is the one the server records.
+  arrangement chosen there is the one the server records;
+* a 4-player arena layoff step, with large cards, fits the same screen in four languages:
+  seat 0 the first defender (laying off, or with melds of its own and a card kept) and the
+  last one, after the computer's layoffs (issue 24: a layoff step of the phone layout test
+  was once measured off the screen; these deals pin the tallest sheets down).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,9 +32,11 @@ from web_support import (
     Page,
     ServerProcess,
     catalogue,
+    wait_until_still,
 )
 
 from layoff_deal import (
+    ARENA_DEALS,
     DEADWOOD_AFTER,
     DEADWOOD_BEFORE,
     FITTING,
@@ -39,17 +46,21 @@ from layoff_deal import (
 )
 
 PHONE = {"width": 390, "height": 844}
+ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
+                 or Path(__file__).resolve().parents[2] / "test-artifacts")
 LOCALES = {"en": "en-US", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}
 TABLES = {"lay-tap": ("tok-tap", False)}
 TABLES |= {f"lay-{lang}": (f"tok-lay-{lang}", False) for lang in LANGUAGES}
 TABLES |= {f"knock-{lang}": (f"tok-knock-{lang}", True) for lang in LANGUAGES}
+ARENA_TABLES = {f"arena-{deal}-{lang}": (f"tok-arena-{deal}-{lang}", deal)
+                for deal in ARENA_DEALS for lang in LANGUAGES}
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A server restored with one table per test at a chosen layoff or knock step."""
     folder: Path = tmp_path_factory.mktemp("layoffs")
-    seed_database(folder / "web.db", TABLES)
+    seed_database(folder / "web.db", TABLES, ARENA_TABLES)
     process = ServerProcess(folder / "web.db")
     process.start()
     try:
@@ -73,7 +84,7 @@ def open_seat(browser: Browser, server: ServerProcess, table: str, lang: str = "
     if recorder is not None:
         recorder.attach(page)
     page.goto("/")
-    token = TABLES[table][0]
+    token = (TABLES.get(table) or ARENA_TABLES[table])[0]
     page.evaluate("([id, token, large]) => {"
                   " localStorage.setItem(`ginrummy.seat.${id}`,"
                   " JSON.stringify({ seat: 0, token, invite: null }));"
@@ -267,3 +278,43 @@ def test_the_knock_sheet_fits_a_phone_and_sends_the_chosen_arrangement(
     assert page.errors == []  # type: ignore[attr-defined]
     page.context.close()
 
+
+
+LAYOFF_BOXES_JS = """() => {
+    window.scrollTo(0, 0);
+    const box = (node) => { const r = node.getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom]; };
+    const named = {};
+    const add = (selector, name) => document.querySelectorAll(selector)
+        .forEach((node, i) => { named[`${name(node, i)}`] = box(node); });
+    add('#my-hand .card', (c) => `hand ${c.dataset.card}`);
+    add('#layoff-cards .card', (c) => `layoff card ${c.dataset.card}`);
+    add('#knocker-melds .layoff-meld', (row) => `meld ${row.dataset.meld}`);
+    add('#confirm-layoff', () => 'confirm');
+    return {named, scroll: window.scrollY, pageWidth: document.documentElement.scrollWidth};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("deal", list(ARENA_DEALS))
+def test_an_arena_layoff_step_fits_a_phone_with_large_cards(
+        server: ServerProcess, browser: Browser, deal: str, lang: str) -> None:
+    """A 4-player arena hand at seat 0's layoff step, large cards, 390x844: seat 0 the first
+    defender, or the last one after two layoffs by the computer (the longest page of the
+    step). The hand's cards, the cards to lay off, the knocker's melds and the confirm button
+    are all on the screen with the page at its top, and the page is no wider than it."""
+    page = open_seat(browser, server, f"arena-{deal}-{lang}", lang, large_cards=True)
+    page.wait_for_selector("#layoff-panel #confirm-layoff")
+    wait_until_still(page)
+    boxes: dict[str, Any] = page.evaluate(LAYOFF_BOXES_JS)
+    assert boxes["scroll"] == 0
+    assert boxes["pageWidth"] <= PHONE["width"]
+    named = boxes["named"]
+    assert "confirm" in named and any(name.startswith("hand ") for name in named), named
+    assert any(name.startswith("meld ") for name in named), named
+    off = {name: b for name, b in named.items() if not inside(b)}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # a test artifact, never compared
+    page.screenshot(path=str(ARTIFACTS / f"arena-layoff-{deal}-{lang}.png"))
+    assert off == {}, f"off the {PHONE['width']}x{PHONE['height']} screen: {off}"
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()

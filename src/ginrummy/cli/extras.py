@@ -11,10 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-
-def install_hint(extra: str) -> str:
-    """The command that installs ``extra``."""
-    return f"pip install 'ginrummy[{extra}]'"
+from ginrummy.extras import install_hint
 
 
 class MissingExtra(Exception):

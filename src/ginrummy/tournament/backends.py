@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import ginrummy
+from ginrummy.extras import install_hint
 from ginrummy.tournament.core import Backend, GameResult, TournamentConfig, play_deal, play_deals
 
 Progress = Callable[[int], None]
 """``progress(games)``: called as games finish, with how many just finished."""
 
-RAY_INSTALL = 'pip install "ginrummy[ray]"'
+RAY_INSTALL = install_hint("ray")
 
 
 class BackendUnavailable(ValueError):

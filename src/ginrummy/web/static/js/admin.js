@@ -34,9 +34,7 @@ export class AdminPage {
     if (!this.forbidden) await this.load();
   }
 
-  stop() {
-    this.stopped = true; // left: an answer still on its way draws nothing (render)
-  }
+  stop() {} // left: route() detaches this page's host, so a late answer draws out of sight
 
   rerender() {
     this.render();
@@ -124,7 +122,6 @@ export class AdminPage {
   }
 
   render() {
-    if (this.stopped) return; // the page was left (another page is drawn in root)
     const title = el("h1", {}, t("admin.title"));
     if (this.forbidden) {
       replaceChildren(this.root, el("section", { class: "admin-page", id: "admin-page", dataset: { forbidden: "true" } },

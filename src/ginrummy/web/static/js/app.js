@@ -104,7 +104,11 @@ async function route() {
     }
     if (ticket !== routing) return;
   }
-  page = make(mod, root);
+  // Each page draws into a host of its own: once the location changes, the old host is
+  // detached, so an answer that reaches a page already left draws out of sight.
+  const host = el("div", { class: "page-host" });
+  replaceChildren(root, host);
+  page = make(mod, host);
   document.body.dataset.page = page.constructor.name;
   renderAccountArea();
   page.start();

@@ -65,9 +65,7 @@ export class HistoryPage {
     await this.more();
   }
 
-  stop() {
-    this.stopped = true; // left: an answer still on its way draws nothing (render)
-  }
+  stop() {} // left: route() detaches this page's host, so a late answer draws out of sight
 
   rerender() {
     this.render();
@@ -87,7 +85,6 @@ export class HistoryPage {
   }
 
   render() {
-    if (this.stopped) return; // the page was left (another page is drawn in root)
     const player = this.player;
     if (!player) return;
     replaceChildren(this.root, el("section", { class: "history-page", id: "history-page", dataset: { loaded: String(this.loaded) } },

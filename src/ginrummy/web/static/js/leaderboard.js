@@ -26,9 +26,7 @@ export class LeaderboardPage {
     this.render();
   }
 
-  stop() {
-    this.stopped = true; // left: an answer still on its way draws nothing (render)
-  }
+  stop() {} // left: route() detaches this page's host, so a late answer draws out of sight
 
   rerender() {
     this.render();
@@ -44,7 +42,6 @@ export class LeaderboardPage {
   }
 
   render() {
-    if (this.stopped) return; // the page was left (another page is drawn in root)
     const tabs = el("nav", { class: "tabs", "aria-label": t("leaderboard.categories") }, CATEGORIES.map((category) =>
       link(`/leaderboard/${encodeURIComponent(category)}`, categoryLabel(category), {
         class: "tab", "aria-current": category === this.category ? "page" : null, dataset: { category } })));

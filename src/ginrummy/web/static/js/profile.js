@@ -93,16 +93,13 @@ export class ProfilePage {
     this.render();
   }
 
-  stop() {
-    this.stopped = true; // left: an answer still on its way draws nothing (render)
-  }
+  stop() {} // left: route() detaches this page's host, so a late answer draws out of sight
 
   rerender() {
     this.render();
   }
 
   render() {
-    if (this.stopped) return; // the page was left (another page is drawn in root)
     const profile = this.profile;
     const head = el("h1", { class: "player-name", text: this.name });
     if (this.missing) {

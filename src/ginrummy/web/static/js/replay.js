@@ -58,7 +58,7 @@ export class ReplayPage {
   }
 
   stop() {
-    this.stopped = true; // left: an answer still on its way draws nothing (render)
+    // route() detaches this page's host, so a late answer draws out of sight
     document.removeEventListener("keydown", this.onKey);
   }
 
@@ -95,7 +95,6 @@ export class ReplayPage {
   }
 
   render() {
-    if (this.stopped) return; // the page was left (another page is drawn in root)
     const title = el("h1", {}, t("replay.title", { id: this.matchId }));
     if (!this.replay) {
       replaceChildren(this.root, el("section", { class: "replay-page", id: "replay-page" }, title,

@@ -30,9 +30,7 @@ export class WalletPage {
     await this.load();
   }
 
-  stop() {
-    this.stopped = true; // left: an answer still on its way draws nothing (render)
-  }
+  stop() {} // left: route() detaches this page's host, so a late answer draws out of sight
 
   rerender() {
     this.render();
@@ -65,7 +63,6 @@ export class WalletPage {
   }
 
   render() {
-    if (this.stopped) return; // the page was left (another page is drawn in root)
     const wallet = this.wallet;
     const topup = wallet ? wallet.topup || {} : {};
     const entries = wallet ? wallet.entries || [] : [];
