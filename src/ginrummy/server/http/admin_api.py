@@ -359,7 +359,20 @@ async def unban(request: Request, admin: Account) -> Response:
     failed = await _commit(request, [*moderation.ban_ops(admin.id, target.id, False)])
     if failed is not None:
         return failed
-    return JSONResponse({"name": target.name, "banned": False})
+    server = server_of(request)
+    moderation.unban_here(server.lobby, target.id)
+    _, processes = await _everywhere(server, "admin.unban", {"account_id": target.id})
+    return JSONResponse({"name": target.name, "banned": False, **processes})
+
+
+async def close_account_everywhere(server: Server, account_id: int, reason: str,
+                                   keep_session: str | None = None) -> int:
+    """Close the account's sockets on every process (but those of the session of hash
+    ``keep_session``): a log-out everywhere, a password change. How many were closed."""
+    closed = moderation.close_account_sockets(server.lobby, account_id, reason, keep_session)
+    others, _ = await _everywhere(server, "account.close", {
+        "account_id": account_id, "reason": reason, "keep_session": keep_session})
+    return closed + sum(int(answer.get("closed", 0)) for answer in others)
 
 
 async def close(request: Request, admin: Account) -> Response:
@@ -531,6 +544,7 @@ def install(server: Server) -> None:
     metrics.install(server)
     for account_id, until in moderation.muted_accounts(server.accounts.engine).items():
         server.lobby.mutes.set(account_id, until)
+    server.lobby.restrictions.replace_bans(moderation.all_banned(server.accounts.engine))
     forwarding.install(server)
     node = server.cluster
     if node is None:
@@ -557,9 +571,20 @@ def install(server: Server) -> None:
     async def notice_here(args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": {"sent": moderation.send_notice(lobby, str(args["text"]))}}
 
+    async def unban_here(args: dict[str, Any]) -> dict[str, Any]:
+        moderation.unban_here(lobby, int(args["account_id"]))
+        return {"ok": {}}
+
+    async def close_here(args: dict[str, Any]) -> dict[str, Any]:
+        keep = args.get("keep_session")
+        return {"ok": {"closed": moderation.close_account_sockets(
+            lobby, int(args["account_id"]), str(args["reason"]),
+            None if keep is None else str(keep))}}
+
     node.handlers.update({"admin.tables": tables_here, "admin.seats": seats_here,
                           "admin.mute": mute_here, "admin.remove": remove_here,
-                          "admin.notice": notice_here})
+                          "admin.notice": notice_here, "admin.unban": unban_here,
+                          "account.close": close_here})
     engine = server.accounts.engine
     node.every(CATCH_UP_SECONDS, lambda: moderation.catch_up(lobby, engine),
                "moderation catch-up")
