@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -294,6 +295,14 @@ class ReportRow(Base):
         Integer, ForeignKey("accounts.id"), nullable=True)
     text: Mapped[str] = mapped_column(Text)
     handled: Mapped[bool] = mapped_column(Boolean, default=False)
+    line_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The reported line's number at its table (``chat_lines.seq``)."""
+    reporter_key: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    """Who reported it, once per line: ``a<account id>``, or ``s<seat>`` for a guest's
+    seat (rows made before the key existed have none)."""
+
+    __table_args__ = (UniqueConstraint("table_id", "line_seq", "reporter_key",
+                                       name="uq_chat_reports_once"),)
 
 
 # ----------------------------------------------------------------------------- chat

@@ -474,11 +474,21 @@ async def report(request: Request) -> Response:
     account = await current_account(request)
     seat = None if body.token is None else seat_for_token(writer.table.seats, body.token)
     reporter_id: int | None
-    if account is not None:
-        reporter_id, reporter_name, key = account.id, account.name, f"a{account.id}"
-    elif seat is not None:
+    engine = server.accounts.engine
+    if seat is not None and seat.account_id is not None:  # an account's seat: the account
         reporter_id, reporter_name = seat.account_id, seat.name or f"seat {seat.seat}"
-        key = f"s{body.table_id}/{seat.seat}"
+        once = key = f"a{seat.account_id}"
+    elif account is not None:
+        reporter_id, reporter_name, key = account.id, account.name, f"a{account.id}"
+        once = key
+        sits = any(s.account_id == account.id for s in writer.table.seats)
+        if not sits and not await in_thread(moderation.sat_at, engine, body.table_id,
+                                            account.id):
+            return error_response(403, "forbidden", "only the table's players report its "
+                                  "chat: you never sat at this table", "table_id")
+    elif seat is not None:
+        reporter_id, reporter_name = None, seat.name or f"seat {seat.seat}"
+        key, once = f"s{body.table_id}/{seat.seat}", f"s{seat.seat}"
     else:
         return error_response(401, "not_logged_in", "log in, or report from your seat "
                               "(its token), to report a chat message")
@@ -494,12 +504,21 @@ async def report(request: Request) -> Response:
     if line is None:
         return error_response(404, "not_found", f"{body.author!r} said no such line at this "
                               "table recently", "text")
+    if await in_thread(moderation.reported_before, engine, body.table_id, line.seq, once):
+        return _already_reported()
     failed = await _commit(request, [*moderation.report_ops(moderation.Report(
-        reporter_id, reporter_name, body.table_id, line.name, line.account_id, line.text))],
-        body.table_id)
-    if failed is not None:
+        reporter_id, reporter_name, body.table_id, line.name, line.account_id, line.text,
+        line.seq, once))], body.table_id)
+    if failed is not None:  # reported meanwhile by the same reporter (another request)?
+        if await in_thread(moderation.reported_before, engine, body.table_id, line.seq, once):
+            return _already_reported()
         return failed
     return JSONResponse({"reported": True}, status_code=201)
+
+
+def _already_reported() -> JSONResponse:
+    return error_response(409, "already_reported", "you reported this chat message already",
+                          "text")
 
 
 def _report_quota(server: Server) -> KeyedLimits:

@@ -216,6 +216,8 @@ def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
         if mine is not None:
             conn.seat, conn.name = mine.seat, mine.name or account.name
             return
+    if account is not None:  # a logged-in spectator chats under its account's name
+        conn.name = account.name
     if not invite_ok(table.public, table.invite_hash, hello.invite):
         conn.close(Close.FORBIDDEN, "private table: invite missing or wrong")
         raise _Closed

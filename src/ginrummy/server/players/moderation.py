@@ -25,7 +25,7 @@ from ginrummy.server.play.committer import CommitFailed
 from ginrummy.server.play.messages import notice_message
 from ginrummy.server.play.tablewriter import REVOKED_TOKEN
 from ginrummy.storage import Apply
-from ginrummy.storage.accounts import ACCOUNTS, SESSIONS
+from ginrummy.storage.accounts import ACCOUNTS, MATCH_PLAYERS, MATCHES, SESSIONS
 from ginrummy.storage.models import ModerationRow, ReportRow
 from ginrummy.storage.repository import as_utc, utcnow
 
@@ -80,7 +80,8 @@ def ban_ops(actor_id: int, account_id: int, banned: bool) -> list[Apply]:
 
 @dataclass(frozen=True)
 class Report:
-    """A chat line a player reported."""
+    """A chat line a player reported (``line_seq``: its number at the table) and who
+    reported it (``reporter_key``: ``a<account id>`` or ``s<seat>``, once per line)."""
 
     reporter_id: int | None
     reporter_name: str
@@ -88,18 +89,53 @@ class Report:
     author_name: str
     author_account_id: int | None
     text: str
+    line_seq: int | None = None
+    reporter_key: str | None = None
+
+
+class AlreadyReported(LookupError):
+    """This reporter reported this line already (the write changes nothing)."""
 
 
 def report_ops(report: Report) -> list[Apply]:
-    """Store a report, with its log row."""
+    """Store a report, with its log row; the write fails with :class:`AlreadyReported`
+    (nothing stored) when the reporter reported the line before (also guarded by the
+    ``uq_chat_reports_once`` constraint)."""
     values = {"at": utcnow(), "reporter_id": report.reporter_id,
               "reporter_name": report.reporter_name, "table_id": report.table_id,
               "author_name": report.author_name,
               "author_account_id": report.author_account_id, "text": report.text,
-              "handled": False}
-    return [Apply(lambda conn: _insert(conn, REPORTS, values)),
+              "handled": False, "line_seq": report.line_seq,
+              "reporter_key": report.reporter_key}
+
+    def run(conn: DbConnection) -> None:
+        if report.reporter_key is not None and conn.execute(select(REPORTS.c.id).where(
+                REPORTS.c.table_id == report.table_id, REPORTS.c.line_seq == report.line_seq,
+                REPORTS.c.reporter_key == report.reporter_key)).first() is not None:
+            raise AlreadyReported(report.reporter_key)
+        _insert(conn, REPORTS, values)
+
+    return [Apply(run),
             log_row(report.reporter_id, "report", report.author_account_id, report.table_id,
                     f"{report.reporter_name} reported {report.author_name}")]
+
+
+def reported_before(engine: Engine, table_id: str, line_seq: int, reporter_key: str) -> bool:
+    """True when ``reporter_key`` reported that line of the table already."""
+    with engine.connect() as conn:
+        return conn.execute(select(REPORTS.c.id).where(
+            REPORTS.c.table_id == table_id, REPORTS.c.line_seq == line_seq,
+            REPORTS.c.reporter_key == reporter_key)).first() is not None
+
+
+def sat_at(engine: Engine, table_id: str, account_id: int) -> bool:
+    """True when the account played a finished match of the table (it sat there)."""
+    with engine.connect() as conn:
+        return conn.execute(
+            select(MATCH_PLAYERS.c.match_id)
+            .join(MATCHES, MATCHES.c.id == MATCH_PLAYERS.c.match_id)
+            .where(MATCHES.c.table_id == table_id, MATCH_PLAYERS.c.account_id == account_id)
+            .limit(1)).first() is not None
 
 
 def mark_handled(report_id: int) -> Apply:
