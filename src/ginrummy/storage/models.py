@@ -183,6 +183,12 @@ class MatchRow(Base):
     ending: Mapped[str] = mapped_column(String(10))
     """``over`` (played to the end), ``abandoned`` or ``closed`` (by an admin)."""
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    public_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    """The id links and the API use: random, so that no match can be found by counting
+    (``id`` stays the key rows refer to). Every row has one (the migration gave the older
+    ones theirs)."""
+
+    __table_args__ = (Index("ix_matches_public_id", "public_id", unique=True),)
 
 
 class MatchPlayerRow(Base):

@@ -1,7 +1,7 @@
 """One report per reporter per chat line (issue 25, 11): ``chat_reports.line_seq`` and
 ``reporter_key``, unique with the table.
 
-Revision ID: 0006_reports_once
+Revision ID: 0006
 Revises: 0005
 Create Date: 2026-12-06
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006_reports_once"
+revision = "0006"
 down_revision = "0005"
 branch_labels = None
 depends_on = None
