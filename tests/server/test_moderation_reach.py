@@ -90,7 +90,7 @@ def test_a_spectator_chats_only_with_an_account(server: LiveServer) -> None:
     stranger = Client.open(server, table_id)
     stranger.send({"type": "chat", "text": "anonymous words"})
     refused = stranger.wait(lambda m: m["type"] in ("error", "chat"))
-    assert refused["type"] == "error" and refused["code"] == "chat_rejected"
+    assert refused["type"] == "error" and refused["code"] == "spectator_chat"
     assert "log in" in refused["message"]
     watching = open_as(server, table_id, bob)
     watching.send({"type": "chat", "text": "nice hand"})
@@ -109,7 +109,7 @@ def test_a_mute_follows_the_account_into_a_spectator_socket(server: LiveServer) 
                 admin).status_code == 200
     with_cookie = open_as(server, table_id, bob)
     without = Client.open(server, table_id)
-    for client, code in ((with_cookie, "muted"), (without, "chat_rejected")):
+    for client, code in ((with_cookie, "muted"), (without, "spectator_chat")):
         client.send({"type": "chat", "text": "still here"})
         answer = client.wait(lambda m: m["type"] in ("error", "chat"))
         assert answer["type"] == "error" and answer["code"] == code

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from typing import Any
 
 import httpx
 from player_helpers import add_account, example_table, store
-from server_helpers import LiveServer
+from server_helpers import Client, LiveServer
 from sqlalchemy import Engine, select
 
 from ginrummy.server.core.auth import secret_hash
@@ -38,6 +39,29 @@ def get(server: LiveServer, path: str, token: str | None = None) -> httpx.Respon
 
 
 def test_a_private_tables_matches_are_shown_to_its_players_only(server: LiveServer) -> None:
+    private_matches_shown_to_players_only(server)
+
+
+def test_private_matches_and_reports_once_on_postgresql(make_server: Any, pg_url: str
+                                                        ) -> None:
+    """The same on PostgreSQL (the listing's EXISTS, the migrations' unique index and
+    constraint)."""
+    server = make_server(db=pg_url)
+    private_matches_shown_to_players_only(server)
+    created = server.create(nickname="Zed")
+    ann = Client.open(server, str(created["table_id"]), str(created["token"]))
+    ann.send({"type": "chat", "text": "hello there"})
+    ann.wait(lambda m: m["type"] == "chat")
+    body = {"table_id": created["table_id"], "author": "Zed", "text": "hello there",
+            "token": created["token"]}
+    with server.http() as client:
+        answers = [client.post("/api/reports", json=body).status_code for _ in range(2)]
+    assert answers == [201, 409]
+    ann.close()
+
+
+def private_matches_shown_to_players_only(server: LiveServer) -> None:
+    """Ann and Bob played at a private table, Ann at a public one too: who sees what."""
     engine = engine_of(server)
     ann, bob, cy = (add_account(engine, name) for name in ("Ann", "Bob", "Cy"))
     boss = AccountStore(engine).create("Boss", name_key("Boss"), "not-a-hash", "admin").id

@@ -229,8 +229,8 @@ def chat_refusal(conn: Connection, lobby: Lobby) -> Error | None:
     line is refused while a banned account was seen at its address (an account's own mute
     is the chat's: play/chat.py)."""
     if conn.seat is None and conn.account_id is None:
-        return error(Code.CHAT_REJECTED, "spectators chat only when logged in: log in, or "
-                     "take a seat, to chat")
+        return error(Code.SPECTATOR_CHAT, "spectators chat only when logged in: log in, "
+                     "or take a seat, to chat")
     if conn.account_id is None and lobby.restrictions.address_banned(conn.address):
         return error(Code.MUTED, "chat from this address is refused: an account banned "
                      "from this server was used from it")
