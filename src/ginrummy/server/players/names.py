@@ -38,8 +38,7 @@ name's key may be longer than the name."""
 PUNCTUATION = "_-."
 
 STAFF_NAMES = ("admin", "administrator", "moderator", "mod", "mods", "system", "root",
-               "staff", "support", "ginrummy", "gin-rummy", "official", "server", "sysop",
-               "operator", "owner", "helpdesk", "security")
+               "staff", "support", "ginrummy", "gin-rummy", "official", "sysop", "helpdesk")
 """Names no player and no guest may take (compared by key): they would pass for the
 server's own people."""
 STAFF_PARTS = ("admin", "moderator", "ginrummy")
