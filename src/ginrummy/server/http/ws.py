@@ -104,10 +104,10 @@ async def run_session(conn: Connection, writer: TableWriter, texts: ClientTexts,
         account = await account_of()
         _refuse_banned(conn, lobby, account)
         _seat_connection(conn, writer, hello, account)
+        _refuse_banned(conn, lobby, None)  # a banned account's seat, by its token
         if conn.seat is not None and writer.table.seats[conn.seat].token_hash == REVOKED_TOKEN:
             conn.close(Close.FORBIDDEN, "an administrator removed you from this seat")
             raise SessionClosed
-        _refuse_banned(conn, lobby, None)  # a banned account's seat, by its token
         if conn.account_id is not None:
             lobby.restrictions.seen(conn.account_id, conn.address)
         # flood and chat budgets per seat (all its connections), spectators' per address
