@@ -57,6 +57,24 @@ def test_a_socket_opened_after_the_ban_committed_is_refused(server: LiveServer) 
     assert refused_with(server, table_id, token=token) == (4403, "this account was banned")
 
 
+def test_a_socket_attaching_while_the_ban_runs_is_closed(server: LiveServer) -> None:
+    """The ban closes the account's connections while a socket of it is on its way in
+    (checked, not yet attached): that socket is closed once attached, not left seated."""
+    bob = add_user(server, "Bobby")
+    table_id, token = seated_account(server, bob)
+    writer = server.lobby.get(table_id)
+    attach = writer.attach
+
+    async def attach_during_the_ban(conn: Any, **options: Any) -> None:
+        server.lobby.restrictions.banned.add(bob.id)  # the ban ran meanwhile, elsewhere
+        await attach(conn, **options)
+
+    writer.attach = attach_during_the_ban
+    client = Client.open(server, table_id, hello=False)
+    client.send({"type": "hello", "protocol": 2, "token": token, "invite": None})
+    assert closed_with(client, 5) == (4403, "this account was banned")
+
+
 def test_a_ban_closes_the_guest_side_of_its_address(server: LiveServer) -> None:
     admin = add_user(server, "Boss", "admin")
     bob = add_user(server, "Bobby")
