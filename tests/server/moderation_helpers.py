@@ -95,3 +95,12 @@ def until(check: Callable[[], Any], timeout: float = 10) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError("the condition never held")
         time.sleep(0.02)
+
+
+def refused_with(server: LiveServer, table_id: str, token: str | None = None,
+                 headers: dict[str, str] | None = None, timeout: float = 5) -> tuple[int, str]:
+    """Open a socket (``headers``: a cookie), send hello (``token``: a seat's); the close
+    code and reason the server answers with instead of a seat or a spectator's state."""
+    client = Client.open(server, table_id, hello=False, additional_headers=headers or {})
+    client.send({"type": "hello", "protocol": 2, "token": token, "invite": None})
+    return closed_with(client, timeout)

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from argon2 import PasswordHasher
+from moderation_helpers import refused_with
 from server_helpers import Client, LiveServer, is_state
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import OperationalError
@@ -362,9 +363,9 @@ def test_a_banned_accounts_cookie_seats_nobody(server: LiveServer, browsers: Any
     server.app.state.server.accounts.set(account["id"], banned_at=datetime.now(UTC))
     assert dan.me().status_code == 401
     assert dan.get(f"/api/tables/{table_id}").json()["your_seat"] is None
-    banned = Client.open(server, table_id, None, additional_headers=dan.cookie_header())
-    assert banned.state["seat"] is None and banned.state["legal"] == []
-    banned.close()
+    # its cookie's socket is known as the banned account's, and refused (issue 25, 5)
+    assert refused_with(server, table_id, headers=dan.cookie_header()) == (
+        4403, "this account was banned")
     refused = browsers().login("Dan")
     assert refused.status_code == 403 and refused.json()["error"]["code"] == "banned"
     assert not set_cookies(refused)

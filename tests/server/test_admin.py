@@ -218,8 +218,9 @@ def test_ban_ends_sessions_and_closes_sockets_at_once(server: LiveServer) -> Non
     assert closed_with(bob_ws, 2) == (4403, "this account was banned")
     assert closed_with(bob_watching, 2) == (4403, "this account was banned")
     engine = server.app.state.server.accounts.engine
-    with engine.connect() as conn:
-        assert conn.execute(select(SESSIONS).where(SESSIONS.c.account_id == bob.id)).all() == []
+    with engine.connect() as conn:  # its session is kept, dead, while the ban lasts
+        assert len(conn.execute(select(SESSIONS)
+                                .where(SESSIONS.c.account_id == bob.id)).all()) == 1
         assert conn.execute(select(ACCOUNTS.c.banned_at)
                             .where(ACCOUNTS.c.id == bob.id)).scalar_one() is not None
     # the old cookie is worth nothing now
@@ -237,9 +238,11 @@ def test_ban_ends_sessions_and_closes_sockets_at_once(server: LiveServer) -> Non
     assert post(server, "/api/admin/ban", {"name": "Boss"}, admin).status_code == 400
     unbanned = post(server, "/api/admin/unban", {"name": "Bobby"}, admin)
     assert unbanned.status_code == 200 and unbanned.json()["banned"] is False
-    with engine.connect() as conn:
+    with engine.connect() as conn:  # the unban deletes the sessions: none comes back
         assert conn.execute(select(ACCOUNTS.c.banned_at)
                             .where(ACCOUNTS.c.id == bob.id)).scalar_one() is None
+        assert conn.execute(select(SESSIONS).where(SESSIONS.c.account_id == bob.id)).all() == []
+    assert get(server, "/api/admin/tables", bob).status_code == 401
     assert [(r.action, r.actor_id, r.target_account_id) for r in log_rows(server)] == [
         ("ban", admin.id, bob.id), ("unban", admin.id, bob.id)]
     ann.close()

@@ -68,7 +68,8 @@ def test_a_newcomer_gets_the_chat_so_far_and_a_seat_gets_it_again_on_reconnect(
     joined = server.join(table_id, nickname="Bob", invite=invite)
     ann = Client.open(server, table_id, created["token"])
     bob = Client.open(server, table_id, joined["token"])
-    watcher = Client.open(server, table_id, invite=invite)
+    wendy = add_user(server, "Wendy")  # a spectator chats only as an account (issue 25)
+    watcher = Client.open(server, table_id, invite=invite, additional_headers=wendy.headers)
     assert history(ann) == [] and history(watcher) == []  # nothing said yet: no frame
     said = [say(ann, "good luck <b>Bob</b>", bob, watcher), say(bob, "thanks", ann, watcher),
             say(watcher, "go Ann", ann, bob)]
@@ -77,7 +78,7 @@ def test_a_newcomer_gets_the_chat_so_far_and_a_seat_gets_it_again_on_reconnect(
     eve = Client.open(server, table_id, invite=invite)  # a spectator who came late
     got = history(eve)
     assert [(m["seat"], m["name"], m["text"]) for m in got] == [
-        (0, "Ann", "good luck <b>Bob</b>"), (1, "Bob", "thanks"), (None, "spectator", "go Ann")]
+        (0, "Ann", "good luck <b>Bob</b>"), (1, "Bob", "thanks"), (None, "Wendy", "go Ann")]
     assert [{k: v for k, v in m.items() if k != "history"} for m in got] == said
     assert all(set(m) == HISTORY_KEYS for m in got)  # no account, token, view or card
 

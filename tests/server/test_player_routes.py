@@ -108,7 +108,7 @@ def test_profile_ratings_history_stats_and_recent(server: LiveServer) -> None:
                      "gin_rate": 0.0, "knock_rate": 1.0, "undercut_rate": 0.0,
                      "void_rate": 0.0, "caught": 0, "average_deadwood_caught": None}
     assert [m["place"] for m in body["recent"]] == [1, 1]
-    assert body["recent"][0]["id"] > body["recent"][1]["id"]
+    assert body["recent"][0]["finished_at"] >= body["recent"][1]["finished_at"]
     bob = _get(server, "/api/players/bob").json()
     assert bob["stats"]["average_deadwood_caught"] == 28.0 and bob["stats"]["won"] == 0
     cy = _get(server, "/api/players/Cy").json()
@@ -128,7 +128,8 @@ def test_match_history_pages(server: LiveServer) -> None:
     first = _get(server, "/api/players/Ann/matches").json()
     assert len(first["matches"]) == 50 and first["next"] == first["matches"][-1]["id"]
     ids = [m["id"] for m in first["matches"]]
-    assert ids == sorted(ids, reverse=True)
+    finished = [m["finished_at"] for m in first["matches"]]
+    assert finished == sorted(finished, reverse=True) and len(set(ids)) == 50
     second = _get(server, f"/api/players/Ann/matches?before={first['next']}").json()
     assert len(second["matches"]) == 3 and second["next"] is None
     assert {m["id"] for m in second["matches"]}.isdisjoint(ids)

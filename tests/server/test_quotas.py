@@ -10,6 +10,7 @@ import logging
 import time
 from typing import Any
 
+from moderation_helpers import add_user
 from server_helpers import Client
 from websockets.exceptions import ConnectionClosed
 
@@ -87,7 +88,9 @@ def test_the_chat_budget_is_the_seats_and_the_spectators_address(make_server: An
     created = server.create(nickname="Ann")
     table_id = created["table_id"]
     one, two = (Client.open(server, table_id, created["token"]) for _ in range(2))
-    watchers = [Client.open(server, table_id) for _ in range(2)]
+    wendy = add_user(server, "Wendy")  # a spectator chats only as an account (issue 25)
+    watchers = [Client.open(server, table_id, additional_headers=wendy.headers)
+                for _ in range(2)]
     for client in (one, two, *watchers):
         for n in range(2):
             client.send({"type": "chat", "text": f"line {n}"})

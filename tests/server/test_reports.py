@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from moderation_helpers import add_user, get, log_rows, open_as, post
+from moderation_helpers import User, add_user, get, log_rows, open_as, post
 from server_helpers import Client, LiveServer
 from sqlalchemy import select
 
+from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.players.sessions import SESSION_LIFETIME, new_session_token
 from ginrummy.storage.models import ReportRow
 
 
@@ -59,15 +61,42 @@ def test_a_seated_guest_reports_a_line_that_was_said(server: LiveServer) -> None
     bob_ws.close()
 
 
-def test_a_logged_in_player_reports_without_a_seat(server: LiveServer) -> None:
-    created, ann, bob_ws, _bob_id = chat_between(server)
+def test_only_the_tables_people_report(server: LiveServer) -> None:
+    """An account that never sat at the table cannot report its chat (issue 25, 11); a
+    seated account can, without its token."""
+    created, ann, bob_ws, bob_id = chat_between(server)
     carol = add_user(server, "Carol")
-    reported = post(server, "/api/reports", {
+    stranger = post(server, "/api/reports", {
         "table_id": created["table_id"], "author": "Bobby",
         "text": "you play like a potato"}, carol)
+    assert stranger.status_code == 403, stranger.text
+    assert stranger.json()["error"]["field"] == "table_id"
+    ann.send({"type": "chat", "text": "and you talk like one"})
+    bob_ws.wait(lambda m: m["type"] == "chat" and m["text"] == "and you talk like one")
+    cookie = new_session_token()  # a second session of Bob's account: its cookie only
+    server.app.state.server.accounts.add_session(secret_hash(cookie), bob_id,
+                                                 SESSION_LIFETIME)
+    reported = post(server, "/api/reports", {
+        "table_id": created["table_id"], "author": "Ann", "text": "and you talk like one"},
+        User(bob_id, "Bobby", cookie))
     assert reported.status_code == 201, reported.text
     [row] = stored_reports(server)
-    assert (row.reporter_id, row.reporter_name) == (carol.id, "Carol")
+    assert (row.reporter_id, row.reporter_name, row.author_name) == (bob_id, "Bobby", "Ann")
+    ann.close()
+    bob_ws.close()
+
+
+def test_one_report_per_reporter_per_line(server: LiveServer) -> None:
+    """The same seat (from any address) or the same account (by its cookie or its seat's
+    token) reports a line once: 409 ``already_reported`` after (issue 25, 11)."""
+    created, ann, bob_ws, _bob_id = chat_between(server)
+    body = {"table_id": created["table_id"], "author": "Bobby",
+            "text": "you play like a potato", "token": created["token"]}
+    answers = [post(server, "/api/reports", body) for _ in range(3)]
+    assert [a.status_code for a in answers] == [201, 409, 409]
+    assert answers[1].json()["error"]["code"] == "already_reported"
+    assert len(stored_reports(server)) == 1
+    assert [r.action for r in log_rows(server)] == ["report"]
     ann.close()
     bob_ws.close()
 
@@ -118,13 +147,19 @@ def test_only_the_last_hundred_lines_can_be_reported(make_server: Any) -> None:
     bob_ws.close()
 
 
-def test_reports_are_rate_limited(server: LiveServer) -> None:
+def test_reports_are_rate_limited(make_server: Any) -> None:
+    server = make_server(chats_per_window=100)
     created, ann, bob_ws, _bob_id = chat_between(server)
-    body = {"table_id": created["table_id"], "author": "Bobby",
-            "text": "you play like a potato", "token": created["token"]}
-    answers = [post(server, "/api/reports", body).status_code for _ in range(11)]
+    for n in range(11):
+        bob_ws.send({"type": "chat", "text": f"rude line {n}"})
+    ann.wait(lambda m: m["type"] == "chat" and m["text"] == "rude line 10")
+    answers = [post(server, "/api/reports", {
+        "table_id": created["table_id"], "author": "Bobby", "text": f"rude line {n}",
+        "token": created["token"]}).status_code for n in range(11)]
     assert answers == [201] * 10 + [429]
-    limited = post(server, "/api/reports", body)
+    limited = post(server, "/api/reports", {
+        "table_id": created["table_id"], "author": "Bobby", "text": "rude line 10",
+        "token": created["token"]})
     assert int(limited.headers["retry-after"]) >= 1
     assert len(stored_reports(server)) == 10
     ann.close()

@@ -73,8 +73,8 @@ def test_chat_is_plain_text_capped_rate_limited_and_mutable(make_server: Any) ->
     assert watcher.wait(lambda m: m["type"] == "chat")["text"] == "<b>hi</b> there"
     assert ann.wait(lambda m: m["type"] == "chat")["seat"] == 0  # the author sees it too
 
-    watcher.send({"type": "chat", "text": "go Ann"})
-    assert bob.wait(lambda m: m["type"] == "chat")["seat"] is None
+    watcher.send({"type": "chat", "text": "go Ann"})  # a guest spectator: refused (issue 25)
+    assert watcher.wait(lambda m: m["type"] == "error")["code"] == "spectator_chat"
 
     ann.send({"type": "chat", "text": "x" * 201})
     assert ann.wait(lambda m: m["type"] == "error")["code"] == "chat_rejected"
@@ -100,5 +100,5 @@ def test_chat_is_plain_text_capped_rate_limited_and_mutable(make_server: Any) ->
     bob.send({"type": "mute", "seat": 0, "muted": False})
     bob.send({"type": "ping"})
     bob.wait(lambda m: m["type"] == "pong")
-    watcher.send({"type": "chat", "text": "still here"})
-    assert bob.wait(lambda m: m["type"] == "chat")["text"] == "still here"
+    bob.send({"type": "chat", "text": "still here"})
+    assert watcher.wait(lambda m: m["type"] == "chat")["text"] == "still here"

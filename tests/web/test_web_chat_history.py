@@ -26,6 +26,17 @@ def chat_lines(page: Page) -> list[str]:
     return page.eval_on_selector_all("#chat-log .chat-text", "ts => ts.map(t => t.textContent)")
 
 
+def sign_up(page: Page, name: str) -> None:
+    """Sign up through the header's form (a spectator chats only as an account)."""
+    page.goto("/")
+    page.click("#nav-signup")
+    page.wait_for_selector("#signup-form")
+    page.fill("#signup-name", name)
+    page.fill("#signup-password", "a password 12")
+    page.click("#signup-submit")
+    page.wait_for_selector("#nav-me")
+
+
 def say(page: Page, text: str, *listeners: Page) -> None:
     page.fill("#chat-input", text)
     page.click("#chat-send")
@@ -40,6 +51,7 @@ def test_a_reloaded_table_shows_the_earlier_lines(browser: Browser, tmp_path_fac
         _, ann = new_page(browser, server.base, recorder=frames)
         frames.rename(ann, "ann")
         _, eve = new_page(browser, server.base)
+        sign_up(eve, "Eve")  # a spectator chats only as an account (issue 25)
         table = create_table(ann, "Ann", preset="classic")  # seat 2 waits for a person
         eve.goto(f"/?table={table}")
         wait_for_first_state(eve)

@@ -339,6 +339,9 @@ def test_an_admin_bans_a_player_mid_game(server: ServerProcess, browser: Browser
     sign_up(bob, bob_name)
     table = create_as_account(ann, preset="classic", players=2)
     join_from_lobby(bob, table)
+    # both seats are accounts', and say so (a guest's nickname cannot pass for one)
+    ann.wait_for_selector('.seat-box .badge[data-account="true"] >> nth=1')
+    assert ann.locator('.seat-box .badge[data-account="false"]').count() == 0
     bob.fill("#chat-input", "you play like a potato")
     bob.click("#chat-send")
     ann.wait_for_selector("#chat-log li >> text=potato")
@@ -369,8 +372,9 @@ def test_an_admin_bans_a_player_mid_game(server: ServerProcess, browser: Browser
     bob.wait_for_selector(".toast >> text=This account was banned.")
     bob.reload()
     bob.wait_for_selector("#nav-login")  # the ban ended the session
-    wait_for_first_state(bob)
-    assert bob.get_attribute("#table-page", "data-seat") == ""
+    # the page's socket carries the banned account's cookie: refused, not a spectator
+    bob.wait_for_selector('#conn-status[data-status="closed"]')
+    assert bob.get_attribute("#table-page", "data-seat") in ("", None)
     bob.goto("/login")
     bob.fill("#login-name", bob_name)
     bob.fill("#login-password", PASSWORD)

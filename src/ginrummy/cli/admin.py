@@ -62,7 +62,7 @@ def run_admin(args: argparse.Namespace) -> int:
     from ginrummy.server.players.names import BadName, check_name
 
     try:
-        name = check_name(args.name)
+        name = check_name(args.name, staff=True)
     except BadName as exc:
         print(f"{PROG}: error: NAME: {exc}", file=sys.stderr)
         return 2

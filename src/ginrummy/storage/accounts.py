@@ -6,6 +6,7 @@ each session's random token.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -162,6 +163,27 @@ class AccountStore:
                          .values(role="admin"))
             log_moderation(conn, None, "admin", account_id, detail)
 
+    def rekey(self, fold: Callable[[str], str], max_length: int) -> list[int]:
+        """Store each account's key as ``fold`` makes it from the name now (the folding of
+        look-alikes got stricter), where it differs and fits ``max_length``; an account
+        whose new key another already has keeps its old one. The ids left with their old
+        key (a clash): the log names them."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(ACCOUNTS.c.id, ACCOUNTS.c.name,
+                                       ACCOUNTS.c.name_key)).all()
+        clashes = []
+        for row in rows:
+            key = fold(row.name)
+            if key == row.name_key or len(key) > max_length:
+                continue
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(update(ACCOUNTS).where(ACCOUNTS.c.id == row.id)
+                                 .values(name_key=key))
+            except IntegrityError:
+                clashes.append(row.id)
+        return clashes
+
     def count(self) -> int:
         """How many accounts there are."""
         with self.engine.connect() as conn:
@@ -177,6 +199,13 @@ class AccountStore:
 
     def session_account(self, token_hash: str) -> StoredAccount | None:
         """The account of a live session (not expired, not banned), or ``None``."""
+        account = self.session_owner(token_hash)
+        return None if account is None or account.banned else account
+
+    def session_owner(self, token_hash: str) -> StoredAccount | None:
+        """The account of an unexpired session, banned or not (a banned account's sessions
+        are kept while the ban lasts, dead, so that a socket opened with one is known as
+        the banned account's and refused), or ``None``."""
         now = utcnow()
         with self.engine.connect() as conn:
             row = conn.execute(
@@ -185,8 +214,7 @@ class AccountStore:
                 .where(SESSIONS.c.token_hash == token_hash)).first()
         if row is None or as_utc(row._mapping["expires_at"]) <= now:
             return None
-        account = _account(row)
-        return None if account.banned else account
+        return _account(row)
 
     def replace_session(self, old_token_hash: str | None, token_hash: str, account_id: int,
                         lifetime: timedelta) -> None:

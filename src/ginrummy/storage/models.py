@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -182,6 +183,12 @@ class MatchRow(Base):
     ending: Mapped[str] = mapped_column(String(10))
     """``over`` (played to the end), ``abandoned`` or ``closed`` (by an admin)."""
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    public_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    """The id links and the API use: random, so that no match can be found by counting
+    (``id`` stays the key rows refer to). Every row has one (the migration gave the older
+    ones theirs)."""
+
+    __table_args__ = (Index("ix_matches_public_id", "public_id", unique=True),)
 
 
 class MatchPlayerRow(Base):
@@ -294,6 +301,14 @@ class ReportRow(Base):
         Integer, ForeignKey("accounts.id"), nullable=True)
     text: Mapped[str] = mapped_column(Text)
     handled: Mapped[bool] = mapped_column(Boolean, default=False)
+    line_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The reported line's number at its table (``chat_lines.seq``)."""
+    reporter_key: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    """Who reported it, once per line: ``a<account id>``, or ``s<seat>`` for a guest's
+    seat (rows made before the key existed have none)."""
+
+    __table_args__ = (UniqueConstraint("table_id", "line_seq", "reporter_key",
+                                       name="uq_chat_reports_once"),)
 
 
 # ----------------------------------------------------------------------------- chat

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -106,6 +107,10 @@ class StoredMatch:
     ending: str
     finished_at: datetime
     seats: list[MatchSeat] = field(default_factory=list)
+    public_id: str = ""
+    """The id links and the API use (random)."""
+    public: bool = True
+    """Its table was public (a private table's matches are shown to its players only)."""
 
 
 # ----------------------------------------------------------------------------- writes
@@ -161,9 +166,20 @@ def _count_in_bucket(conn: Connection, category: str, bucket: int, change: int) 
                                             accounts=change))
 
 
+def new_public_id() -> str:
+    """A match's public id: 96 random bits, URL-safe, never all digits (a number is an old
+    link's integer id)."""
+    while True:
+        made = secrets.token_urlsafe(12)
+        if not made.isdigit():
+            return made
+
+
 def insert_match(conn: Connection, match: dict[str, Any],
                  seats: Sequence[dict[str, Any]]) -> int:
-    """Insert a ``matches`` row and its ``match_players`` rows; the new match id."""
+    """Insert a ``matches`` row (with a fresh ``public_id`` unless given) and its
+    ``match_players`` rows; the new match id."""
+    match = {"public_id": new_public_id(), **match}
     key = conn.execute(insert(MATCHES).values(match)).inserted_primary_key
     assert key is not None
     match_id = int(key[0])
@@ -287,13 +303,25 @@ def account_totals(source: Source, account_id: int) -> dict[str, int]:
 
 # ----------------------------------------------------------------------------- history
 def account_matches(source: Source, account_id: int, before: int | None = None,
-                    limit: int = 50) -> list[StoredMatch]:
-    """An account's stored matches, newest first (ids below ``before`` when given)."""
+                    limit: int = 50, viewer_id: int | None = None,
+                    sees_all: bool = True) -> list[StoredMatch]:
+    """An account's stored matches, newest first (ids below ``before`` when given). Unless
+    ``sees_all`` (the account itself, an administrator), a private table's matches only
+    where ``viewer_id`` played too."""
     query = (select(MATCH_PLAYERS.c.match_id)
              .where(MATCH_PLAYERS.c.account_id == account_id)
              .order_by(MATCH_PLAYERS.c.match_id.desc()).limit(limit))
     if before is not None:
         query = query.where(MATCH_PLAYERS.c.match_id < before)
+    if not sees_all:
+        viewer = MATCH_PLAYERS.alias("viewer")
+        shown: Any = TABLES.c.public.is_(True)
+        if viewer_id is not None:
+            shown = or_(shown, select(viewer.c.match_id).where(
+                viewer.c.match_id == MATCH_PLAYERS.c.match_id,
+                viewer.c.account_id == viewer_id).exists())
+        query = (query.join(MATCHES, MATCHES.c.id == MATCH_PLAYERS.c.match_id)
+                 .join(TABLES, TABLES.c.id == MATCHES.c.table_id).where(shown))
     with _reading(source) as conn:
         ids = list(conn.execute(query).scalars())
         return _matches(conn, ids)
@@ -303,6 +331,15 @@ def match_by_id(source: Source, match_id: int) -> StoredMatch | None:
     """One stored match, or ``None``."""
     with _reading(source) as conn:
         found = _matches(conn, [match_id])
+    return found[0] if found else None
+
+
+def match_by_public_id(source: Source, public_id: str) -> StoredMatch | None:
+    """The stored match of this public id, or ``None``."""
+    with _reading(source) as conn:
+        match_id = conn.execute(select(MATCHES.c.id)
+                                .where(MATCHES.c.public_id == public_id)).scalar()
+        found = [] if match_id is None else _matches(conn, [int(match_id)])
     return found[0] if found else None
 
 
@@ -316,11 +353,13 @@ def _matches(conn: Connection, ids: list[int]) -> list[StoredMatch]:
         seats[r.match_id].append(MatchSeat(
             r.seat, r.name, r.account_id, r.level, r.score, r.place, bool(r.abandoned),
             r.rating_before, r.rating_after, {name: int(m[name]) for name in STAT_COLUMNS}))
-    rows = conn.execute(select(MATCHES).where(MATCHES.c.id.in_(ids))
-                        .order_by(MATCHES.c.id.desc())).all()
+    rows = conn.execute(select(MATCHES, TABLES.c.public.label("table_public"))
+                        .outerjoin(TABLES, TABLES.c.id == MATCHES.c.table_id)
+                        .where(MATCHES.c.id.in_(ids)).order_by(MATCHES.c.id.desc())).all()
     return [StoredMatch(r.id, r.table_id, r.first_version, r.last_version, r.preset,
                         r.category, r.players, r.ending, as_utc(r.finished_at),
-                        seats.get(r.id, [])) for r in rows]
+                        seats.get(r.id, []), r.public_id or "",
+                        r.table_public is None or bool(r.table_public)) for r in rows]
 
 
 def match_source(source: Source, match: StoredMatch

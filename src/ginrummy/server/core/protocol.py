@@ -37,6 +37,8 @@ class Code(StrEnum):
     MUTED = "muted"
     RESIGNED = "resigned"
     SEED_REFUSED = "seed_refused"
+    SPECTATOR_CHAT = "spectator_chat"
+    """A chat line from a spectator without an account (issue 25: log in to chat)."""
 
 
 class Close:

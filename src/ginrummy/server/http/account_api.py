@@ -30,11 +30,13 @@ from starlette.routing import BaseRoute, Route
 from ginrummy.server.core.auth import seat_for_token, secret_hash
 from ginrummy.server.core.limits import KeyedLimits, RateLimit, address_key
 from ginrummy.server.core.settings import Settings
+from ginrummy.server.http.admin_api import close_account_everywhere
 from ginrummy.server.http.common import error_response, in_thread, read_body
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.http.metrics import count_login
 from ginrummy.server.play.committer import CommitFailed
-from ginrummy.server.players.names import BadName, check_name, name_key
+from ginrummy.server.players import moderation
+from ginrummy.server.players.names import KEY_LENGTH, BadName, check_name, name_key
 from ginrummy.server.players.sessions import (
     SESSION_LIFETIME,
     Account,
@@ -344,8 +346,11 @@ async def logout(request: Request) -> Response:
             account = await current_account(request)
             if account is not None:
                 ended = await in_thread(store.end_sessions, account.id)
-                log.info("account %d: logged out everywhere (%d session(s))", account.id,
-                         ended, extra={"event": "logout_everywhere", "account": account.id})
+                closed = await close_account_everywhere(
+                    request.app.state.server, account.id, moderation.LOGGED_OUT_REASON)
+                log.info("account %d: logged out everywhere (%d session(s), %d socket(s))",
+                         account.id, ended, closed,
+                         extra={"event": "logout_everywhere", "account": account.id})
         if token is not None:
             await in_thread(store.end_session, secret_hash(token))
         response = Response(status_code=204)
@@ -394,8 +399,11 @@ async def change_password(request: Request) -> Response:
                 return error_response(403, "bad_credentials", "old: wrong password", "old")
         new_hash = await hash_password_async(body.new)
         token = session_token(request)
-        ended: int = await in_thread(store.change_password, account.id, new_hash,
-                                      None if token is None else secret_hash(token))
+        kept = None if token is None else secret_hash(token)
+        ended: int = await in_thread(store.change_password, account.id, new_hash, kept)
+        # the sockets of the other sessions (and those opened by a seat token) close too
+        await close_account_everywhere(request.app.state.server, account.id,
+                                       moderation.PASSWORD_REASON, kept)
         log.info("account %d: password changed, %d other session(s) ended", account.id, ended,
                  extra={"event": "password_changed", "account": account.id})
         return JSONResponse({"account": account.public(), "sessions_ended": ended})
@@ -456,8 +464,14 @@ ROUTES: list[BaseRoute] = [
 
 
 def install(server: Server) -> None:
-    """Give the server its log-in and sign-up limits; forget expired sessions."""
+    """Give the server its log-in and sign-up limits; renew the name keys of an older
+    folding; forget expired sessions."""
     server.extra[LIMITS_KEY] = AttemptLimits.of(server.settings)
+    clashes = server.accounts.rekey(name_key, KEY_LENGTH)  # keys of an older folding renewed
+    if clashes:
+        log.warning("%d account(s) keep a name key of an older folding: their names now "
+                    "look like another account's (ids %s)", len(clashes),
+                    ", ".join(map(str, clashes[:20])))
     purged = server.accounts.purge_expired()  # once, at start-up: one DELETE
     if purged:
         log.info("%d expired session(s) deleted", purged)

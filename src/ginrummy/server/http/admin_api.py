@@ -359,7 +359,20 @@ async def unban(request: Request, admin: Account) -> Response:
     failed = await _commit(request, [*moderation.ban_ops(admin.id, target.id, False)])
     if failed is not None:
         return failed
-    return JSONResponse({"name": target.name, "banned": False})
+    server = server_of(request)
+    moderation.unban_here(server.lobby, target.id)
+    _, processes = await _everywhere(server, "admin.unban", {"account_id": target.id})
+    return JSONResponse({"name": target.name, "banned": False, **processes})
+
+
+async def close_account_everywhere(server: Server, account_id: int, reason: str,
+                                   keep_session: str | None = None) -> int:
+    """Close the account's sockets on every process (but those of the session of hash
+    ``keep_session``): a log-out everywhere, a password change. How many were closed."""
+    closed = moderation.close_account_sockets(server.lobby, account_id, reason, keep_session)
+    others, _ = await _everywhere(server, "account.close", {
+        "account_id": account_id, "reason": reason, "keep_session": keep_session})
+    return closed + sum(int(answer.get("closed", 0)) for answer in others)
 
 
 async def close(request: Request, admin: Account) -> Response:
@@ -461,11 +474,21 @@ async def report(request: Request) -> Response:
     account = await current_account(request)
     seat = None if body.token is None else seat_for_token(writer.table.seats, body.token)
     reporter_id: int | None
-    if account is not None:
-        reporter_id, reporter_name, key = account.id, account.name, f"a{account.id}"
-    elif seat is not None:
+    engine = server.accounts.engine
+    if seat is not None and seat.account_id is not None:  # an account's seat: the account
         reporter_id, reporter_name = seat.account_id, seat.name or f"seat {seat.seat}"
-        key = f"s{body.table_id}/{seat.seat}"
+        once = key = f"a{seat.account_id}"
+    elif account is not None:
+        reporter_id, reporter_name, key = account.id, account.name, f"a{account.id}"
+        once = key
+        sits = any(s.account_id == account.id for s in writer.table.seats)
+        if not sits and not await in_thread(moderation.sat_at, engine, body.table_id,
+                                            account.id):
+            return error_response(403, "forbidden", "only the table's players report its "
+                                  "chat: you never sat at this table", "table_id")
+    elif seat is not None:
+        reporter_id, reporter_name = None, seat.name or f"seat {seat.seat}"
+        key, once = f"s{body.table_id}/{seat.seat}", f"s{seat.seat}"
     else:
         return error_response(401, "not_logged_in", "log in, or report from your seat "
                               "(its token), to report a chat message")
@@ -481,12 +504,21 @@ async def report(request: Request) -> Response:
     if line is None:
         return error_response(404, "not_found", f"{body.author!r} said no such line at this "
                               "table recently", "text")
+    if await in_thread(moderation.reported_before, engine, body.table_id, line.seq, once):
+        return _already_reported()
     failed = await _commit(request, [*moderation.report_ops(moderation.Report(
-        reporter_id, reporter_name, body.table_id, line.name, line.account_id, line.text))],
-        body.table_id)
-    if failed is not None:
+        reporter_id, reporter_name, body.table_id, line.name, line.account_id, line.text,
+        line.seq, once))], body.table_id)
+    if failed is not None:  # reported meanwhile by the same reporter (another request)?
+        if await in_thread(moderation.reported_before, engine, body.table_id, line.seq, once):
+            return _already_reported()
         return failed
     return JSONResponse({"reported": True}, status_code=201)
+
+
+def _already_reported() -> JSONResponse:
+    return error_response(409, "already_reported", "you reported this chat message already",
+                          "text")
 
 
 def _report_quota(server: Server) -> KeyedLimits:
@@ -531,6 +563,7 @@ def install(server: Server) -> None:
     metrics.install(server)
     for account_id, until in moderation.muted_accounts(server.accounts.engine).items():
         server.lobby.mutes.set(account_id, until)
+    server.lobby.restrictions.replace_bans(moderation.all_banned(server.accounts.engine))
     forwarding.install(server)
     node = server.cluster
     if node is None:
@@ -557,9 +590,20 @@ def install(server: Server) -> None:
     async def notice_here(args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": {"sent": moderation.send_notice(lobby, str(args["text"]))}}
 
+    async def unban_here(args: dict[str, Any]) -> dict[str, Any]:
+        moderation.unban_here(lobby, int(args["account_id"]))
+        return {"ok": {}}
+
+    async def close_here(args: dict[str, Any]) -> dict[str, Any]:
+        keep = args.get("keep_session")
+        return {"ok": {"closed": moderation.close_account_sockets(
+            lobby, int(args["account_id"]), str(args["reason"]),
+            None if keep is None else str(keep))}}
+
     node.handlers.update({"admin.tables": tables_here, "admin.seats": seats_here,
                           "admin.mute": mute_here, "admin.remove": remove_here,
-                          "admin.notice": notice_here})
+                          "admin.notice": notice_here, "admin.unban": unban_here,
+                          "account.close": close_here})
     engine = server.accounts.engine
     node.every(CATCH_UP_SECONDS, lambda: moderation.catch_up(lobby, engine),
                "moderation catch-up")

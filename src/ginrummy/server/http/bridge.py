@@ -56,7 +56,7 @@ from ginrummy.server.http.ws import (
 from ginrummy.server.play.connections import Connection
 from ginrummy.server.play.lobby import Lobby
 from ginrummy.server.play.tablewriter import TableWriter
-from ginrummy.server.players.sessions import Account, current_account
+from ginrummy.server.players.sessions import Account, socket_account
 
 log = logging.getLogger("ginrummy.server.cluster.bridge")
 
@@ -291,7 +291,9 @@ class OwnerSide:
             meta = orjson.loads(envelope.frame)
             address = str(meta.get("address") or "unknown")
             raw = meta.get("account")
-            account = None if raw is None else Account(int(raw[0]), str(raw[1]), "player")
+            account = None if raw is None else Account(
+                int(raw[0]), str(raw[1]), "player", banned=bool(raw[2]) if len(raw) > 2
+                else False, session_hash=str(raw[3]) if len(raw) > 3 and raw[3] else None)
         except (orjson.JSONDecodeError, AttributeError, TypeError, ValueError, IndexError):
             log.warning("a relayed open with a bad frame was refused: %.80r", envelope.frame)
             self._tasks.spawn(self._refuse(envelope.table_id, connection))
@@ -395,10 +397,11 @@ class EdgeSide:
         link = _EdgeLink(conn, table_id, secrets.token_urlsafe(18), None)
         try:
             link.owner = await holder_of(self.node, table_id)
-            account = await current_account(websocket)
+            account = await socket_account(websocket)
             await self._join(link)
             meta = {"address": address, "origin": origin,
-                    "account": None if account is None else [account.id, account.name]}
+                    "account": None if account is None else [
+                        account.id, account.name, account.banned, account.session_hash]}
             if await self._send(link, orjson.dumps(meta).decode(), OPEN):
                 texts = SocketTexts(websocket)
                 while not conn.closed:

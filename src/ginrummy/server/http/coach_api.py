@@ -39,6 +39,7 @@ from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import seat_for_token
 from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
 from ginrummy.server.http.forwarding import at_owner, owner_answer
+from ginrummy.server.http.player_api import find_match
 from ginrummy.server.players.replay import ReplayError, match_record, replay_match
 from ginrummy.server.players.sessions import current_account
 from ginrummy.storage import players
@@ -175,17 +176,13 @@ def _answer(key: str, seat: int, status: str, report: dict[str, Any] | None) -> 
 async def match_coach(request: Request) -> Response:
     """``GET /api/matches/{id}/coach``: the logged-in account's own verdicts on a stored
     match it played in."""
-    text = request.path_params["match_id"]
-    if not text.isdigit() or len(text) > 18:
-        return error_response(404, "not_found", "no match with that id", "match_id")
     account = await current_account(request)
     if account is None:
         return error_response(401, "not_logged_in", "log in to see the coach on your matches")
-    engine = server_of(request).repository.engine
-    match_id = int(text)
-    match = await in_thread(players.match_by_id, engine, match_id)
-    if match is None:
-        return error_response(404, "not_found", "no match with that id", "match_id")
+    match = await find_match(request, request.path_params["match_id"])  # a public id
+    if isinstance(match, Response):
+        return match
+    match_id = match.public_id  # the coach's cache and queue key it as the API names it
     seat = next((s.seat for s in match.seats if s.account_id == account.id), None)
     if seat is None:
         return error_response(403, "forbidden", "the coach shows a match only to its players",

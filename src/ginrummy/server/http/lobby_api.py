@@ -10,11 +10,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset
+from ginrummy.server.core.limits import address_key
 from ginrummy.server.core.protocol import CreateTable, JoinTable
-from ginrummy.server.http.common import error_response, read_body
+from ginrummy.server.http.common import error_response, in_thread, read_body
 from ginrummy.server.play.computer import default_bot_level
 from ginrummy.server.play.lobby import Lobby, LobbyError, known_levels
-from ginrummy.server.players.sessions import current_account
+from ginrummy.server.players.names import BadName, guest_name_key
+from ginrummy.server.players.sessions import Account, account_store, current_account
 
 log = logging.getLogger("ginrummy.server.api")
 
@@ -82,12 +84,41 @@ async def get_table(request: Request) -> JSONResponse:
     return JSONResponse(found)
 
 
+async def _guest_refusal(request: Request, account: Account | None,
+                         nickname: str) -> JSONResponse | None:
+    """Why a request may not seat its maker, or ``None``: a guest from an address where a
+    banned account was seen (403 ``banned``), or a guest nickname that is (or looks like)
+    an account's name or a staff name, or is made of invisible characters (409 or 400,
+    ``nickname``). An account's use of the address is remembered (docs/moderation.md)."""
+    lobby = _lobby(request)
+    address = address_key(request.client.host if request.client else "unknown")
+    if account is not None:
+        lobby.restrictions.seen(account.id, address)
+        return None
+    if lobby.restrictions.address_banned(address):
+        return error_response(403, "banned", "an account banned from this server was used "
+                              "from this address: no guest play from it while the ban lasts")
+    try:
+        key = guest_name_key(nickname)
+    except BadName as exc:
+        return error_response(400, "bad_request", f"nickname: {exc}", "nickname")
+    store = account_store(request)
+    if await in_thread(store.by_key, key) is not None:
+        return error_response(409, "name_taken", "nickname: an account is called that (or "
+                              "something that looks like it); log in to play under it, or "
+                              "choose another nickname", "nickname")
+    return None
+
+
 async def create_table(request: Request) -> JSONResponse:
     """``POST /api/tables``."""
     body = await read_body(request, CreateTable)
     if isinstance(body, JSONResponse):
         return body
     account = await current_account(request)  # an account's seat follows it everywhere
+    refused = await _guest_refusal(request, account, body.nickname)
+    if refused is not None:
+        return refused
     try:
         created = await _lobby(request).create(
             body, request.client.host if request.client else "unknown",
@@ -109,6 +140,9 @@ async def join_table(request: Request) -> JSONResponse:
     if isinstance(body, JSONResponse):
         return body
     account = await current_account(request)
+    refused = await _guest_refusal(request, account, body.nickname)
+    if refused is not None:
+        return refused
     try:
         joined = await _lobby(request).join(
             request.path_params["table_id"], body,

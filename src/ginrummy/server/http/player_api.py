@@ -9,6 +9,7 @@ are stored, so none of these shows a card of a match being played.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -22,7 +23,7 @@ from ginrummy.server.players.matchrecord import match_end_writes
 from ginrummy.server.players.names import name_key
 from ginrummy.server.players.ratings import CATEGORIES
 from ginrummy.server.players.replay import ReplayError, fair_entries, match_record, replay_match
-from ginrummy.server.players.sessions import account_store, current_account
+from ginrummy.server.players.sessions import Account, account_store, current_account
 from ginrummy.storage import players
 from ginrummy.storage.accounts import StoredAccount
 from ginrummy.storage.fairseeds import StoredSeeds, load_match
@@ -34,6 +35,8 @@ LEADERBOARD_SIZE = 100
 RECENT_MATCHES = 10
 PAGE_SIZE = 50
 MAX_NAME_CHARS = 64
+PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{8,24}")
+"""What a match's public id looks like (anything else is not looked up)."""
 
 
 
@@ -101,7 +104,7 @@ def _match_json(match: players.StoredMatch, account_id: int | None = None) -> di
     mine = next((s for s in match.seats if account_id is not None
                  and s.account_id == account_id), None)
     return {
-        "id": match.id, "preset": match.preset, "category": match.category,
+        "id": match.public_id, "preset": match.preset, "category": match.category,
         "ending": match.ending, "finished_at": match.finished_at.isoformat(),
         "players": [{"seat": s.seat, "name": s.name, "account": s.account_id is not None,
                      "level": s.level, "score": s.score, "place": s.place,
@@ -127,12 +130,16 @@ async def profile(request: Request) -> JSONResponse:
     engine = _engine(request)
     account_id = account.id
 
+    viewer = await current_account(request)
+    viewer_id, sees_all = _viewer(viewer, account_id)
+
     def read() -> tuple[Any, ...]:
         with engine.connect() as conn:
             return (players.account_ratings(conn, account_id),
                     players.rating_history(conn, account_id),
                     players.account_totals(conn, account_id),
-                    players.account_matches(conn, account_id, limit=RECENT_MATCHES))
+                    players.account_matches(conn, account_id, limit=RECENT_MATCHES,
+                                            viewer_id=viewer_id, sees_all=sees_all))
 
     ratings, history, totals, recent = await in_thread(read)
     return JSONResponse({
@@ -151,23 +158,44 @@ async def player_matches(request: Request) -> JSONResponse:
     """``GET /api/players/{name}/matches?before=ID``: every stored match of an account, newest
     first, 50 a page; ``next`` is the ``before`` of the next page (``null`` at the end)."""
     before_text = request.query_params.get("before")
+    engine = _engine(request)
     before: int | None = None
     if before_text is not None:
-        if not before_text.isdigit() or len(before_text) > 18:
+        if before_text.isdigit() and len(before_text) <= 18:  # an older client's cursor
+            before = int(before_text)
+        elif PUBLIC_ID.fullmatch(before_text):
+            cursor = await in_thread(players.match_by_public_id, engine, before_text)
+            before = None if cursor is None else cursor.id
+        if before is None:
             return error_response(400, "bad_request", "before must be a match id",
                                   "before")
-        before = int(before_text)
     account = await _account_named(request, request.path_params["name"])
     if account is None:
         return _not_found("no player by that name", "name")
-    engine = _engine(request)
     account_id = account.id
+    viewer_id, sees_all = _viewer(await current_account(request), account_id)
     found = await in_thread(lambda: players.account_matches(
-        engine, account_id, before, PAGE_SIZE + 1))
+        engine, account_id, before, PAGE_SIZE + 1, viewer_id, sees_all))
     page = found[:PAGE_SIZE]
     return JSONResponse({"name": account.name,
                          "matches": [_match_json(m, account_id) for m in page],
-                         "next": page[-1].id if len(found) > PAGE_SIZE else None})
+                         "next": page[-1].public_id if len(found) > PAGE_SIZE else None})
+
+
+def _viewer(viewer: Account | None, account_id: int) -> tuple[int | None, bool]:
+    """Who looks at ``account_id``'s matches: their account id, and whether they see its
+    private tables' matches too (the account itself, an administrator)."""
+    if viewer is None:
+        return None, False
+    return viewer.id, viewer.admin or viewer.id == account_id
+
+
+async def replay_page(request: Request) -> Response:
+    """``GET /replay/{id}``: the client's page; 404 for an unknown match, 403 for a private
+    table's match the viewer did not play."""
+    match = await find_match(request, request.path_params["match_id"])
+    status = match.status_code if isinstance(match, Response) else 200
+    return pages.index_page(request, status)
 
 
 async def player_page(request: Request) -> Response:
@@ -177,28 +205,45 @@ async def player_page(request: Request) -> Response:
 
 
 # ----------------------------------------------------------------------------- replays
-async def _replayed(request: Request) -> tuple[players.StoredMatch, Any, list[Any]] | Response:
-    text = request.path_params["match_id"]
-    if not text.isdigit() or len(text) > 18:
-        return _not_found("no match with that id", "match_id")
-    match_id = int(text)
+async def find_match(request: Request, text: str) -> players.StoredMatch | Response:
+    """The stored match of a route's id, if the request may see it; else the answer (404
+    for an unknown id, 403 for a private table's match asked by someone who did not play
+    it). The id is the match's public id; an older link's integer id still opens a public
+    table's match, never a private one's (404, as an unknown id: counting finds nothing)."""
     engine = _engine(request)
+    match: players.StoredMatch | None = None
+    if text.isdigit() and len(text) <= 18:
+        match = await in_thread(players.match_by_id, engine, int(text))
+        if match is not None and not match.public:
+            match = None
+    elif PUBLIC_ID.fullmatch(text):
+        match = await in_thread(players.match_by_public_id, engine, text)
+    if match is None:
+        return _not_found("no match with that id", "match_id")
+    if not match.public:
+        viewer = await current_account(request)
+        if viewer is None or not (viewer.admin or any(
+                s.account_id == viewer.id for s in match.seats)):
+            return error_response(403, "forbidden", "this match was played at a private "
+                                  "table: only its players see it (log in as one of them)",
+                                  "match_id")
+    return match
 
-    def read() -> tuple[players.StoredMatch | None, Any]:
-        with engine.connect() as conn:
-            match = players.match_by_id(conn, match_id)
-            return match, None if match is None else players.match_source(conn, match)
 
-    match, source = await in_thread(read)
-    if match is None or source is None:
+async def _replayed(request: Request) -> tuple[players.StoredMatch, Any, list[Any]] | Response:
+    match = await find_match(request, request.path_params["match_id"])
+    if isinstance(match, Response):
+        return match
+    source = await in_thread(players.match_source, _engine(request), match)
+    if source is None:
         return _not_found("no match with that id", "match_id")
     rules_dict, pool_chips, events = source
     try:
         rules = Ruleset.from_dict(rules_dict, name=match.preset)
         replayed, steps = replay_match(rules, pool_chips, events)
     except (ReplayError, ValueError) as exc:
-        return error_response(500, "damaged_record", f"match {match_id} does not replay: "
-                              f"{exc}")
+        return error_response(500, "damaged_record", f"match {match.public_id} does not "
+                              f"replay: {exc}")
     return match, replayed, steps
 
 
@@ -233,7 +278,8 @@ async def record(request: Request) -> Response:
     fair = await _fair(request, match)
     text = match_record(replayed, [s.name for s in match.seats], fair).dumps() + "\n"
     return Response(text, media_type="application/json", headers={
-        "content-disposition": f'attachment; filename="ginrummy-match-{match.id}.ginrec.json"'})
+        "content-disposition":
+            f'attachment; filename="ginrummy-match-{match.public_id}.ginrec.json"'})
 
 
 ROUTES: list[BaseRoute] = [
@@ -243,6 +289,7 @@ ROUTES: list[BaseRoute] = [
     Route("/api/matches/{match_id}/replay", replay, methods=["GET"]),
     Route("/api/matches/{match_id}/record", record, methods=["GET"]),
     Route("/players/{name}", player_page, methods=["GET", "HEAD"]),
+    Route("/replay/{match_id}", replay_page, methods=["GET", "HEAD"]),
 ]
 
 

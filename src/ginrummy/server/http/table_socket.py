@@ -15,7 +15,7 @@ from ginrummy.server.http.edge import origin_allowed
 from ginrummy.server.http.ws import SocketTexts, drain, run_session
 from ginrummy.server.play.connections import TRY_AGAIN_LATER, Connection
 from ginrummy.server.play.lobby import Lobby
-from ginrummy.server.players.sessions import current_account
+from ginrummy.server.players.sessions import socket_account
 
 log = logging.getLogger("ginrummy.server.ws")
 
@@ -60,7 +60,7 @@ async def table_socket(websocket: WebSocket) -> None:
         conn.start()
         try:
             await run_session(conn, writer, SocketTexts(websocket), settings, lobby, address,
-                              lambda: current_account(websocket))
+                              lambda: socket_account(websocket))
         finally:
             await drain(conn)
     finally:

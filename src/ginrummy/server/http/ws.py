@@ -37,8 +37,9 @@ from ginrummy.server.core.protocol import (
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.play.connections import Connection
 from ginrummy.server.play.lobby import Lobby
-from ginrummy.server.play.messages import PONG, error
+from ginrummy.server.play.messages import PONG, Error, error
 from ginrummy.server.play.tablewriter import REVOKED_TOKEN, TableWriter
+from ginrummy.server.players.moderation import BAN_REASON
 from ginrummy.server.players.sessions import Account
 
 log = logging.getLogger("ginrummy.server.ws")
@@ -98,20 +99,28 @@ async def run_session(conn: Connection, writer: TableWriter, texts: ClientTexts,
     attached = False
     try:
         hello = await _receive_hello(conn, texts, settings)
+        conn.address = address_key(address)
         # the handshake's session cookie: an account's seat follows it to any device or tab
         account = await account_of()
+        _refuse_banned(conn, lobby, account)
         _seat_connection(conn, writer, hello, account)
+        _refuse_banned(conn, lobby, None)  # a banned account's seat, by its token
         if conn.seat is not None and writer.table.seats[conn.seat].token_hash == REVOKED_TOKEN:
             conn.close(Close.FORBIDDEN, "an administrator removed you from this seat")
             raise SessionClosed
+        if conn.account_id is not None:
+            lobby.restrictions.seen(conn.account_id, conn.address)
         # flood and chat budgets per seat (all its connections), spectators' per address
         conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
                           if conn.seat is not None else ("watch", address_key(address)))
         await writer.attach(conn, seeds=hello.seeds)
         attached = True
+        # banned while this socket was on its way in (after the ban closed the account's
+        # connections, before this one was among them): closed now
+        _refuse_banned(conn, lobby, None)
         while not conn.closed:
             text = await receive_checked(conn, texts, settings)
-            await _dispatch(conn, writer, text)
+            await _dispatch(conn, writer, text, lobby)
     except (SessionClosed, WebSocketDisconnect):
         pass
     except Exception:
@@ -173,13 +182,26 @@ async def _receive_hello(conn: Connection, texts: ClientTexts, settings: Setting
     return msg
 
 
+def _refuse_banned(conn: Connection, lobby: Lobby, account: Account | None) -> None:
+    """Close the connection (:class:`SessionClosed`) when it is a banned account's: its
+    handshake's cookie is a banned account's session, or its account (by cookie or seat) is
+    banned now."""
+    banned = account is not None and (account.banned
+                                      or account.id in lobby.restrictions.banned)
+    if banned or (conn.account_id is not None
+                  and conn.account_id in lobby.restrictions.banned):
+        conn.close(Close.FORBIDDEN, BAN_REASON)
+        raise SessionClosed
+
+
 def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
                      account: Account | None) -> None:
     """Seat the connection by its seat token; without one, at the seat of the handshake's
-    account (a banned account has no session, so it sits nowhere); else it watches."""
+    account; else it watches."""
     table = writer.table
     token = hello.token  # only in hello: a URL (query string) reaches logs and histories
     conn.account_id = None if account is None else account.id
+    conn.session_hash = None if account is None else account.session_hash
     if token:
         seat = seat_for_token(table.seats, token)
         if seat is None:
@@ -194,12 +216,28 @@ def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
         if mine is not None:
             conn.seat, conn.name = mine.seat, mine.name or account.name
             return
+    if account is not None:  # a logged-in spectator chats under its account's name
+        conn.name = account.name
     if not invite_ok(table.public, table.invite_hash, hello.invite):
         conn.close(Close.FORBIDDEN, "private table: invite missing or wrong")
         raise _Closed
 
 
-async def _dispatch(conn: Connection, writer: TableWriter, text: str) -> None:
+def chat_refusal(conn: Connection, lobby: Lobby) -> Error | None:
+    """The ``error`` a chat line from ``conn`` gets before it reaches the table, or
+    ``None``: a spectator chats only as an account (a seat or a log-in), and a guest's
+    line is refused while a banned account was seen at its address (an account's own mute
+    is the chat's: play/chat.py)."""
+    if conn.seat is None and conn.account_id is None:
+        return error(Code.SPECTATOR_CHAT, "spectators chat only when logged in: log in, "
+                     "or take a seat, to chat")
+    if conn.account_id is None and lobby.restrictions.address_banned(conn.address):
+        return error(Code.MUTED, "chat from this address is refused: an account banned "
+                     "from this server was used from it")
+    return None
+
+
+async def _dispatch(conn: Connection, writer: TableWriter, text: str, lobby: Lobby) -> None:
     if not text:
         return
     try:
@@ -210,6 +248,10 @@ async def _dispatch(conn: Connection, writer: TableWriter, text: str) -> None:
     if isinstance(msg, ActionMessage):
         await writer.handle_action(conn, msg)
     elif isinstance(msg, ChatMessage):
+        refused = chat_refusal(conn, lobby)
+        if refused is not None:
+            conn.send(refused)
+            return
         await writer.chat(conn, msg.text)
     elif isinstance(msg, SeedMessage):
         await writer.handle_seed(conn, msg)

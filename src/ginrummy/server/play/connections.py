@@ -93,6 +93,11 @@ class Connection:
         self.account_id: int | None = None
         """The account behind this connection (its seat's, or the handshake's session
         cookie's), ``None`` for a guest."""
+        self.session_hash: str | None = None
+        """The hash of the handshake's session token (the cookie), if it had one: a password
+        change closes the account's sockets but those of the session that made it."""
+        self.address = "unknown"
+        """The client's address (bans and mutes extend to it: play/restrictions.py)."""
         self.on_error: Callable[[str], None] | None = None
         """Called with the code of every ``error`` message sent (the error counter)."""
         self.protocol = PROTOCOL

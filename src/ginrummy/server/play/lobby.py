@@ -21,6 +21,7 @@ from ginrummy.server.play.chat import ChatMutes, clean_name
 from ginrummy.server.play.committer import CommitFailed, GroupCommitter
 from ginrummy.server.play.connections import ConnectionCounts, SharedLimits
 from ginrummy.server.play.messages import TableEntry
+from ginrummy.server.play.restrictions import Restrictions
 from ginrummy.server.play.seat import Seat
 from ginrummy.server.play.settlement import Hooks, SeatRefused
 from ginrummy.server.play.table import GameTable, table_rules
@@ -84,6 +85,8 @@ class Lobby:
         """One log line a minute per refused address, not one per refused request."""
         self.mutes = ChatMutes()
         """Accounts an administrator muted in chat (docs/moderation.md)."""
+        self.restrictions = Restrictions()
+        """Accounts banned now, and the addresses their bans and mutes extend to."""
         self.on_action: ActionObserver | None = None
         """Told of every committed action (the /metrics counters), if set."""
         self.on_error: Callable[[str], None] | None = None

@@ -109,6 +109,9 @@ class SeatEntry(TypedDict):
     level: str | None
     connected: bool
     away: bool
+    account: bool
+    """An account sits here (its name is the account's): a guest's nickname cannot pass
+    for one."""
 
 
 class _FixedEntry(TypedDict):
@@ -355,8 +358,8 @@ class StateMessages:
         change), so that only the status and version are written for each state."""
         if self._fixed is None:
             self._fixed_entry(table)
-        key = [(s.kind, s.name, s.level, s.connections > 0, s.left or s.resigned)
-               for s in table.seats]
+        key = [(s.kind, s.name, s.level, s.connections > 0, s.left or s.resigned,
+                s.account_id is not None) for s in table.seats]
         cached = self._seats_json
         if cached is None or cached[0] != key:
             cached = self._seats_json = (key, dumps(_seat_entries(table)))
@@ -417,7 +420,8 @@ class StateMessages:
 
 def _seat_entries(table: TableFacts) -> list[SeatEntry]:
     return [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
-             "connected": s.connections > 0, "away": s.human and s.away}
+             "connected": s.connections > 0, "away": s.human and s.away,
+             "account": s.account_id is not None}
             for s in table.seats]
 
 

@@ -25,7 +25,7 @@ from ginrummy.server.play.committer import CommitFailed
 from ginrummy.server.play.messages import notice_message
 from ginrummy.server.play.tablewriter import REVOKED_TOKEN
 from ginrummy.storage import Apply
-from ginrummy.storage.accounts import ACCOUNTS, SESSIONS
+from ginrummy.storage.accounts import ACCOUNTS, MATCH_PLAYERS, MATCHES, SESSIONS
 from ginrummy.storage.models import ModerationRow, ReportRow
 from ginrummy.storage.repository import as_utc, utcnow
 
@@ -64,19 +64,24 @@ def mute_ops(actor_id: int, account_id: int, until: datetime | None,
 
 
 def ban_ops(actor_id: int, account_id: int, banned: bool) -> list[Apply]:
-    """Ban an account (``banned_at`` set, every session deleted) or lift its ban, with its
-    log row: one transaction."""
+    """Ban an account (``banned_at`` set: every session is dead at once) or lift its ban
+    (every session deleted: none comes back to life), with its log row: one transaction.
+
+    A banned account's sessions are kept, dead, while the ban lasts: a socket opened with
+    one of their cookies is known as the banned account's and refused (a client that
+    reconnects during the ban does not come back as an anonymous spectator)."""
     def run(conn: DbConnection) -> None:
         conn.execute(update(ACCOUNTS).where(ACCOUNTS.c.id == account_id)
                      .values(banned_at=utcnow() if banned else None))
-        if banned:
+        if not banned:
             conn.execute(delete(SESSIONS).where(SESSIONS.c.account_id == account_id))
     return [Apply(run), log_row(actor_id, "ban" if banned else "unban", account_id)]
 
 
 @dataclass(frozen=True)
 class Report:
-    """A chat line a player reported."""
+    """A chat line a player reported (``line_seq``: its number at the table) and who
+    reported it (``reporter_key``: ``a<account id>`` or ``s<seat>``, once per line)."""
 
     reporter_id: int | None
     reporter_name: str
@@ -84,18 +89,53 @@ class Report:
     author_name: str
     author_account_id: int | None
     text: str
+    line_seq: int | None = None
+    reporter_key: str | None = None
+
+
+class AlreadyReported(LookupError):
+    """This reporter reported this line already (the write changes nothing)."""
 
 
 def report_ops(report: Report) -> list[Apply]:
-    """Store a report, with its log row."""
+    """Store a report, with its log row; the write fails with :class:`AlreadyReported`
+    (nothing stored) when the reporter reported the line before (also guarded by the
+    ``uq_chat_reports_once`` constraint)."""
     values = {"at": utcnow(), "reporter_id": report.reporter_id,
               "reporter_name": report.reporter_name, "table_id": report.table_id,
               "author_name": report.author_name,
               "author_account_id": report.author_account_id, "text": report.text,
-              "handled": False}
-    return [Apply(lambda conn: _insert(conn, REPORTS, values)),
+              "handled": False, "line_seq": report.line_seq,
+              "reporter_key": report.reporter_key}
+
+    def run(conn: DbConnection) -> None:
+        if report.reporter_key is not None and conn.execute(select(REPORTS.c.id).where(
+                REPORTS.c.table_id == report.table_id, REPORTS.c.line_seq == report.line_seq,
+                REPORTS.c.reporter_key == report.reporter_key)).first() is not None:
+            raise AlreadyReported(report.reporter_key)
+        _insert(conn, REPORTS, values)
+
+    return [Apply(run),
             log_row(report.reporter_id, "report", report.author_account_id, report.table_id,
                     f"{report.reporter_name} reported {report.author_name}")]
+
+
+def reported_before(engine: Engine, table_id: str, line_seq: int, reporter_key: str) -> bool:
+    """True when ``reporter_key`` reported that line of the table already."""
+    with engine.connect() as conn:
+        return conn.execute(select(REPORTS.c.id).where(
+            REPORTS.c.table_id == table_id, REPORTS.c.line_seq == line_seq,
+            REPORTS.c.reporter_key == reporter_key)).first() is not None
+
+
+def sat_at(engine: Engine, table_id: str, account_id: int) -> bool:
+    """True when the account played a finished match of the table (it sat there)."""
+    with engine.connect() as conn:
+        return conn.execute(
+            select(MATCH_PLAYERS.c.match_id)
+            .join(MATCHES, MATCHES.c.id == MATCH_PLAYERS.c.match_id)
+            .where(MATCHES.c.table_id == table_id, MATCH_PLAYERS.c.account_id == account_id)
+            .limit(1)).first() is not None
 
 
 def mark_handled(report_id: int) -> Apply:
@@ -177,6 +217,7 @@ async def catch_up(lobby: Lobby, engine: Engine) -> int:
     loop = asyncio.get_running_loop()
     mutes = await loop.run_in_executor(None, muted_accounts, engine)
     lobby.mutes.replace(mutes)
+    lobby.restrictions.replace_bans(await loop.run_in_executor(None, all_banned, engine))
     seated = seated_accounts(lobby)
     banned = await loop.run_in_executor(None, banned_accounts, engine, seated)
     closed = 0
@@ -220,8 +261,11 @@ def seated_accounts(lobby: Lobby) -> list[int]:
 
 
 async def remove_account(lobby: Lobby, account_id: int, reason: str) -> int:
-    """Take every seat of ``account_id`` at a live table from it (the computer plays on) and
-    close each of its connections with ``reason``; how many connections were closed."""
+    """Ban ``account_id`` here: every socket of it is refused from now on
+    (``lobby.restrictions``), every seat of it at a live table taken from it (the computer
+    plays on) and each of its connections closed with ``reason``; how many connections
+    were closed."""
+    lobby.restrictions.banned.add(account_id)
     closed = 0
     for writer in list(lobby.writers.values()):
         mine = [c for c in writer.connections if c.account_id == account_id and not c.closed]
@@ -235,6 +279,38 @@ async def remove_account(lobby: Lobby, account_id: int, reason: str) -> int:
             conn.close(Close.FORBIDDEN, reason)  # a seat's were closed by the kick already
         closed += len(mine)
     return closed
+
+
+LOGGED_OUT_REASON = "this account logged out everywhere: log in again"
+PASSWORD_REASON = "this account's password was changed: log in again"
+
+
+def close_account_sockets(lobby: Lobby, account_id: int, reason: str,
+                          keep_session: str | None = None) -> int:
+    """Close every connection of ``account_id`` (seated or watching, by its cookie or its
+    seat) with ``reason``, but those opened with the session of hash ``keep_session``; its
+    seats stay its own (held, then played by the computer, until it comes back logged in).
+    How many were closed."""
+    closed = 0
+    for writer in list(lobby.writers.values()):
+        for conn in list(writer.connections):
+            if conn.account_id == account_id and not conn.closed and (
+                    keep_session is None or conn.session_hash != keep_session):
+                conn.close(Close.FORBIDDEN, reason)
+                closed += 1
+    return closed
+
+
+def unban_here(lobby: Lobby, account_id: int) -> None:
+    """The account's ban is lifted: its sockets are welcome again."""
+    lobby.restrictions.banned.discard(account_id)
+
+
+def all_banned(engine: Engine) -> set[int]:
+    """Every banned account."""
+    with engine.connect() as conn:
+        return set(conn.execute(select(ACCOUNTS.c.id)
+                                .where(ACCOUNTS.c.banned_at.is_not(None))).scalars())
 
 
 def send_notice(lobby: Lobby, text: str) -> int:

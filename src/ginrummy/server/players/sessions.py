@@ -69,6 +69,10 @@ class Account:
     name: str
     role: str
     muted_until: datetime | None = None
+    banned: bool = False
+    """Only a socket's account may be a banned one (:func:`socket_account`): it is refused."""
+    session_hash: str | None = None
+    """The hash of the session token it was found by (a socket's account)."""
 
     @property
     def admin(self) -> bool:
@@ -206,3 +210,20 @@ async def current_account(conn: HTTPConnection) -> Account | None:
     loop = asyncio.get_running_loop()
     stored = await loop.run_in_executor(None, store.session_account, secret_hash(token))
     return None if stored is None else Account.of(stored)
+
+
+async def socket_account(conn: HTTPConnection) -> Account | None:
+    """The account of a WebSocket handshake's session cookie, banned or not (a banned one
+    has ``banned`` set: its socket is refused), with the session's hash; ``None`` for a
+    guest."""
+    token = session_token(conn)
+    if token is None:
+        return None
+    store = account_store(conn)
+    token_hash = secret_hash(token)
+    loop = asyncio.get_running_loop()
+    stored = await loop.run_in_executor(None, store.session_owner, token_hash)
+    if stored is None:
+        return None
+    return Account(stored.id, stored.name, stored.role, stored.muted_until, stored.banned,
+                   token_hash)

@@ -416,6 +416,12 @@ export class TablePage {
     const tags = [];
     if (view && view.dealer === s) tags.push(el("span", { class: "badge dealer" }, t("seat.dealer")));
     if (tableSeat && tableSeat.kind === "bot") tags.push(el("span", { class: "badge" }, t("seat.bot_badge", { level: botLabel(tableSeat.level) })));
+    // an account's seat is marked: a guest's nickname cannot pass for an account (issue 25)
+    if (tableSeat && tableSeat.kind === "human") {
+      tags.push(tableSeat.account
+        ? el("span", { class: "badge account", dataset: { account: "true" } }, t("seat.account"))
+        : el("span", { class: "badge guest", dataset: { account: "false" } }, t("seat.guest")));
+    }
     if (tableSeat && tableSeat.away) tags.push(el("span", { class: "badge away" }, t("seat.away")));
     if (tableSeat && tableSeat.kind === "human" && !tableSeat.connected && !tableSeat.away) {
       tags.push(el("span", { class: "badge away" }, t("seat.disconnected")));
