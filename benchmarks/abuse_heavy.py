@@ -166,6 +166,10 @@ def replay_flood(url: str, db: str, args: argparse.Namespace) -> tuple[bool | No
         **_spread("healthz_before", probe.between(flood_start - 3, flood_start)),
         **_spread("healthz_during", during),
         "healthz_failures": probe.failures(),
+        "slowest_healthz_at_s": [  # when in the flood the 3 slowest were asked (s, ms)
+            (round(sent - flood_start, 2), round(took * 1000, 1)) for sent, took in sorted(
+                ((t, d) for t, d in probe.samples if flood_start <= t < flood_end),
+                key=lambda sample: -sample[1])[:3]],
         "replays_from_one_address": one_address,
     }
     p99 = _ms(during, 0.99)
