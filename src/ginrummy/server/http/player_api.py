@@ -24,7 +24,7 @@ from ginrummy.server.core.limits import KeyedLimits, address_key
 from ginrummy.server.http import pages
 from ginrummy.server.http.common import error_response, in_thread
 from ginrummy.server.http.static import accepts_gzip
-from ginrummy.server.players.builtcache import BuiltCache
+from ginrummy.server.players.builtcache import BuiltCache, RecentRows
 from ginrummy.server.players.matchrecord import match_end_writes
 from ginrummy.server.players.names import name_key
 from ginrummy.server.players.ratings import CATEGORIES
@@ -188,6 +188,11 @@ REPLAY_LIMITS = "replay_limits"
 """Where :func:`install` keeps the per-address limit of the replay routes (``Server.extra``)."""
 BUILT = "built_answers"
 """Where :func:`install` keeps the :class:`BuiltCache` of replays and records."""
+MATCH_ROWS = "match_rows"
+"""Where :func:`install` keeps the stored matches read lately (:class:`RecentRows`)."""
+MATCH_ROW_SECONDS = 10.0
+"""How long a finished match's row read for a replay serves other requests (its seats'
+accounts change only when a guest's seat becomes an account's)."""
 
 
 def _over_the_limit(request: Request) -> Response | None:
@@ -211,10 +216,14 @@ async def _stored_match(request: Request) -> players.StoredMatch | Response:
     if not text.isdigit() or len(text) > 18:
         return _not_found("no match with that id", "match_id")
     match_id = int(text)
-    engine = _engine(request)
-    match = await in_thread(lambda: players.match_by_id(engine, match_id))
+    rows: RecentRows[players.StoredMatch] = request.app.state.server.extra[MATCH_ROWS]
+    match = rows.get(match_id)
     if match is None:
-        return _not_found("no match with that id", "match_id")
+        engine = _engine(request)
+        match = await in_thread(lambda: players.match_by_id(engine, match_id))
+        if match is None:
+            return _not_found("no match with that id", "match_id")
+        rows.put(match_id, match)
     return match
 
 
@@ -273,7 +282,10 @@ async def _built(request: Request, kind: str, headers: dict[str, str]) -> Respon
     make = _replay_body if kind == "replay" else _record_body
     cache: BuiltCache = request.app.state.server.extra[BUILT]
     try:
-        built = await cache.get((kind, match.id), lambda: make(engine, match))
+        # the seats' accounts in the key: a guest seat made an account's later (upgrade)
+        # shows in a new body, the old one ages out
+        key = (kind, match.id, tuple(s.account_id for s in match.seats))
+        built = await cache.get(key, lambda: make(engine, match))
     except _Gone:
         return _not_found("no match with that id", "match_id")
     except ReplayError as exc:
@@ -315,3 +327,4 @@ def install(server: Server) -> None:
     server.extra[REPLAY_LIMITS] = KeyedLimits(settings.replays_per_address,
                                               settings.replays_window_seconds)
     server.extra[BUILT] = BuiltCache(settings.replay_cache_bytes)
+    server.extra[MATCH_ROWS] = RecentRows(1024, MATCH_ROW_SECONDS)

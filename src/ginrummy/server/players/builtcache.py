@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -80,3 +84,32 @@ class BuiltCache:
         while self.bytes > self.max_bytes:
             _key, dropped = self._done.popitem(last=False)
             self.bytes -= dropped.size
+
+
+class RecentRows(Generic[V]):
+    """Rows read lately, each served for ``seconds`` after it was read, at most ``entries``
+    of them (the oldest read dropped first): a request for a row just read needs no thread
+    and no query. For rows that hardly change (a finished match's): a change shows within
+    ``seconds``."""
+
+    def __init__(self, entries: int, seconds: float) -> None:
+        self.entries = entries
+        self.seconds = seconds
+        self._rows: OrderedDict[Hashable, tuple[float, V]] = OrderedDict()
+
+    def get(self, key: Hashable) -> V | None:
+        """The row of ``key`` if it was read less than ``seconds`` ago."""
+        found = self._rows.get(key)
+        if found is None:
+            return None
+        if time.monotonic() - found[0] >= self.seconds:
+            del self._rows[key]
+            return None
+        return found[1]
+
+    def put(self, key: Hashable, row: V) -> None:
+        """Keep ``row``, read now."""
+        self._rows.pop(key, None)
+        self._rows[key] = (time.monotonic(), row)
+        while len(self._rows) > self.entries:
+            self._rows.popitem(last=False)
