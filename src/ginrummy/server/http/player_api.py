@@ -268,7 +268,7 @@ def _record_body(engine: Any, match: players.StoredMatch) -> bytes:
     return (record_.dumps() + "\n").encode()
 
 
-async def _built(request: Request, kind: str, headers: dict[str, str]) -> Response:
+async def _built(request: Request, kind: str) -> Response:
     """The replay or record answer of the path's match: rate-limited per address, built once
     off the event loop (:class:`BuiltCache`), gzipped when the client takes it."""
     refused = _over_the_limit(request)
@@ -291,6 +291,8 @@ async def _built(request: Request, kind: str, headers: dict[str, str]) -> Respon
     except ReplayError as exc:
         return error_response(500, "damaged_record", f"match {match.id} does not replay: "
                               f"{exc}")
+    headers = {} if kind == "replay" else {
+        "content-disposition": f'attachment; filename="ginrummy-match-{match.id}.ginrec.json"'}
     if accepts_gzip(request.headers.get("accept-encoding", "")):  # (Vary: the middleware's)
         return Response(built.gzipped, media_type="application/json",
                         headers={"content-encoding": "gzip", **headers})
@@ -299,14 +301,12 @@ async def _built(request: Request, kind: str, headers: dict[str, str]) -> Respon
 
 async def replay(request: Request) -> Response:
     """``GET /api/matches/{id}/replay``: every step of a finished match, every hand face up."""
-    return await _built(request, "replay", {})
+    return await _built(request, "replay")
 
 
 async def record(request: Request) -> Response:
     """``GET /api/matches/{id}/record``: the game record (docs/records.md) as a download."""
-    match_id = request.path_params["match_id"]
-    return await _built(request, "record", {
-        "content-disposition": f'attachment; filename="ginrummy-match-{match_id}.ginrec.json"'})
+    return await _built(request, "record")
 
 
 ROUTES: list[BaseRoute] = [
