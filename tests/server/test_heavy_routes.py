@@ -19,7 +19,8 @@ from sqlalchemy import Engine
 
 from ginrummy.server.http import player_api
 from ginrummy.server.play.settlement import Ending
-from ginrummy.server.players.builtcache import BuiltCache
+from ginrummy.server.players import builtcache
+from ginrummy.server.players.builtcache import BuiltCache, RecentRows
 from ginrummy.storage import migrate, open_engine
 
 STEPS = 400
@@ -147,3 +148,18 @@ def test_a_failed_build_is_not_kept() -> None:
         return calls
 
     assert asyncio.run(run()) == ["broken", "broken"]
+
+
+def test_a_match_row_read_lately_serves_for_its_seconds(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    now = [100.0]
+    monkeypatch.setattr(builtcache.time, "monotonic", lambda: now[0])
+    rows: RecentRows[str] = RecentRows(entries=2, seconds=10)
+    rows.put(1, "one")
+    now[0] += 9.9
+    assert rows.get(1) == "one"
+    now[0] += 0.1  # read 10 s ago: read it again
+    assert rows.get(1) is None
+    for key in (1, 2, 3):
+        rows.put(key, str(key))
+    assert rows.get(1) is None and rows.get(2) == "2" and rows.get(3) == "3"  # 2 at most
