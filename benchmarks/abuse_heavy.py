@@ -18,7 +18,8 @@ point 4), each against the real ``ginrummy serve`` that abuse.py starts.
   log-in median during the burst is under twice the one before.
 
 Run alone: ``python benchmarks/abuse.py --only replay_flood,password_burst``. With another
-``PYTHONPATH`` (``/tmp/base/src``) the same script measures another version of the server.
+``PYTHONPATH`` (an absolute one, ``/tmp/base/src``: the server runs in a temporary folder) the
+same script measures another version of the server.
 """
 
 from __future__ import annotations
