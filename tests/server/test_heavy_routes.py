@@ -82,6 +82,18 @@ def test_a_replay_is_built_once_off_the_event_loop(server: LiveServer,
     assert replays == [False, False]
 
 
+def test_a_replay_is_built_once_on_postgresql(make_server: Callable[..., LiveServer],
+                                              pg_url: str, replays: list[bool]) -> None:
+    server = make_server(db=pg_url)
+    match_id = _long_match(server)
+    path = f"/api/matches/{match_id}/replay"
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(lambda _n: _get(server, path), range(4)))
+    assert {a.status_code for a in answers} == {200}
+    assert len(answers[0].json()["steps"]) == STEPS + 1
+    assert replays == [False]
+
+
 def test_a_replay_goes_gzipped_to_a_client_that_takes_it(server: LiveServer) -> None:
     match_id = _long_match(server)
     path = f"/api/matches/{match_id}/replay"
