@@ -27,7 +27,10 @@ default settings, so that every quota and limit is the one an operator gets, and
 - ``text_plain``: a cross-site ``text/plain`` POST that is JSON;
 - ``huge_int``: a 5,000-digit integer in a WebSocket frame and in an HTTP body;
 - ``target_2_64``: a table with ``target`` 2^64 (and 10^9), then a connection to it;
-- ``db_mode``: the database file and its ``-wal``/``-shm`` modes.
+- ``db_mode``: the database file and its ``-wal``/``-shm`` modes;
+- ``replay_flood`` and ``password_burst`` (issue 25, 2 and 4): a long stored match's replay
+  hammered while ``/healthz`` is timed, a burst of password changes while another account
+  logs in (``benchmarks/abuse_heavy.py``).
 
 A refused attack never stops the script: each one's exceptions are part of its figures. The
 exit status is 0 whatever held (it is a report, not a test).
@@ -57,6 +60,7 @@ import httpx
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import abuse_heavy
 from load_server import ServerHandle, kill_server, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -542,11 +546,24 @@ def attack_db_mode(server: ServerHandle, api: Api, args: argparse.Namespace) -> 
     return Result("db_mode", bool(modes) and all(m == "0o600" for m in modes.values()), modes)
 
 
+def attack_replay_flood(server: ServerHandle, api: Api, args: argparse.Namespace) -> Result:
+    assert server.db is not None
+    held, figures = abuse_heavy.replay_flood(server.url, server.db, args)
+    return Result("replay_flood", held, figures)
+
+
+def attack_password_burst(server: ServerHandle, api: Api, args: argparse.Namespace
+                          ) -> Result:
+    held, figures = abuse_heavy.password_burst(server.url, args)
+    return Result("password_burst", held, figures)
+
+
 ATTACKS: dict[str, Callable[..., Result]] = {
     "headers": attack_headers, "origin": attack_origin, "text_plain": attack_text_plain,
     "huge_int": attack_huge_int, "target_2_64": attack_target, "db_mode": attack_db_mode,
     "big_post": attack_big_post, "seat_flood": attack_seat_flood, "churn": attack_churn,
     "idle_sockets": attack_idle_sockets, "tokens_in_log": attack_tokens_in_log,
+    "replay_flood": attack_replay_flood, "password_burst": attack_password_burst,
     "tables": attack_tables,
 }
 """In the order they run: ``tables`` last, since the other attacks need a few tables of the
@@ -567,6 +584,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--flood-seconds", type=float, default=5.0)
     parser.add_argument("--cycles", type=int, default=None)
     parser.add_argument("--only", help="comma-separated attack names")
+    abuse_heavy.add_options(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     full = {"tables": 3000, "post_mb": 300, "idle_sockets": 1100, "fd_limit": 1024,

@@ -169,6 +169,10 @@ class CoachReport:
     seed: int
     finished: bool
     verdicts: tuple[Verdict, ...]
+    max_decisions: int | None = None
+    """The most decisions analysed (``None``: every one)."""
+    not_analysed: int = 0
+    """The seat's decisions past ``max_decisions``, left out (the last ones)."""
 
     def summary(self) -> dict[str, Any]:
         """Points lost by kind, per hand, the costliest moves and the accuracy."""
@@ -196,8 +200,9 @@ class CoachReport:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values (``ginrummy coach --json``, the coach route)."""
         return {"seat": self.seat, "player": self.player, "budget_ms": self.budget_ms,
-                "seed": self.seed, "finished": self.finished, "summary": self.summary(),
-                "verdicts": [v.to_dict() for v in self.verdicts]}
+                "seed": self.seed, "finished": self.finished,
+                "max_decisions": self.max_decisions, "not_analysed": self.not_analysed,
+                "summary": self.summary(), "verdicts": [v.to_dict() for v in self.verdicts]}
 
 
 # ----------------------------------------------------------------------------- positions
@@ -359,12 +364,19 @@ def _score_the_rest(v: PlayerView, legal: Sequence[Action], played: Action,
 
 def coach_record(record: GameRecord, seat: int, budget_ms: float = DEFAULT_COACH_BUDGET_MS,
                  seed: int = 0, progress: Callable[[int, int], None] | None = None,
-                 ) -> CoachReport:
-    """The verdict on every decision of ``seat`` in ``record``; ``progress(done, total)``
-    after each one."""
+                 max_decisions: int | None = None) -> CoachReport:
+    """The verdict on every decision of ``seat`` in ``record`` (on the first
+    ``max_decisions`` of them when given: the report says how many were left out);
+    ``progress(done, total)`` after each one."""
     if not budget_ms > 0:
         raise ValueError(f"budget {budget_ms!r} ms: it must be a positive number")
+    if max_decisions is not None and max_decisions < 0:
+        raise ValueError(f"max_decisions {max_decisions!r}: it must be 0 or more")
     found = positions(record, seat)
+    left_out = 0
+    if max_decisions is not None and len(found) > max_decisions:
+        left_out = len(found) - max_decisions
+        found = found[:max_decisions]
     verdicts: list[Verdict] = []
     for position in found:
         verdicts.append(judge(position, budget_ms, seed))
@@ -373,10 +385,11 @@ def coach_record(record: GameRecord, seat: int, budget_ms: float = DEFAULT_COACH
     names = record.players
     player = names[seat] if seat < len(names) else f"seat {seat}"
     return CoachReport(seat, player, budget_ms, seed, record.result is not None,
-                       tuple(verdicts))
+                       tuple(verdicts), max_decisions, left_out)
 
 
 def coach_record_json(document: dict[str, Any], seat: int, budget_ms: float,
-                      seed: int = 0) -> dict[str, Any]:
+                      seed: int = 0, max_decisions: int | None = None) -> dict[str, Any]:
     """:func:`coach_record` from and to plain JSON values: what a worker process runs."""
-    return coach_record(GameRecord.from_json(document), seat, budget_ms, seed).to_dict()
+    return coach_record(GameRecord.from_json(document), seat, budget_ms, seed,
+                        max_decisions=max_decisions).to_dict()

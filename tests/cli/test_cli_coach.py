@@ -41,8 +41,9 @@ class Terminal(io.StringIO):
 
 
 def _check_schema(data: dict[str, Any]) -> None:
-    assert set(data) == {"seat", "player", "budget_ms", "seed", "finished", "summary",
-                         "verdicts"}
+    assert set(data) == {"seat", "player", "budget_ms", "seed", "finished", "max_decisions",
+                         "not_analysed", "summary", "verdicts"}
+    assert data["max_decisions"] is None and data["not_analysed"] == 0  # no cap here
     summary = data["summary"]
     assert set(summary) == {"decisions", "counted", "accurate", "accuracy", "accurate_within",
                             "lost", "total_lost", "lost_by_hand", "costliest"}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from ginrummy.actions import Discard, DrawDiscard, Pass
 from ginrummy.bots import make_bot
 from ginrummy.cards import card_name
 from ginrummy.gameloop import play_match
@@ -130,6 +131,22 @@ def bot_table(table_id: str, preset: str, sitters: Sequence[Sitter], seed: int,
                match=match)
     return table_with(table_id, rules, preset, sitters, events_of(match), names,
                       pool_chips=100 if preset == "arena" else None)
+
+
+def passing_table(table_id: str, sitters: Sequence[Sitter], decisions: int,
+                  names: Sequence[str] | None = None) -> GameTable:
+    """A classic table whose first hand had ``decisions`` decisions of its two seats taking
+    each other's discards (what the decision cap stops; store it as ``stuck``)."""
+    rules = Ruleset.preset("classic")
+    match = Match(rules, seed=1)
+    match.start_hand()
+    hand = match.hand
+    for _ in range(decisions):
+        legal = hand.legal_actions()
+        taken = [a for a in legal if isinstance(a, DrawDiscard | Discard | Pass)]
+        match.apply(min(taken, key=lambda a: not isinstance(a, DrawDiscard)), hand.to_move)
+    assert not hand.over
+    return table_with(table_id, rules, "classic", sitters, events_of(match), names)
 
 
 def store(engine: Engine, table: GameTable, ending: Ending = Ending.OVER,

@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from ginrummy.coach import coach_record
 from ginrummy.records import GameRecord
 from ginrummy.server.core.auth import secret_hash
-from ginrummy.server.http.coach_api import CoachService
+from ginrummy.server.http.coach_api import MAX_COACHED_DECISIONS, CoachService
 from ginrummy.server.players.sessions import SESSION_COOKIE
 from ginrummy.storage import migrate, open_engine
 from ginrummy.storage.accounts import AccountStore
@@ -87,7 +87,8 @@ def test_the_account_sees_its_own_verdicts(server: LiveServer) -> None:
         missing = client.get("/api/matches/999999/coach", headers=_headers(session))
         bad = client.get("/api/matches/x1/coach", headers=_headers(session))
     assert body["status"] == "done" and body["seat"] == 1
-    expected = coach_record(_record("tc1x", ["Expert", "Ann"]), 1, BUDGET, 0).to_dict()
+    expected = coach_record(_record("tc1x", ["Expert", "Ann"]), 1, BUDGET, 0,
+                            max_decisions=MAX_COACHED_DECISIONS).to_dict()
     assert body["coach"] == expected  # the same as the coach run here, Ann's seat only
     assert {v["seat"] for v in body["coach"]["verdicts"]} == {1}
     assert (match_id, 1) not in coach.cache and (f"match:{match_id}", 1) in coach.cache
@@ -140,7 +141,8 @@ def test_a_tables_finished_match_for_its_seated_players(server: LiveServer) -> N
         missing = client.post("/api/tables/nope/coach", json={"token": token})
         as_text = client.post(path, content=b"token", headers={"content-type": "text/plain"})
     assert body["seat"] == 0
-    expected = coach_record(_record("tc3x", ["Guest", "Expert"]), 0, BUDGET, 0).to_dict()
+    expected = coach_record(_record("tc3x", ["Guest", "Expert"]), 0, BUDGET, 0,
+                            max_decisions=MAX_COACHED_DECISIONS).to_dict()
     assert body["coach"] == expected
     assert (wrong.status_code, wrong.json()["error"]["code"]) == (403, "forbidden")
     assert nobody.status_code == 403

@@ -1,10 +1,13 @@
-"""The one game loop's decision cap at the server: past ``max_decisions`` decisions in a hand
-the computer seats stop playing it and the table is stopped (status ``stuck``)."""
+"""The one game loop's decision cap at the server: a hand that has had ``max_decisions``
+decisions gets no more from anyone, person or computer, and the table is stopped (status
+``stuck``)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import time
 from typing import Any
 
 from server_helpers import Client
@@ -68,12 +71,10 @@ def test_a_table_past_the_cap_is_stopped_and_says_why(make_server: Any) -> None:
     assert f"after {cap} decisions" in notice["message"]
     stuck = ann.state
     assert stuck["table"]["status"] == "stuck" and stuck["legal"] == []
-    assert stuck["view"]["to_move"] == 1  # the computer's turn, which it does not play
     stored = server.stored_table(table_id)
     assert stored.status == "stuck" and stored.version == stuck["version"]
     played = [e for e in stored.events if e.kind == "action" and e.source != "chance"]
-    assert cap <= len(played) <= cap + 2  # the cap's decisions, then only the person's
-    assert all(e.source == "human" for e in played[cap:])
+    assert len(played) == cap  # the cap's decisions, whoever made them, and no more
     # nobody plays on: an action is refused, and the table is out of the lobby's list
     ann.send({"type": "action", "id": "late", "version": stuck["version"], "action": "stock"})
     refused = ann.answer()
@@ -81,3 +82,62 @@ def test_a_table_past_the_cap_is_stopped_and_says_why(make_server: Any) -> None:
     with server.http() as client:
         listed = client.get("/api/tables").json()["tables"]
     assert table_id not in [t["id"] for t in listed]
+
+
+def _endless(client: Client) -> bool:
+    return any(m["type"] == "error" and m["code"] == "endless_hand" for m in client.frames)
+
+
+def _next_mover(clients: list[Client]) -> Client | None:
+    """The client whose seat is to move once both have the same latest state (``None`` once
+    the table said it stopped)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for client in clients:
+            with contextlib.suppress(TimeoutError):
+                while True:  # read what has arrived
+                    client.recv(0.05)
+        if all(_endless(c) for c in clients):
+            return None
+        states = [c.state for c in clients]
+        if len({s["version"] for s in states}) == 1:
+            movers = [c for c, s in zip(clients, states, strict=True) if s["legal"]]
+            if movers:
+                return movers[0]
+    raise TimeoutError("nobody got a turn")
+
+
+def test_people_get_the_same_cap_and_their_table_stops_too(make_server: Any) -> None:
+    """Two people who pass cards for ever (issue 25, 2): the hand has the cap's decisions,
+    then the table stops on a person's turn, stored as ``stuck``."""
+    cap = 5
+    server = make_server(max_decisions=cap)
+    created = server.create(nickname="Ann")
+    table_id = created["table_id"]
+    joined = server.join(table_id, nickname="Bob")
+    ann = Client.open(server, table_id, created["token"])
+    bob = Client.open(server, table_id, joined["token"])
+    sent = 0
+    while (mover := _next_mover([ann, bob])) is not None:
+        state = mover.state
+        legal = [a for a in state["legal"] if not a.startswith(("knock", "gin"))]
+        mover.send({"type": "action", "id": f"a{sent}", "version": state["version"],
+                    "action": legal[0]})
+        sent += 1
+        answer = mover.answer()
+        assert answer["type"] != "error" or answer["code"] == "endless_hand", answer
+    assert sent == cap
+    notice = next(m for m in ann.frames if m["type"] == "error")
+    assert notice["id"] is None and f"after {cap} decisions" in notice["message"]
+    stuck = ann.state
+    assert stuck["table"]["status"] == "stuck" and stuck["legal"] == []
+    stored = server.stored_table(table_id)
+    assert stored.status == "stuck"
+    played = [e for e in stored.events if e.kind == "action" and e.source != "chance"]
+    assert len(played) == cap and all(e.source == "human" for e in played)
+    # the person to move is refused, as everyone
+    person = (ann, bob)[stuck["view"]["to_move"]]
+    person.send({"type": "action", "id": "late", "version": stuck["version"],
+                 "action": "stock"})
+    refused = person.answer()
+    assert refused["type"] == "error" and refused["code"] in ("no_hand", "not_your_turn")

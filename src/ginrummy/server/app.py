@@ -41,7 +41,8 @@ log = logging.getLogger("ginrummy.server")
 
 EXTENSIONS = (account_api, player_api, chips_api, admin_api, coach_api)
 """The players' layer: each module's ``ROUTES`` are served and its ``install(server)``
-registers its hooks when the server starts."""
+registers its hooks when the server starts; its ``shutdown(server)``, if any, is awaited when
+the server stops."""
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -96,6 +97,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 if close is not None:
                     await _step("the relay's stop", close())
             lobby.close()
+            for extension in EXTENSIONS:  # the coach's worker processes stop with us
+                stop = getattr(extension, "shutdown", None)
+                if stop is not None:
+                    await _step(f"{extension.__name__}'s stop", stop(server))
             await committer.close()
             if node is not None:  # after the last commit: hand every table over
                 await _step("the hand-over of the tables", node.close())

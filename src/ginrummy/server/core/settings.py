@@ -82,6 +82,13 @@ class Settings:
     signups_per_address: int = 5
     """Accounts one address may create per ``signup_window_seconds``."""
     signup_window_seconds: float = 3600.0
+    replays_per_address: int = 60
+    """Replays and record downloads of finished matches (``/api/matches/{id}/replay`` and
+    ``/record``) one address may ask for per ``replays_window_seconds`` (more: HTTP 429)."""
+    replays_window_seconds: float = 60.0
+    replay_cache_bytes: int = 64 * 2**20
+    """Built replays and records kept in memory (plain and gzipped), the least recently asked
+    dropped first."""
 
     # ----- the HTTP edge and operations (docs/server.md *The edge*, docs/deploy.md)
     public_origins: tuple[str, ...] = ()

@@ -4,10 +4,11 @@ account (docs/accounts.md).
 Every route is a POST checked by the edge (``Origin``: :class:`~ginrummy.server.http.edge.
 RequestGuard`) with a JSON body (:func:`~ginrummy.server.http.common.read_body`: 415 otherwise),
 except ``GET /api/account/me``. Passwords are hashed and verified in the hashing threads
-(:mod:`~ginrummy.server.players.sessions`), never on the event loop. Log-ins and sign-ups are
-rate-limited per account name and per client address (:class:`AttemptLimits`). No password
-or session token goes into a log line or a response body; the token goes out once, in the
-``Set-Cookie`` of the answer that makes it.
+(:mod:`~ginrummy.server.players.sessions`: log-ins apart from the rest), never on the event
+loop. Log-ins, sign-ups and password changes are rate-limited per account name (or account)
+and per client address (:class:`AttemptLimits`). No password or session token goes into a log
+line or a response body; the token goes out once, in the ``Set-Cookie`` of the answer that
+makes it.
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ class Logout(_Body):
 
 # ---------------------------------------------------------------------- rate limits
 class TooManyAttempts(Exception):
-    """A log-in or sign-up over one of its limits; ``retry_after`` in whole seconds."""
+    """A log-in, sign-up or password change over one of its limits; ``retry_after`` in whole
+    seconds."""
 
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
@@ -129,9 +131,12 @@ class AttemptLimits:
     failures_by_name: KeyedLimits
     """Failed log-ins (and wrong old passwords) per account name key."""
     attempts_by_address: KeyedLimits
-    """Log-in, sign-up and upgrade attempts per client address."""
+    """Log-in, sign-up, upgrade and password change attempts per client address."""
     signups_by_address: KeyedLimits
     """Accounts made per client address."""
+    changes_by_account: KeyedLimits
+    """Password changes per account (as many as failed log-ins per name, counted apart: a
+    change does not lock its owner's log-ins)."""
     _checking: dict[str, tuple[asyncio.Lock, int]] = field(default_factory=dict)
     """The lock of each name whose password is being checked, and how many hold or await it."""
 
@@ -141,7 +146,8 @@ class AttemptLimits:
         return cls(KeyedLimits(settings.login_failures_per_name, settings.login_window_seconds),
                    KeyedLimits(settings.login_attempts_per_address,
                                settings.login_window_seconds),
-                   KeyedLimits(settings.signups_per_address, settings.signup_window_seconds))
+                   KeyedLimits(settings.signups_per_address, settings.signup_window_seconds),
+                   KeyedLimits(settings.login_failures_per_name, settings.login_window_seconds))
 
     def attempt(self, address: str) -> None:
         """Count an attempt from ``address``; :class:`TooManyAttempts` past its limit."""
@@ -178,6 +184,14 @@ class AttemptLimits:
     def failed(self, key: str) -> None:
         """Count a failed log-in against a name."""
         self.failures_by_name.get(key).allow()
+
+    def change(self, account_id: int) -> None:
+        """Count a password change of an account; :class:`TooManyAttempts` past its limit."""
+        limit = self.changes_by_account.get(account_id)
+        if not limit.allow():
+            raise TooManyAttempts(f"too many password changes for this account (at most "
+                                  f"{limit.limit} in {limit.window:g} s); try again in "
+                                  f"{_wait(limit)} s", _wait(limit))
 
     def signup(self, address: str) -> None:
         """Count an account about to be made from ``address`` (before its slow hash, so
@@ -313,7 +327,7 @@ async def login(request: Request) -> Response:
             store = account_store(request)
             stored: StoredAccount | None = await in_thread(store.by_key, key)
             ok = await password_ok_async(None if stored is None else stored.password_hash,
-                                         body.password)
+                                         body.password, login=True)
             count_login(request.app.state.server,
                         ok and stored is not None and not stored.banned)
             if stored is None or not ok:
@@ -388,7 +402,12 @@ async def change_password(request: Request) -> Response:
         if account is None:
             return _not_logged_in()
         _checked_password(body.new, "new")
+        if body.new == body.old:
+            return error_response(400, "bad_request", "new: the new password is the old one; "
+                                  "choose another", "new")
         attempts = limits(request)
+        attempts.attempt(_address(request))  # a change is an attempt, as a log-in
+        attempts.change(account.id)
         key = name_key(account.name)
         async with attempts.one_at_a_time(key):
             attempts.name_open(key)

@@ -9,9 +9,13 @@ session of the account sitting there).
 The work (:func:`ginrummy.coach.coach_record_json`, seconds of search) runs in a worker
 process, never on the event loop: a bounded :class:`~concurrent.futures.ProcessPoolExecutor`
 (:data:`COACH_WORKERS` processes), one job per match at a time, at most :data:`MAX_JOBS`
-matches at once (then ``503 busy``), results cached per match and seat. A request starts
+matches at once (then ``503 busy``), at most :data:`JOBS_PER_PLAYER` waiting or running for
+one account (or a guest's seat) and :data:`JOBS_PER_ADDRESS` for one client address (then
+``429 too_many_jobs``), at most :data:`MAX_COACHED_DECISIONS` decisions analysed in a match
+(the answer says how many were left out), results cached per match and seat. A request starts
 the job and answers ``202 {"status": "running"}``; asking again gives ``200 {"status":
-"done", "coach": ...}`` once it is done.
+"done", "coach": ...}`` once it is done. The workers stop with the server
+(:func:`shutdown`: killed, not left to finish their job).
 
 The match is over, so the whole record goes to the worker; but each decision is valued
 from the player's view at the time (:mod:`ginrummy.coach`), and the answer holds only the
@@ -21,9 +25,11 @@ player's own cards at each of its decisions.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import multiprocessing
 from collections import OrderedDict
+from collections.abc import Hashable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
@@ -37,6 +43,7 @@ from ginrummy.coach import coach_record_json
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import seat_for_token
+from ginrummy.server.core.limits import address_key
 from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.http.player_api import find_match
@@ -57,10 +64,21 @@ COACH_WORKERS = 1
 """Worker processes: the coach never takes more than this many cores from the tables."""
 MAX_JOBS = 4
 """Matches being coached or waiting for a worker at once; one more answers ``503 busy``."""
+JOBS_PER_PLAYER = 1
+"""Jobs waiting or running for one account (or one guest's seat) at once."""
+JOBS_PER_ADDRESS = 2
+"""Jobs waiting or running for one client address at once."""
+MAX_COACHED_DECISIONS = 400
+"""The most decisions of the player analysed in one match (the first ones): an ordinary match
+has under 250; one that two seats made endless by passing discards is cut here."""
 CACHE_ENTRIES = 256
 """Reports kept (per match and seat), the least recently asked dropped first."""
 RETRY_MS = 1000
 """What a ``202`` tells the client to wait before asking again."""
+SHUTDOWN_WAIT_SECONDS = 3.0
+"""How long a worker has to go after SIGTERM at the server's shutdown (then SIGKILL)."""
+QUOTA_RETRY_SECONDS = 10
+"""The ``Retry-After`` of a ``429 too_many_jobs``."""
 
 
 class CoachService:
@@ -68,13 +86,17 @@ class CoachService:
     seat)."""
 
     def __init__(self, budget_ms: float = COACH_BUDGET_MS, workers: int = COACH_WORKERS,
-                 max_jobs: int = MAX_JOBS, cache_entries: int = CACHE_ENTRIES) -> None:
+                 max_jobs: int = MAX_JOBS, cache_entries: int = CACHE_ENTRIES,
+                 max_decisions: int = MAX_COACHED_DECISIONS) -> None:
         self.budget_ms = budget_ms
         self.workers = workers
         self.max_jobs = max_jobs
         self.cache_entries = cache_entries
+        self.max_decisions = max_decisions
         self.jobs: dict[str, Future[dict[str, Any]]] = {}
         """The running job of each match, by match key."""
+        self.askers: dict[str, tuple[Hashable, str]] = {}
+        """Who asked for each job (its player and its client address), by match key."""
         self.cache: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
         self.failures: dict[tuple[str, int], str] = {}
         self._pool: ProcessPoolExecutor | None = None
@@ -87,16 +109,32 @@ class CoachService:
                                              mp_context=multiprocessing.get_context("spawn"))
         return self._pool
 
-    def close(self) -> None:
-        """Stop the workers (running jobs are abandoned)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    def close(self, wait: float = 0.0) -> None:
+        """Stop the workers: running jobs are abandoned and their processes killed (SIGTERM,
+        then SIGKILL for one still there after ``wait`` seconds; with no ``wait``, they are
+        not waited for)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = list((pool._processes or {}).values())  # (no public list of them)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        if wait > 0:
+            for process in processes:
+                process.join(wait)
+                if process.is_alive():
+                    process.kill()
+                    process.join(wait)
 
-    def peek(self, key: str, seat: int) -> tuple[str, dict[str, Any] | None]:
+    def peek(self, key: str, seat: int, asker: tuple[Hashable, str] | None = None
+             ) -> tuple[str, dict[str, Any] | None]:
         """``("done", report)``, ``("running", None)`` (a job of this match is running),
-        ``("busy", None)`` (too many matches at once), ``("failed", {"message"})`` (said once)
-        or ``("start", None)``: nothing known yet, :meth:`start` may run the job."""
+        ``("busy", None)`` (too many matches at once), ``("quota", {"message"})`` (the
+        ``asker``, a player and an address, has its jobs already), ``("failed",
+        {"message"})`` (said once) or ``("start", None)``: nothing known yet, :meth:`start`
+        may run the job."""
         found = self.cache.get((key, seat))
         if found is not None:
             self.cache.move_to_end((key, seat))
@@ -106,25 +144,45 @@ class CoachService:
             return "failed", {"message": failure}
         if key in self.jobs:
             return "running", None
+        if asker is not None:
+            quota = self._quota(*asker)
+            if quota is not None:
+                return "quota", {"message": quota}
         if len(self.jobs) >= self.max_jobs:
             return "busy", None
         return "start", None
 
-    def start(self, key: str, seat: int, document: dict[str, Any]
-              ) -> tuple[str, dict[str, Any] | None]:
-        """Coach ``seat`` in the game record ``document`` in a worker, unless :meth:`peek`
-        now says otherwise (another request started it meanwhile)."""
-        status, report = self.peek(key, seat)
+    def _quota(self, player: Hashable, address: str) -> str | None:
+        """Why ``player`` (or ``address``) may not start another job now, or ``None``."""
+        mine = sum(1 for who, _address in self.askers.values() if who == player)
+        if mine >= JOBS_PER_PLAYER:
+            return (f"the coach is already working on {mine} match(es) of yours (at most "
+                    f"{JOBS_PER_PLAYER} at a time): ask again when it is done")
+        from_there = sum(1 for _who, where in self.askers.values() if where == address)
+        if from_there >= JOBS_PER_ADDRESS:
+            return (f"the coach is already working on {from_there} matches asked from your "
+                    f"address (at most {JOBS_PER_ADDRESS} at a time): ask again when one is "
+                    f"done")
+        return None
+
+    def start(self, key: str, seat: int, document: dict[str, Any],
+              asker: tuple[Hashable, str] | None = None) -> tuple[str, dict[str, Any] | None]:
+        """Coach ``seat`` in the game record ``document`` in a worker for ``asker`` (a player
+        and an address), unless :meth:`peek` now says otherwise (another request started it
+        meanwhile, or the asker has its jobs)."""
+        status, report = self.peek(key, seat, asker)
         if status != "start":
             return status, report
+        job = functools.partial(coach_record_json, document, seat, self.budget_ms,
+                                COACH_SEED, self.max_decisions)
         try:
-            future = self.pool().submit(coach_record_json, document, seat, self.budget_ms,
-                                        COACH_SEED)
+            future = self.pool().submit(job)
         except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh
             self.close()
-            future = self.pool().submit(coach_record_json, document, seat, self.budget_ms,
-                                        COACH_SEED)
+            future = self.pool().submit(job)
         self.jobs[key] = future
+        if asker is not None:
+            self.askers[key] = asker
         loop = asyncio.get_running_loop()
         future.add_done_callback(
             lambda done: loop.call_soon_threadsafe(self._finished, key, seat, done))
@@ -133,6 +191,7 @@ class CoachService:
     def _finished(self, key: str, seat: int, future: Future[dict[str, Any]]) -> None:
         if self.jobs.get(key) is future:
             del self.jobs[key]
+            self.askers.pop(key, None)
         if future.cancelled():
             return
         error = future.exception()
@@ -167,6 +226,11 @@ def _answer(key: str, seat: int, status: str, report: dict[str, Any] | None) -> 
     if status == "busy":
         return error_response(503, "busy", "the coach is busy with other matches: ask again "
                               "in a minute")
+    if status == "quota":
+        answer = error_response(429, "too_many_jobs", report["message"] if report else
+                                "the coach is already working for you")
+        answer.headers["Retry-After"] = str(QUOTA_RETRY_SECONDS)
+        return answer
     message = report["message"] if report else "the coach failed"
     log.info("coach %s: %s", key, message)
     return error_response(500, "coach_failed", message)
@@ -189,29 +253,43 @@ async def match_coach(request: Request) -> Response:
                               "match_id")
     key = f"match:{match_id}"
     coach = service(request)
-    status, report = coach.peek(key, seat)
+    asker = (("account", account.id), _address(request))
+    status, report = coach.peek(key, seat, asker)
     if status == "start":
         document = await _stored_record(request, match)
         if isinstance(document, Response):
             return document
-        status, report = coach.start(key, seat, document)
+        status, report = coach.start(key, seat, document, asker)
     return _answer(key, seat, status, report)
+
+
+def _address(request: Request) -> str:
+    return address_key(request.client.host if request.client else "unknown")
 
 
 async def _stored_record(request: Request, match: players.StoredMatch
                          ) -> dict[str, Any] | Response:
+    """The stored match's game record, read and replayed in a thread (a long match takes
+    a tenth of a second)."""
     engine = server_of(request).repository.engine
-    source = await in_thread(players.match_source, engine, match)
-    if source is None:
-        return error_response(404, "not_found", "no match with that id", "match_id")
-    rules_dict, pool_chips, events = source
-    try:
+
+    def read() -> dict[str, Any] | None:
+        source = players.match_source(engine, match)
+        if source is None:
+            return None
+        rules_dict, pool_chips, events = source
         rules = Ruleset.from_dict(rules_dict, name=match.preset)
         replayed, _steps = replay_match(rules, pool_chips, events)
+        return match_record(replayed, [s.name for s in match.seats]).to_json()
+
+    try:
+        document = await in_thread(read)
     except (ReplayError, ValueError) as exc:
         return error_response(500, "damaged_record", f"match {match.id} does not replay: "
                               f"{exc}")
-    return match_record(replayed, [s.name for s in match.seats]).to_json()
+    if document is None:
+        return error_response(404, "not_found", "no match with that id", "match_id")
+    return document
 
 
 class TableCoach(BaseModel):
@@ -239,10 +317,13 @@ async def table_coach(request: Request) -> Response:
     if body.token is not None:
         found = seat_for_token(table.seats, body.token)
         seat = None if found is None else found.seat
+        player: Hashable = ("account", found.account_id) if found is not None \
+            and found.account_id is not None else ("seat", table.id, seat)
     else:
         account = await current_account(request)
         if account is not None:
             seat = next((s.seat for s in table.seats if s.account_id == account.id), None)
+            player = ("account", account.id)
     if seat is None:
         return error_response(403, "forbidden", "the coach shows a match only to its players",
                               "token")
@@ -251,10 +332,12 @@ async def table_coach(request: Request) -> Response:
         return error_response(409, "not_finished", "the coach comes when the match is over")
     key = f"table:{table.id}:{table.match_first_version}"
     coach = service(request)
-    status, report = coach.peek(key, seat)
+    asker = (player, _address(request))
+    status, report = coach.peek(key, seat, asker)
     if status == "start":
         names = [s.name or f"seat {s.seat}" for s in table.seats]
-        status, report = coach.start(key, seat, GameRecord.from_match(match, names).to_json())
+        document = await in_thread(lambda: GameRecord.from_match(match, names).to_json())
+        status, report = coach.start(key, seat, document, asker)
     return _answer(key, seat, status, report)
 
 
@@ -268,3 +351,10 @@ ROUTES: list[BaseRoute] = [
 def install(server: Server) -> None:
     """The server's coach (its worker processes start on the first request)."""
     server.extra["coach"] = CoachService()
+
+
+async def shutdown(server: Server) -> None:
+    """Stop the coach's workers with the server (in a thread: it waits for them to go)."""
+    coach = server.extra.get("coach")
+    if isinstance(coach, CoachService):
+        await in_thread(coach.close, SHUTDOWN_WAIT_SECONDS)

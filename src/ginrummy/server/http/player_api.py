@@ -4,11 +4,15 @@
 ``GET /api/leaderboard/{category}``, ``GET /api/players/{name}``,
 ``GET /api/players/{name}/matches?before=ID``, ``GET /api/matches/{id}/replay``,
 ``GET /api/matches/{id}/record`` and the page ``GET /players/{name}``. Only finished matches
-are stored, so none of these shows a card of a match being played.
+are stored, so none of these shows a card of a match being played. A replay or record is
+built once, off the event loop, then served from a bounded cache; those two routes are
+rate-limited per client address (docs/security.md, *Heavy routes*).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +21,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ginrummy.rules import Ruleset
+from ginrummy.server.core.limits import KeyedLimits, address_key
 from ginrummy.server.http import pages
 from ginrummy.server.http.common import error_response, in_thread
+from ginrummy.server.http.static import accepts_gzip
+from ginrummy.server.players.builtcache import BuiltCache, RecentRows
 from ginrummy.server.players.matchrecord import match_end_writes
 from ginrummy.server.players.names import name_key
 from ginrummy.server.players.ratings import CATEGORIES
@@ -205,19 +212,57 @@ async def player_page(request: Request) -> Response:
 
 
 # ----------------------------------------------------------------------------- replays
+REPLAY_LIMITS = "replay_limits"
+"""Where :func:`install` keeps the per-address limit of the replay routes (``Server.extra``)."""
+BUILT = "built_answers"
+"""Where :func:`install` keeps the :class:`BuiltCache` of replays and records."""
+MATCH_ROWS = "match_rows"
+"""Where :func:`install` keeps the stored matches read lately (:class:`RecentRows`)."""
+MATCH_ROW_SECONDS = 10.0
+"""How long a finished match's row read for a replay serves other requests (its seats'
+accounts change only when a guest's seat becomes an account's)."""
+
+
+def _over_the_limit(request: Request) -> Response | None:
+    """429 ``too_many_requests`` (with ``Retry-After``) when the client's address has asked
+    for its replays and records of the window; else the request is counted, ``None``."""
+    limits: KeyedLimits = request.app.state.server.extra[REPLAY_LIMITS]
+    limit = limits.get(address_key(request.client.host if request.client else "unknown"))
+    if limit.allow():
+        return None
+    wait = max(1, math.ceil(limit.retry_after()))
+    answer = error_response(429, "too_many_requests", f"at most {limit.limit} replays and "
+                            f"records in {limit.window:g} s from one address; try again in "
+                            f"{wait} s")
+    answer.headers["Retry-After"] = str(wait)
+    return answer
+
+
+async def _match_row(request: Request, text: str) -> players.StoredMatch | None:
+    """The stored match of a route's id (read lately, or from the database): its public id,
+    or an older link's integer id, which opens a public table's match only."""
+    rows: RecentRows[players.StoredMatch] | None = request.app.state.server.extra.get(MATCH_ROWS)
+    match = rows.get(text) if rows is not None else None
+    if match is not None:
+        return match
+    engine = _engine(request)
+    if text.isdigit() and len(text) <= 18:
+        match = await in_thread(players.match_by_id, engine, int(text))
+        if match is not None and not match.public:
+            match = None  # counting ids finds no private match
+    elif PUBLIC_ID.fullmatch(text):
+        match = await in_thread(players.match_by_public_id, engine, text)
+    if match is not None and rows is not None:
+        rows.put(text, match)
+    return match
+
+
 async def find_match(request: Request, text: str) -> players.StoredMatch | Response:
     """The stored match of a route's id, if the request may see it; else the answer (404
     for an unknown id, 403 for a private table's match asked by someone who did not play
     it). The id is the match's public id; an older link's integer id still opens a public
     table's match, never a private one's (404, as an unknown id: counting finds nothing)."""
-    engine = _engine(request)
-    match: players.StoredMatch | None = None
-    if text.isdigit() and len(text) <= 18:
-        match = await in_thread(players.match_by_id, engine, int(text))
-        if match is not None and not match.public:
-            match = None
-    elif PUBLIC_ID.fullmatch(text):
-        match = await in_thread(players.match_by_public_id, engine, text)
+    match = await _match_row(request, text)
     if match is None:
         return _not_found("no match with that id", "match_id")
     if not match.public:
@@ -230,56 +275,87 @@ async def find_match(request: Request, text: str) -> players.StoredMatch | Respo
     return match
 
 
-async def _replayed(request: Request) -> tuple[players.StoredMatch, Any, list[Any]] | Response:
-    match = await find_match(request, request.path_params["match_id"])
-    if isinstance(match, Response):
-        return match
-    source = await in_thread(players.match_source, _engine(request), match)
+class _Gone(LookupError):
+    """A stored match whose table is gone (404)."""
+
+
+def _replayed(engine: Any, match: players.StoredMatch) -> tuple[Any, list[Any]]:
+    """The match replayed from its stored events (in a thread): the final match and its
+    steps; :class:`ReplayError` when they do not replay."""
+    with engine.connect() as conn:
+        source = players.match_source(conn, match)
     if source is None:
-        return _not_found("no match with that id", "match_id")
+        raise _Gone(match.id)
     rules_dict, pool_chips, events = source
     try:
         rules = Ruleset.from_dict(rules_dict, name=match.preset)
-        replayed, steps = replay_match(rules, pool_chips, events)
-    except (ReplayError, ValueError) as exc:
-        return error_response(500, "damaged_record", f"match {match.public_id} does not "
-                              f"replay: {exc}")
-    return match, replayed, steps
+    except ValueError as exc:
+        raise ReplayError(str(exc)) from None
+    return replay_match(rules, pool_chips, events)
+
+
+def _fair(engine: Any, match: players.StoredMatch) -> list[dict[str, Any] | None]:
+    """Each hand's fair-deal seeds (docs/fair.md), by hand index, as the record has them."""
+    with engine.connect() as conn:
+        stored: list[StoredSeeds] = load_match(conn, match.table_id, match.first_version,
+                                               match.last_version)
+    return fair_entries(stored)
+
+
+def _replay_body(engine: Any, match: players.StoredMatch) -> bytes:
+    replayed, steps = _replayed(engine, match)
+    return json.dumps({**_match_json(match), "rules": replayed.rules.to_dict(),
+                       "first_dealer": replayed.first_dealer, "steps": steps,
+                       "fair": _fair(engine, match)},
+                      ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _record_body(engine: Any, match: players.StoredMatch) -> bytes:
+    replayed, _steps = _replayed(engine, match)
+    record_ = match_record(replayed, [s.name for s in match.seats], _fair(engine, match))
+    return (record_.dumps() + "\n").encode()
+
+
+async def _built(request: Request, kind: str) -> Response:
+    """The replay or record answer of the path's match: rate-limited per address, built once
+    off the event loop (:class:`BuiltCache`), gzipped when the client takes it."""
+    refused = _over_the_limit(request)
+    if refused is not None:
+        return refused
+    found = await find_match(request, request.path_params["match_id"])
+    if isinstance(found, Response):
+        return found
+    match = found
+    engine = _engine(request)
+    make = _replay_body if kind == "replay" else _record_body
+    cache: BuiltCache = request.app.state.server.extra[BUILT]
+    try:
+        # the seats' accounts in the key: a guest seat made an account's later (upgrade)
+        # shows in a new body, the old one ages out
+        key = (kind, match.id, tuple(s.account_id for s in match.seats))
+        built = await cache.get(key, lambda: make(engine, match))
+    except _Gone:
+        return _not_found("no match with that id", "match_id")
+    except ReplayError as exc:
+        return error_response(500, "damaged_record", f"match {match.public_id} does not replay: "
+                              f"{exc}")
+    filename = f"ginrummy-match-{match.public_id}.ginrec.json"
+    headers = {} if kind == "replay" else {
+        "content-disposition": f'attachment; filename="{filename}"'}
+    if accepts_gzip(request.headers.get("accept-encoding", "")):  # (Vary: the middleware's)
+        return Response(built.gzipped, media_type="application/json",
+                        headers={"content-encoding": "gzip", **headers})
+    return Response(built.body, media_type="application/json", headers=headers)
 
 
 async def replay(request: Request) -> Response:
     """``GET /api/matches/{id}/replay``: every step of a finished match, every hand face up."""
-    found = await _replayed(request)
-    if isinstance(found, Response):
-        return found
-    match, replayed, steps = found
-    return JSONResponse({**_match_json(match), "rules": replayed.rules.to_dict(),
-                         "first_dealer": replayed.first_dealer, "steps": steps,
-                         "fair": await _fair(request, match)})
-
-
-async def _fair(request: Request, match: players.StoredMatch) -> list[dict[str, Any] | None]:
-    """Each hand's fair-deal seeds (docs/fair.md), by hand index, as the record has them."""
-
-    def read_seeds() -> list[StoredSeeds]:
-        with _engine(request).connect() as conn:
-            return load_match(conn, match.table_id, match.first_version,
-                              match.last_version)
-
-    return fair_entries(await in_thread(read_seeds))
+    return await _built(request, "replay")
 
 
 async def record(request: Request) -> Response:
     """``GET /api/matches/{id}/record``: the game record (docs/records.md) as a download."""
-    found = await _replayed(request)
-    if isinstance(found, Response):
-        return found
-    match, replayed, _steps = found
-    fair = await _fair(request, match)
-    text = match_record(replayed, [s.name for s in match.seats], fair).dumps() + "\n"
-    return Response(text, media_type="application/json", headers={
-        "content-disposition":
-            f'attachment; filename="ginrummy-match-{match.public_id}.ginrec.json"'})
+    return await _built(request, "record")
 
 
 ROUTES: list[BaseRoute] = [
@@ -295,5 +371,10 @@ ROUTES: list[BaseRoute] = [
 
 def install(server: Server) -> None:
     """Store every ended match with its statistics and ratings, in the transaction of its
-    last event."""
+    last event; the replay routes' limit and cache."""
     server.lobby.hooks.on_end.append(match_end_writes)
+    settings = server.settings
+    server.extra[REPLAY_LIMITS] = KeyedLimits(settings.replays_per_address,
+                                              settings.replays_window_seconds)
+    server.extra[BUILT] = BuiltCache(settings.replay_cache_bytes)
+    server.extra[MATCH_ROWS] = RecentRows(1024, MATCH_ROW_SECONDS)

@@ -2,8 +2,8 @@
 
 A move goes through :func:`ginrummy.gameloop.decide`, the one loop's decision function (the
 seat sees only its own view), under the loop's cap: a hand that has had ``max_decisions``
-decisions gets no more from the computer (:class:`ginrummy.gameloop.EndlessHand`; the table
-writer then stops the table, docs/server.md).
+decisions gets no more from anyone, person or computer (:func:`cap_reached`; the table writer
+then stops the table, docs/server.md).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import secrets
 
 from ginrummy.actions import Action
 from ginrummy.bots import BOTS, Bot, make_bot
-from ginrummy.gameloop import check_cap, decide, decisions_made
+from ginrummy.gameloop import EndlessHand, check_cap, decide, decisions_made
 from ginrummy.server.core.kinds import SeatKind
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.play.seat import Seat
@@ -31,6 +31,19 @@ def default_bot_level(settings: Settings) -> str:
     if settings.default_bot and settings.default_bot in BOTS:
         return settings.default_bot
     return "intermediate" if "intermediate" in BOTS else "simple"
+
+
+def cap_reached(table: GameTable, cap: int) -> str | None:
+    """Why nobody may move in the table's running hand, person or computer: it has had
+    ``cap`` decisions (:class:`ginrummy.gameloop.EndlessHand`'s message); else ``None``."""
+    hand = table.running_hand()
+    if hand is None:
+        return None
+    try:
+        check_cap(hand, decisions_made(hand) + 1, cap)
+    except EndlessHand as exc:
+        return str(exc)
+    return None
 
 
 class ComputerSeats:

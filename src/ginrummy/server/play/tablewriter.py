@@ -29,7 +29,7 @@ from ginrummy.server.play.chat import ChatLine, ChatMutes, RecentChat, send_chat
 from ginrummy.server.play.clock import restart_clock
 from ginrummy.server.play.commits import CommitPath, EventMaker
 from ginrummy.server.play.committer import CommitFailed, GroupCommitter
-from ginrummy.server.play.computer import ComputerSeats
+from ginrummy.server.play.computer import ComputerSeats, cap_reached
 from ginrummy.server.play.connections import Connection
 from ginrummy.server.play.fairdeal import FairHand, new_fair_hand, parse_seed, pending
 from ginrummy.server.play.messages import (
@@ -652,6 +652,10 @@ class TableWriter:
                 self._arm(1.0, self._retry_advance)
                 return
             table = self.table
+            stop = cap_reached(table, self.settings.max_decisions)  # a person's turn too
+            if stop is not None:
+                await self._stop(stop)
+                return
             if step is Step.BETWEEN_HANDS:
                 now = time.time()
                 if table.next_deal_at is None:

@@ -11,9 +11,11 @@ cookie*). Each kind of origin reads only its own name, so a cookie planted over 
 never counts on HTTPS.
 
 Passwords are hashed with Argon2id (argon2-cffi's default profile, RFC 9106's low-memory
-one: 64 MiB, 3 iterations, 4 lanes, above OWASP's minimum of 19 MiB and 2 iterations), in a
-pool of :data:`HASH_THREADS` threads: never on the event loop, and never more than that many
-64 MiB hashes at once however many logins arrive together.
+one: 64 MiB, 3 iterations, 4 lanes, above OWASP's minimum of 19 MiB and 2 iterations), never on
+the event loop, in two bounded pools: log-ins' checks in :data:`HASH_THREADS` threads, every
+other Argon2 work (sign-ups, password changes, a hash renewed) in :data:`OTHER_HASH_THREADS`.
+Never more than their sum of 64 MiB hashes run at once however many requests arrive together,
+and a burst of password changes or sign-ups waits in its own queue, never before a log-in.
 """
 
 from __future__ import annotations
@@ -57,8 +59,12 @@ _DUMMY_HASH = PASSWORDS.hash("no account has this password")
 password costs (no timing difference tells which names exist)."""
 
 HASH_THREADS = max(1, min(4, os.cpu_count() or 1))
-"""Argon2 hashes running at once (each takes 64 MiB and one core for ~0.15 s)."""
-_HASH_POOL = ThreadPoolExecutor(max_workers=HASH_THREADS, thread_name_prefix="argon2")
+"""Log-ins' Argon2 checks running at once (each takes 64 MiB and one core for ~0.15 s)."""
+OTHER_HASH_THREADS = 1
+"""Other Argon2 work (sign-ups, password changes, renewed hashes) running at once."""
+_HASH_POOL = ThreadPoolExecutor(max_workers=HASH_THREADS, thread_name_prefix="argon2-login")
+_OTHER_POOL = ThreadPoolExecutor(max_workers=OTHER_HASH_THREADS,
+                                 thread_name_prefix="argon2-other")
 
 
 @dataclass(frozen=True)
@@ -105,15 +111,19 @@ def password_ok(stored_hash: str | None, password: str) -> bool:
 
 
 async def hash_password_async(password: str) -> str:
-    """:func:`hash_password` in the hashing threads (the event loop goes on meanwhile)."""
+    """:func:`hash_password` in the other Argon2 work's thread (the event loop goes on
+    meanwhile)."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_HASH_POOL, hash_password, password)
+    return await loop.run_in_executor(_OTHER_POOL, hash_password, password)
 
 
-async def password_ok_async(stored_hash: str | None, password: str) -> bool:
-    """:func:`password_ok` in the hashing threads."""
+async def password_ok_async(stored_hash: str | None, password: str, *,
+                            login: bool = False) -> bool:
+    """:func:`password_ok` in the log-ins' hashing threads (``login``), else in the other
+    Argon2 work's thread (a password change's old password)."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_HASH_POOL, password_ok, stored_hash, password)
+    return await loop.run_in_executor(_HASH_POOL if login else _OTHER_POOL, password_ok,
+                                      stored_hash, password)
 
 
 def needs_rehash(stored_hash: str) -> bool:

@@ -48,7 +48,8 @@ export class Coach {
       if (response.status === 200 && data && data.coach) return this.done(data.coach);
       if (response.status !== 202) {
         const code = data && data.error && data.error.code;
-        return this.fail(code === "busy" ? "coach.busy" : code === "forbidden" ? "coach.not_yours"
+        const busy = code === "busy" || code === "too_many_jobs"; // others', or one's own jobs
+        return this.fail(busy ? "coach.busy" : code === "forbidden" ? "coach.not_yours"
           : code === "not_logged_in" ? "coach.login" : "coach.failed");
       }
       await new Promise((resolve) => setTimeout(resolve, wait));
