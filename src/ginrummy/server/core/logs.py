@@ -26,6 +26,9 @@ _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) 
     "message", "asctime", "color_message"}
 CHATTY = ("websockets", "uvicorn.protocols", "wsproto", "h11")
 """Libraries that log frames or raw protocol data at DEBUG."""
+QUIET = ("sqlalchemy.engine", "sqlalchemy.pool")
+"""Libraries kept at WARNING or above: SQLAlchemy logs every statement at INFO and every
+row it reads at DEBUG (decks, hands: a ``--log-level debug`` must not print them)."""
 
 
 class JsonFormatter(logging.Formatter):
@@ -74,12 +77,17 @@ _FRAMES = DropFrames()
 
 
 def quiet_chatty_loggers() -> None:
-    """Keep the libraries that log WebSocket frames at DEBUG at INFO or above, and strip
-    query strings from uvicorn's handshake lines."""
+    """Keep the libraries that log WebSocket frames at DEBUG at INFO or above and
+    SQLAlchemy's statements and rows out of the log (:data:`QUIET`), and strip query strings
+    from uvicorn's handshake lines."""
     for name in CHATTY:
         logger = logging.getLogger(name)
         if logger.level < logging.INFO:  # NOTSET included: never DEBUG through the root
             logger.setLevel(logging.INFO)
+    for name in QUIET:
+        logger = logging.getLogger(name)
+        if logger.level < logging.WARNING:
+            logger.setLevel(logging.WARNING)
     for name in ("uvicorn.error", "uvicorn.access"):
         logger = logging.getLogger(name)
         for guard in (_STRIP, _FRAMES):
