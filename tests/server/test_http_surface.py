@@ -75,7 +75,7 @@ def route_paths(server: LiveServer) -> Iterator[tuple[str, list[str]]]:
     """Every route's path template and methods (a mount: a path under it)."""
     for route in server.app.routes:
         if isinstance(route, Route):
-            yield route.path, sorted((route.methods or {"GET"}) - {"HEAD"}) + ["HEAD"]
+            yield route.path, [*sorted((route.methods or {"GET"}) - {"HEAD"}), "HEAD"]
         elif isinstance(route, Mount):
             yield route.path.rstrip("/") + "/{file}", ["GET", "HEAD"]
 

@@ -28,9 +28,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.core.auth import seat_for_token, secret_hash
+from ginrummy.server.core.clienttext import BadText
 from ginrummy.server.core.limits import KeyedLimits, RateLimit, address_key
 from ginrummy.server.core.settings import Settings
-from ginrummy.server.core.clienttext import BadText
 from ginrummy.server.http.common import error_response, in_thread, read_body
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.http.metrics import count_login
