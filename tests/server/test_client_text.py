@@ -14,7 +14,7 @@ from server_helpers import Client, LiveServer
 from ginrummy.server.core.clienttext import BadText, check_strings
 from ginrummy.server.core.protocol import Code, MessageError, parse_client_message
 
-REFUSED = ["\x00", "\x01", "\x1b", "\n", "\x7f", "\x85", "\x9f"]
+REFUSED = ["\x00", "\x01", "\x0b", "\x1b", "\x7f", "\x85", "\x9f"]
 """Control characters (C0, DEL, C1) that no client string may hold."""
 
 
@@ -46,7 +46,7 @@ def test_a_lone_surrogate_and_a_bad_key_are_refused_and_clean_text_passes() -> N
     with pytest.raises(BadText) as deep:
         check_strings({"a": [1, {"b": ["ok", "no\x00"]}]})
     assert deep.value.field == "a.1.b.1"
-    check_strings({"name": "Ann Ünïcødé 🂡", "n": [1, 2.5, None, True], "tab": "a b"})
+    check_strings({"name": "Ann Ünïcødé 🂡", "n": [1, 2.5, None, True], "text": "a\tb\nc\r\n"})
     chat = parse_client_message('{"type": "chat", "text": "gg, well played 👍"}')
     assert chat.type == "chat"
 

@@ -2,12 +2,15 @@
 
 Every WebSocket message (:func:`ginrummy.server.core.protocol.parse_client_message`) and
 every JSON body (:func:`ginrummy.server.http.common.read_body`) is walked once, keys and
-values at any depth, before any model or route sees it: a control character (C0, DEL, C1:
-U+0000-U+001F, U+007F-U+009F) or a lone surrogate (U+D800-U+DFFF, which a JSON ``\\ud800``
-escape makes and no database stores) refuses the whole message, naming the field. Ids,
-names, chat, seeds, table names, report text and passwords alike: nothing a person types
-needs one, and a NUL is what PostgreSQL refuses to store in a text column (a write that
-fails in a shared commit costs every other table's writes a retry).
+values at any depth, before any model or route sees it: a control character (C0 but tab,
+line feed and carriage return, DEL, C1: U+0000-U+0008, U+000B, U+000C, U+000E-U+001F,
+U+007F-U+009F) or a lone surrogate (U+D800-U+DFFF, which a JSON ``\\ud800`` escape makes and
+no database stores) refuses the whole message, naming the field. Ids, names, chat, seeds,
+table names, report text and passwords alike: nothing a person types needs one, and a NUL is
+what PostgreSQL refuses to store in a text column (a write that fails in a shared commit
+costs every other table's writes a retry). Tab and line breaks are ordinary white space
+(pasted text, an administrator's notice of two lines): the text fields fold them into a
+space (:func:`ginrummy.server.play.chat.clean_text`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-REFUSED = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+REFUSED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 """The characters no client string may hold."""
 
 
