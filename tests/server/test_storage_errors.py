@@ -47,9 +47,15 @@ def test_the_card_list_regex_finds_decks_and_hands() -> None:
 
 
 def play(client: Client, moves: int, prefix: str) -> list[dict[str, Any]]:
-    """Play up to ``moves`` of this seat's actions; the errors the client received."""
+    """Play up to ``moves`` of this seat's actions (fewer when the match ends: one hand of
+    a big gin may pass 100 points); the errors the client received."""
     for n in range(moves):
-        state = client.playable()
+        try:
+            state = client.playable(10)
+        except TimeoutError:
+            if client.state["table"]["status"] == "over":
+                break
+            raise
         client.send({"type": "action", "id": f"{prefix}{n}", "version": state["version"],
                      "action": state["legal"][0]})
         answer = client.answer()
