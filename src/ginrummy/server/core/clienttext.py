@@ -22,6 +22,22 @@ REFUSED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 """The characters no client string may hold."""
 
 
+SUSPECT = re.compile("[\\\\\x7f-\x9f\ud800-\udfff]")
+"""What JSON text must hold for its strings to hold a refused character: JSON refuses a raw
+C0 control character in a string, so one comes only from an escape (a backslash); DEL, C1
+and a surrogate may also stand raw."""
+
+
+def may_hold_refused(json_text: str) -> bool:
+    """False when the JSON text cannot decode to a refused character (no backslash, DEL, C1
+    or surrogate in it): the walk of :func:`check_strings` may be skipped. One scan of the
+    text: for ASCII text (almost every message) two ``in`` tests, tens of nanoseconds (the
+    walk costs microseconds)."""
+    if json_text.isascii():
+        return "\\" in json_text or "\x7f" in json_text
+    return SUSPECT.search(json_text) is not None
+
+
 class BadText(ValueError):
     """A client string holding a refused character; ``field`` names where (``a.b.0``)."""
 

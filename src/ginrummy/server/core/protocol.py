@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from ginrummy.server.core.clienttext import BadText, check_strings
+from ginrummy.server.core.clienttext import BadText, check_strings, may_hold_refused
 from ginrummy.server.core.jsontext import MAX_INT, JSONTextError, loads
 
 PROTOCOL = 2
@@ -137,7 +137,8 @@ def parse_client_message(text: str) -> AnyClientMessage:
     if not isinstance(data, dict):
         raise MessageError(Code.BAD_MESSAGE, "a message must be a JSON object")
     try:
-        check_strings(data)
+        if may_hold_refused(text):  # most messages cannot: the walk is skipped
+            check_strings(data)
     except BadText as exc:
         raise MessageError(Code.BAD_MESSAGE, str(exc)) from None
     kind = data.get("type")
