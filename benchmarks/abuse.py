@@ -27,7 +27,10 @@ default settings, so that every quota and limit is the one an operator gets, and
 - ``text_plain``: a cross-site ``text/plain`` POST that is JSON;
 - ``huge_int``: a 5,000-digit integer in a WebSocket frame and in an HTTP body;
 - ``target_2_64``: a table with ``target`` 2^64 (and 10^9), then a connection to it;
-- ``db_mode``: the database file and its ``-wal``/``-shm`` modes.
+- ``db_mode``: the database file and its ``-wal``/``-shm`` modes;
+- ``nul_ids`` (``benchmarks/abuse_nul.py``): guests sending action ids with a NUL while
+  people play many tables, on a server of its own (``--nul-db`` for PostgreSQL): the people's
+  ack p99 before and during, the guests' answers, the tracebacks logged.
 
 A refused attack never stops the script: each one's exceptions are part of its figures. The
 exit status is 0 whatever held (it is a report, not a test).
@@ -57,6 +60,8 @@ import httpx
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from abuse_nul import add_arguments as add_nul_arguments
+from abuse_nul import attack_nul_ids
 from load_server import ServerHandle, kill_server, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -547,7 +552,7 @@ ATTACKS: dict[str, Callable[..., Result]] = {
     "huge_int": attack_huge_int, "target_2_64": attack_target, "db_mode": attack_db_mode,
     "big_post": attack_big_post, "seat_flood": attack_seat_flood, "churn": attack_churn,
     "idle_sockets": attack_idle_sockets, "tokens_in_log": attack_tokens_in_log,
-    "tables": attack_tables,
+    "nul_ids": attack_nul_ids, "tables": attack_tables,
 }
 """In the order they run: ``tables`` last, since the other attacks need a few tables of the
 same address's quota."""
@@ -566,6 +571,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seat-connections", type=int, default=100)
     parser.add_argument("--flood-seconds", type=float, default=5.0)
     parser.add_argument("--cycles", type=int, default=None)
+    add_nul_arguments(parser)
     parser.add_argument("--only", help="comma-separated attack names")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
