@@ -1,13 +1,15 @@
 """Storage errors on PostgreSQL leave no hidden card in any log line (docs/security.md,
-*Storage errors and logs*): games run while the database refuses a deal (a trigger) and a
-write with a NUL that went around the edge; every record of every logger at DEBUG, formatted
-as ``ginrummy serve`` writes it (tracebacks included), is searched for a list of five or more
-cards and for every stored deck. The other tables play on without an error."""
+*Storage errors and logs*): games run while the database refuses a deal (a NOT NULL
+violation, whose detail is the whole row) and a write with a NUL that went around the edge;
+every record of every logger at DEBUG, formatted as ``ginrummy serve`` writes it (tracebacks
+included), is searched for a list of five or more cards and for every stored deck. The other
+tables play on without an error."""
 
 from __future__ import annotations
 
 import logging
 import re
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +19,7 @@ from server_helpers import Client, LiveServer
 from sqlalchemy import text
 
 from ginrummy.server.core import protocol
-from ginrummy.server.core.logs import JsonFormatter
+from ginrummy.server.core.logs import JsonFormatter, TextFormatter
 from ginrummy.storage import open_engine
 
 CARD = r"(?:10|[2-9TJQKA])[shdc]"
@@ -30,13 +32,16 @@ CREATE FUNCTION refuse_poisoned_deals() RETURNS trigger AS $$
 BEGIN
     IF NEW.kind = 'deal' AND EXISTS (
             SELECT 1 FROM game_tables WHERE id = NEW.table_id AND name = 'poisoned') THEN
-        RAISE EXCEPTION 'deals of this table are refused (the test)';
+        NEW.kind := NULL;  -- the NOT NULL check refuses it, the row in its DETAIL
     END IF;
     RETURN NEW;
 END $$ LANGUAGE plpgsql;
 CREATE TRIGGER refuse_poisoned_deals BEFORE INSERT ON events
     FOR EACH ROW EXECUTE FUNCTION refuse_poisoned_deals();
 """
+"""The poisoned table's deals break the NOT NULL of ``events.kind``: PostgreSQL's own error
+then shows the whole row, its deck, as ``DETAIL: Failing row contains (...)``, which
+SQLAlchemy's ``hide_parameters`` does not hide."""
 
 
 def test_the_card_list_regex_finds_decks_and_hands() -> None:
@@ -44,6 +49,21 @@ def test_the_card_list_regex_finds_decks_and_hands() -> None:
     assert CARD_LIST.search("""[parameters: ('t1', 2, 'deal', None, '7h 5s 3c 7s Ks'""")
     assert CARD_LIST.search('"hand": ["As", "2c", "10d", "Kh", "Qs"]')
     assert not CARD_LIST.search("discard As; draw stock; 4 cards: As 2c 3d 4h")
+
+
+def test_both_log_formats_hide_the_values_of_a_refused_row() -> None:
+    detail = ("null value in column \"kind\" violates not-null constraint\n"
+              "DETAIL:  Failing row contains (t1, 2, null, null, 7h 5s 3c 7s Ks 6d).\n"
+              "DETAIL:  Key (token_hash)=(abc123) already exists.")
+    try:
+        raise RuntimeError(detail)
+    except RuntimeError:
+        record = logging.LogRecord("ginrummy.server.commit", logging.ERROR, __file__, 1,
+                                   "a write failed: %s", (detail,), sys.exc_info())
+    for formatter in (JsonFormatter(), TextFormatter("%(levelname)s %(message)s")):
+        line = formatter.format(record)
+        assert not CARD_LIST.search(line) and "abc123" not in line, line
+        assert "Failing row contains ... (values hidden)" in line
 
 
 def play(client: Client, moves: int, prefix: str) -> list[dict[str, Any]]:
@@ -103,9 +123,9 @@ def test_no_card_list_reaches_a_log_when_storage_fails(
     formatter = JsonFormatter()
     lines = [formatter.format(r) for r in caplog.records]
     everything = "\n".join(lines)
-    assert "DataError" in everything  # the NUL write failed in the database, and said so
-    assert "deals of this table are refused" in everything  # so did the poisoned deals
     leaks = [line[:300] for line in lines if CARD_LIST.search(line)]
     assert leaks == []
+    assert "DataError" in everything  # the NUL write failed in the database, and said so
+    assert "Failing row contains ... (values hidden)" in everything  # the poisoned deals
     for deck in decks:
         assert deck[:20] not in everything
