@@ -31,6 +31,9 @@ default settings, so that every quota and limit is the one an operator gets, and
 - ``replay_flood`` and ``password_burst`` (issue 25, 2 and 4): a long stored match's replay
   hammered while ``/healthz`` is timed, a burst of password changes while another account
   logs in (``benchmarks/abuse_heavy.py``).
+- ``nul_ids`` (``benchmarks/abuse_nul.py``): guests sending action ids with a NUL while
+  people play many tables, on a server of its own (``--nul-db`` for PostgreSQL): the people's
+  ack p99 before and during, the guests' answers, the tracebacks logged.
 
 A refused attack never stops the script: each one's exceptions are part of its figures. The
 exit status is 0 whatever held (it is a report, not a test).
@@ -61,6 +64,8 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import abuse_heavy
+from abuse_nul import add_arguments as add_nul_arguments
+from abuse_nul import attack_nul_ids
 from load_server import ServerHandle, kill_server, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -564,7 +569,7 @@ ATTACKS: dict[str, Callable[..., Result]] = {
     "big_post": attack_big_post, "seat_flood": attack_seat_flood, "churn": attack_churn,
     "idle_sockets": attack_idle_sockets, "tokens_in_log": attack_tokens_in_log,
     "replay_flood": attack_replay_flood, "password_burst": attack_password_burst,
-    "tables": attack_tables,
+    "nul_ids": attack_nul_ids, "tables": attack_tables,
 }
 """In the order they run: ``tables`` last, since the other attacks need a few tables of the
 same address's quota."""
@@ -583,6 +588,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seat-connections", type=int, default=100)
     parser.add_argument("--flood-seconds", type=float, default=5.0)
     parser.add_argument("--cycles", type=int, default=None)
+    add_nul_arguments(parser)
     parser.add_argument("--only", help="comma-separated attack names")
     abuse_heavy.add_options(parser)
     parser.add_argument("--json", action="store_true")

@@ -59,10 +59,12 @@ from load_clients import (  # noqa: E402
     play_tables,
 )
 from load_server import (  # noqa: E402
+    METRICS_TOKEN,
     CpuSample,
     RunReport,
     _fill,
     _int_list,
+    counters,
     describe,
     fresh_database,
     largest_within,
@@ -180,12 +182,11 @@ def health_sum(urls: list[str]) -> dict[str, Any] | None:
     """The commit counters of every process added up (``None`` if one does not answer)."""
     total = {"commits": 0, "writes": 0}
     for url in urls:
-        try:
-            answer = httpx.get(f"{url}/api/health", timeout=10).json()
-            total["commits"] += int(answer["commits"])
-            total["writes"] += int(answer["writes"])
-        except (httpx.HTTPError, ValueError, KeyError):
+        found = counters(url)  # /metrics, with the token the members were started with
+        if found is None:
             return None
+        total["commits"] += found["commits"]
+        total["writes"] += found["writes"]
     return total
 
 
@@ -197,7 +198,8 @@ def run_cluster(args: argparse.Namespace, processes: int, repeat: int,
     with tempfile.TemporaryDirectory(prefix="ginrummy-cluster-") as tmp, \
             fresh_database(args.db, Path(tmp)) as db:
         prefix = f"gload{secrets.token_hex(4)}"
-        env = {"GINRUMMY_LEASE_TTL_MS": str(args.lease_ttl_ms)}
+        env = {"GINRUMMY_LEASE_TTL_MS": str(args.lease_ttl_ms),
+               "GINRUMMY_METRICS_TOKEN": METRICS_TOKEN}
         cluster = Cluster(processes, db, Path(tmp) / "procs", redis=args.redis, prefix=prefix,
                           env=env, args=args.server_arg or [], log_level=args.log_level)
         try:

@@ -206,6 +206,7 @@ def start_server(db: str, folder: Path, extra_args: list[str], *, log_level: str
         # every table and connection comes from 127.0.0.1: the per-address quotas are raised
         env = {"GINRUMMY_TABLES_PER_ADDRESS": "1000000", "GINRUMMY_CONNECTIONS_PER_ADDRESS":
                "1000000", "GINRUMMY_MAX_CONNECTIONS": "1000000", **os.environ}
+    env = {"GINRUMMY_METRICS_TOKEN": METRICS_TOKEN, **env}  # the commit counters: counters()
     with log_path.open("wb") as log:
         process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=folder,
                                    env=env, preexec_fn=preexec_fn)
@@ -247,13 +248,33 @@ def start_profiler(path: str | None, pid: int | None, duration: float,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def health(url: str) -> dict[str, Any] | None:
-    """``/api/health`` (commit counters), or ``None`` when it does not answer."""
+METRICS_TOKEN = f"bench-{uuid.uuid4().hex}"
+"""The ``/metrics`` token of the servers the benchmarks start (the commit counters are there,
+not in the public ``/api/health``)."""
+_COUNTERS = {"ginrummy_commits_total": "commits", "ginrummy_commit_writes_total": "writes"}
+
+
+def counters(url: str, token: str = METRICS_TOKEN) -> dict[str, Any] | None:
+    """The group committer's counters (``commits``, ``writes``) from ``/metrics``, or ``None``
+    when it does not answer."""
     try:
-        answer = httpx.get(f"{url}/api/health", timeout=10)
-        return dict(answer.json()) if answer.status_code == 200 else None
-    except (httpx.HTTPError, ValueError):
+        answer = httpx.get(f"{url}/metrics", timeout=10,
+                           headers={"Authorization": f"Bearer {token}"})
+    except httpx.HTTPError:
         return None
+    if answer.status_code != 200:
+        return None
+    found: dict[str, Any] = {}
+    for line in answer.text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in _COUNTERS:
+            found[_COUNTERS[name]] = int(float(value))
+    return found if len(found) == len(_COUNTERS) else None
+
+
+def health(url: str) -> dict[str, Any] | None:
+    """The commit counters (:func:`counters`), or ``None`` when the server does not answer."""
+    return counters(url)
 
 
 def cpu_sample(server_pid: int | None,

@@ -5,7 +5,9 @@ and the daily top-up comes once a UTC day. The ledger check holds after each of 
 
 from __future__ import annotations
 
+import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -155,6 +157,10 @@ def test_guests_and_the_short_of_chips_are_refused_and_nothing_changes(
     ({"preset": "arena", "players": 3, "buy_in": 100, "bots": {"1": "simple"}}, 400, "bots"),
     ({"preset": "arena", "players": 3, "buy_in": 0}, 422, "buy_in"),
     ({"preset": "arena", "players": 3, "buy_in": 10_000_000}, 422, "buy_in"),
+    ({"preset": "arena", "players": 3, "buy_in": "100"}, 422, "buy_in"),
+    ({"preset": "arena", "players": 3, "buy_in": True}, 422, "buy_in"),
+    ({"preset": "arena", "players": 3, "buy_in": 100.0}, 422, "buy_in"),
+    ({"preset": "arena", "players": "3", "buy_in": 100}, 422, "players"),
 ])
 def test_a_bad_buy_in_is_refused_naming_the_field(server: LiveServer, body: dict[str, Any],
                                                   status: int, field: str) -> None:
@@ -278,16 +284,26 @@ def test_a_table_closed_by_an_administrator_refunds_every_buy_in(server: LiveSer
     ledger_ok(server)
 
 
+def spend(server: LiveServer, who: dict[str, str], amount: int, key: str) -> None:
+    """The account loses ``amount`` chips to the house (as a lost match would)."""
+    engine = open_engine(server.settings.db)
+    with engine.begin() as conn:
+        ledger.open_account(conn, account_id(who))
+        ledger.transfer(conn, key, Kind.PAYOUT, {account_wallet(account_id(who)): -amount,
+                                                 HOUSE: amount})
+    engine.dispose()
+
+
 def test_the_daily_topup_is_taken_once_a_utc_day(server: LiveServer) -> None:
     guest = get(server, "/api/wallet")
     assert guest.status_code == 401 and guest.json()["error"]["code"] == "not_logged_in"
     ann = login(server, "Ann")
     wallet = get(server, "/api/wallet", ann).json()
-    assert wallet == {"balance": 1000, "entries": [wallet["entries"][0]],
+    assert wallet == {"balance": 1000, "parked": 0, "entries": [wallet["entries"][0]],
                       "topup": {"available": False, "amount": 0, "next_at": None}}
     full = post(server, "/api/wallet/topup", {}, ann)
     assert full.status_code == 409 and "below 1000" in full.json()["error"]["message"]
-    buy_in_table(server, ann, 700, players=2)
+    spend(server, ann, 700, "test:lost")
     assert get(server, "/api/wallet", ann).json()["topup"] == {
         "available": True, "amount": 700, "next_at": None}
     taken = post(server, "/api/wallet/topup", {}, ann)
@@ -296,14 +312,73 @@ def test_the_daily_topup_is_taken_once_a_utc_day(server: LiveServer) -> None:
     next_at = taken.json()["topup"]["next_at"]
     assert next_at.endswith("T00:00:00Z") and taken.json()["topup"]["available"] is False
     buy_in_table(server, ann, 500, players=2)
+    spend(server, ann, 400, "test:lost again")
     again = post(server, "/api/wallet/topup", {}, ann)
     assert again.status_code == 409
     assert again.json()["error"]["code"] == "topup_unavailable"
     assert next_at in again.json()["error"]["message"]
-    assert chips(server, ann) == 500
+    assert chips(server, ann) == 100
     assert post(server, "/api/wallet/topup", {"extra": 1}, ann).status_code == 422
     report = ledger_ok(server)
-    assert report.issued == 1700 and report.in_pools == 1200
+    assert report.issued == 1700 - 1100 and report.in_pools == 500
+
+
+def test_the_topup_counts_the_chips_in_the_players_own_open_pools(server: LiveServer) -> None:
+    """900 waiting in a pool and 100 in the wallet: no top-up (it would pay 900, and leaving
+    would then give 1,900); what is missing beyond the pooled chips is topped up."""
+    ann = login(server, "Ann")
+    created = buy_in_table(server, ann, 900, players=2)
+    wallet = get(server, "/api/wallet", ann).json()
+    assert (wallet["balance"], wallet["parked"]) == (100, 900)
+    assert wallet["topup"] == {"available": False, "amount": 0, "next_at": None}
+    refused = post(server, "/api/wallet/topup", {}, ann)
+    assert refused.status_code == 409, refused.text
+    assert "900 in pools" in refused.json()["error"]["message"]
+    left = post(server, f"/api/tables/{created['table_id']}/leave", {}, ann)
+    assert left.status_code == 200 and chips(server, ann) == 1000
+    buy_in_table(server, ann, 600, players=2)
+    spend(server, ann, 300, "test:lost")  # 100 in the wallet, 600 in the pool
+    assert get(server, "/api/wallet", ann).json()["topup"]["amount"] == 300
+    taken = post(server, "/api/wallet/topup", {}, ann)
+    assert taken.status_code == 200 and taken.json()["received"] == 300
+    assert (taken.json()["balance"], taken.json()["parked"]) == (400, 600)
+    report = ledger_ok(server)
+    assert report.issued == 1000 and report.in_pools == 600
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_two_joins_at_once_with_chips_for_one_get_200_and_409(
+        make_server: Callable[..., LiveServer], request: pytest.FixtureRequest,
+        caplog: pytest.LogCaptureFixture, database: str) -> None:
+    """Ann has 1,000 chips and joins two 700 tables at once: both pass the first check (the
+    group commit waits 150 ms), the ledger refuses the second in the commit: 409
+    ``not_enough_chips`` with the balance, not 503, and no traceback in the log."""
+    db = {} if database == "sqlite" else {"db": request.getfixturevalue("pg_url")}
+    server = make_server(commit_interval_ms=150, **db)
+    ann, bob, cat = login(server, "Ann"), login(server, "Bob"), login(server, "Cat")
+    tables = [buy_in_table(server, who, 700, players=2)["table_id"] for who in (bob, cat)]
+    answers: list[Any] = [None, None]
+
+    def join(index: int) -> None:
+        answers[index] = post(server, f"/api/tables/{tables[index]}/join", {"nickname": "a"},
+                              ann)
+
+    caplog.clear()
+    threads = [threading.Thread(target=join, args=(n,)) for n in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200, 409], [a.text for a in answers]
+    refused = next(a for a in answers if a.status_code == 409).json()["error"]
+    assert refused == {"code": "not_enough_chips", "field": "seat",
+                       "message": "the buy-in is 700 chips and you have 300"}
+    assert chips(server, ann) == 300
+    seated = [get(server, f"/api/tables/{t}").json()["seats"][1]["kind"] for t in tables]
+    assert sorted(seated) == ["empty", "human"]
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    ledger_ok(server)
 
 
 def test_a_stuck_table_refunds_every_buy_in(make_server: Callable[..., LiveServer]) -> None:

@@ -49,6 +49,21 @@ class SlowRepository:
         with self.lock:
             self.transactions.append(list(ops))
 
+    def write_each(self, writes: Sequence[Sequence[WriteOp]]) -> list[BaseException | None]:
+        """One transaction; each write refused alone (as the repository's savepoints)."""
+        time.sleep(0.02)
+        kept: list[WriteOp] = []
+        errors: list[BaseException | None] = []
+        for ops in writes:
+            if any(isinstance(op, UpdateTable) and op.table_id == "poison" for op in ops):
+                errors.append(RuntimeError("refused"))
+            else:
+                kept.extend(ops)
+                errors.append(None)
+        with self.lock:
+            self.transactions.append(kept)
+        return errors
+
 
 def test_concurrent_writes_share_transactions() -> None:
     async def run() -> tuple[SlowRepository, GroupCommitter]:
@@ -82,9 +97,11 @@ def test_a_refused_write_fails_alone() -> None:
     outcomes, repo = asyncio.run(run())
     assert outcomes[0] is None and outcomes[2] is None
     assert isinstance(outcomes[1], CommitFailed)
+    assert isinstance(outcomes[1].__cause__, RuntimeError)  # the write's own error
     written = {op.table_id for batch in repo.transactions for op in batch
                if isinstance(op, UpdateTable)}
     assert written == {"a", "b"}
+    assert len(repo.transactions) == 1  # the others in one transaction, not one each
 
 
 class TimedRepository(SlowRepository):
@@ -339,6 +356,50 @@ def test_a_refused_write_in_a_real_batch_fails_alone(database_url: str) -> None:
     assert a is not None and b is not None
     assert [e.version for e in a.events] == [2, 3] and a.clock_seat is None
     assert [e.version for e in b.events] == [2, 3] and (b.version, b.clock_seat) == (3, 0)
+
+
+def test_a_write_postgresql_refuses_fails_alone_and_the_batch_commits_once(
+        pg_url: str) -> None:
+    """A NUL in a text column (the edge refuses it; this write goes around the edge):
+    PostgreSQL refuses the batch; the write is isolated in a savepoint of the retry, the
+    other tables' writes of the batch commit in that one transaction, and only the bad
+    write's waiter hears of it."""
+    engine = open_engine(pg_url)
+    migrate(engine)
+    repo = Repository(engine)
+    commits: list[int] = []
+    event.listen(engine, "commit", lambda _conn: commits.append(1))
+    tables = [f"t{n}" for n in range(6)]
+
+    async def run() -> list[object]:
+        committer = GroupCommitter(repo)
+        committer.start()
+        await committer.commit([InsertTable(two_seats(t)) for t in [*tables, "bad"]])
+        commits.clear()
+        poisoned = an_action("bad", 2, True)
+        event_op = poisoned[0]
+        assert isinstance(event_op, InsertEvent)
+        poisoned[0] = InsertEvent("bad", StoredEvent(2, "action", "bad:2", 0, "human",
+                                                     "id\x00with a NUL"))
+        outcomes = await asyncio.gather(
+            *(committer.commit(an_action(t, 2, True), t) for t in tables[:3]),
+            committer.commit(poisoned, "bad"),
+            *(committer.commit(an_action(t, 2, True), t) for t in tables[3:]),
+            return_exceptions=True)
+        await committer.close()
+        return list(outcomes)
+
+    outcomes = asyncio.run(run())
+    bad = outcomes.pop(3)
+    assert outcomes == [None] * 6  # no other table saw an error
+    assert isinstance(bad, CommitFailed) and "DataError" in str(bad)
+    assert len(commits) == 1  # the failed batch's other writes: one transaction
+    for table_id in tables:
+        stored = repo.load_table(table_id)
+        assert stored is not None and [e.version for e in stored.events] == [2]
+    stored_bad = repo.load_table("bad")
+    engine.dispose()
+    assert stored_bad is not None and stored_bad.events == [] and stored_bad.version == 1
 
 
 def test_bad_operations_are_named(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,6 +22,10 @@ from ginrummy.views import view
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 
 
+METRICS_TOKEN = "crash-restart-metrics"
+"""``/metrics`` (where the count of tables restored is) is read with this token."""
+
+
 class Process:
     """``ginrummy serve`` in a subprocess."""
 
@@ -34,7 +39,8 @@ class Process:
             [*command, "serve", "--port", str(port), "--db", db, "--bot-delay", "0",
              "--between-hands", "0", "--log-level", "warning"],
             stdout=self.log, stderr=subprocess.STDOUT,
-            env={**os.environ, "GINRUMMY_MIN_CLOCK_SECONDS": "1"})
+            env={**os.environ, "GINRUMMY_MIN_CLOCK_SECONDS": "1",
+                 "GINRUMMY_METRICS_TOKEN": METRICS_TOKEN})
         deadline = time.monotonic() + 90  # a busy machine starts Python slowly
         while True:
             try:
@@ -139,7 +145,9 @@ def test_sigkill_mid_hand_then_restart_loses_nothing(tmp_path: Path,
     second = Process(db, port, tmp_path / "serve.log")
     processes.append(second)
     with httpx.Client(base_url=second.base) as http:
-        assert http.get("/api/health").json()["restored"] >= 1
+        metrics = http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+        assert re.search(r"^ginrummy_tables_restored ([1-9]\d*)\.0$", metrics.text, re.M), \
+            metrics.text
         entry = http.get(f"/api/tables/{table_id}").json()
     assert entry["version"] >= last["version"] and entry["status"] == "playing"
     reconnected_at = time.time()

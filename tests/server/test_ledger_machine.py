@@ -104,6 +104,11 @@ def run_child(url: str, pipe: Connection) -> None:
             super().write(ops)
             handshake.committed()
 
+        def write_each(self, writes: Sequence[Sequence[Any]]) -> list[BaseException | None]:
+            errors = super().write_each(writes)
+            handshake.committed()
+            return errors
+
     async def main() -> None:
         settings = Settings(db=url, bot_delay_ms=0, between_hands_seconds=0, default_bot="simple",
                             hold_seconds=3600, abandon_after_seconds=10**6,

@@ -127,7 +127,7 @@ def test_private_table_needs_its_invite(server: LiveServer) -> None:
     ({"clock_seconds": 2}, "clock_seconds", "no clock"),
     ({"pool_chips": 100}, "pool_chips", "single_hand"),
     ({"nickname": ""}, "nickname", "at least 1"),
-    ({"nickname": "\u0000\u0001"}, "nickname", "empty"),
+    ({"nickname": "\u0000\u0001"}, "nickname", "control character U+0000"),
     ({"nickname": "x" * 25}, "nickname", "at most 24"),
     ({"surprise": 1}, "surprise", "Extra inputs"),
 ])

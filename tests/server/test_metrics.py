@@ -1,20 +1,32 @@
 """``/metrics`` (docs/moderation.md, *Metrics*): the Prometheus text parses, counts what
-happened, has a registry per app, and is served only to this machine or with the token."""
+happened, has a registry per app, and is served only with its token, or to a direct loopback
+client when the operator allows it; ``/api/health`` shows the status alone."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import Client, LiveServer
 
 from ginrummy.server.http.metrics import metrics_of
 
+TOKEN = "metrics-token-of-the-tests"
+
+
+@pytest.fixture
+def server(make_server: Callable[..., LiveServer]) -> LiveServer:
+    """A server whose metrics are read with :data:`TOKEN`."""
+    return make_server(metrics_token=TOKEN)
+
 
 def scrape(server: LiveServer, **headers: str) -> dict[tuple[str, tuple[tuple[str, str], ...]],
                                                      float]:
-    """Every sample of ``/metrics`` by (name, labels)."""
+    """Every sample of ``/metrics`` by (name, labels) (with the token unless told)."""
+    headers.setdefault("Authorization", f"Bearer {TOKEN}")
     with server.http() as client:
         answer = client.get("/metrics", headers=headers)
     assert answer.status_code == 200, answer.text
@@ -104,7 +116,7 @@ def test_logins_are_counted_by_result(server: LiveServer) -> None:
 
 
 def test_each_app_has_its_own_registry(make_server: Any) -> None:
-    one, two = make_server(), make_server()
+    one, two = make_server(metrics_token=TOKEN), make_server(metrics_token=TOKEN)
     metrics_one = metrics_of(one.app.state.server)
     metrics_two = metrics_of(two.app.state.server)
     assert metrics_one is not None and metrics_two is not None
@@ -119,10 +131,19 @@ def test_each_app_has_its_own_registry(make_server: Any) -> None:
 
 
 def test_who_may_read_the_metrics(make_server: Any) -> None:
-    local = make_server()
+    """The token, from anywhere; without it nobody, unless the operator allows loopback, and
+    then only a client no proxy forwarded (X-Real-IP alone marks a proxy too)."""
+    closed = make_server()
+    with closed.http() as client:  # a direct loopback client, no token set: no metrics
+        refused = client.get("/metrics")
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden"
+    assert "token" in refused.json()["error"]["message"]
+    local = make_server(metrics_loopback=True)
+    assert ("ginrummy_connections", ()) in scrape(local, Authorization="")
     with local.http() as client:
-        proxied = client.get("/metrics", headers={"X-Forwarded-For": "203.0.113.9"})
-    assert proxied.status_code == 403 and proxied.json()["error"]["code"] == "forbidden"
+        for header in ("X-Forwarded-For", "Forwarded", "X-Real-IP", "X-Forwarded-Host"):
+            proxied = client.get("/metrics", headers={header: "203.0.113.9"})
+            assert proxied.status_code == 403, header
     guarded = make_server(metrics_token="s3cret-metrics")
     with guarded.http() as client:
         assert client.get("/metrics").status_code == 403
@@ -130,3 +151,22 @@ def test_who_may_read_the_metrics(make_server: Any) -> None:
                           ).status_code == 403
     assert ("ginrummy_connections", ()) in scrape(guarded,
                                                  Authorization="Bearer s3cret-metrics")
+    assert ("ginrummy_connections", ()) in scrape(
+        guarded, Authorization="Bearer s3cret-metrics", **{"X-Real-IP": "203.0.113.9"})
+
+
+def test_health_shows_the_status_alone_and_the_counts_are_metrics(server: LiveServer) -> None:
+    created = server.create(nickname="Ann", bots={"1": "simple"})
+    ann = Client.open(server, created["table_id"], created["token"])
+    play(ann, 2)
+    with server.http() as client:
+        health = client.get("/api/health")
+    assert health.status_code == 200 and health.json() == {"ok": True}
+    samples = scrape(server)
+    assert samples[("ginrummy_commits_total", ())] >= 3
+    assert samples[("ginrummy_commit_writes_total", ())] >= samples[("ginrummy_commits_total",
+                                                                      ())]
+    assert samples[("ginrummy_commit_failures_total", ())] == 0
+    assert samples[("ginrummy_tables_restored", ())] == 0
+    assert samples[("ginrummy_tables", (("status", "playing"),))] == 1
+    ann.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, text
+from sqlalchemy.engine import Connection
 
 from ginrummy.rules import Ruleset
 from ginrummy.storage import (
@@ -149,20 +150,23 @@ def test_a_bad_transfer_is_refused_and_writes_nothing(engine: Engine, moves: dic
     assert balances(engine) == {}
 
 
+def lose(conn: Connection, account_id: int, amount: int, key: str) -> None:
+    """The account loses ``amount`` chips to the house (as a lost match would)."""
+    ledger.transfer(conn, key, Kind.PAYOUT, {account_wallet(account_id): -amount,
+                                             HOUSE: amount})
+
+
 def test_the_daily_topup_fills_up_to_1000_once_a_utc_day(engine: Engine) -> None:
     ann, = accounts(engine, "Ann")
-    table(engine)
     morning = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
     with engine.begin() as conn:
         assert ledger.topup_status(conn, ann, morning) == ledger.TopUp(False, 0, None)
         assert ledger.claim_topup(conn, ann, morning) == 0  # full: nothing to give
-        ledger.transfer(conn, "buy_in:t1:0:0", Kind.BUY_IN,
-                        {account_wallet(ann): -700, pool_wallet("t1"): 700}, "t1")
+        lose(conn, ann, 700, "lost:1")
         assert ledger.topup_status(conn, ann, morning) == ledger.TopUp(True, 700, None)
         assert ledger.claim_topup(conn, ann, morning) == 700
         assert ledger.claim_topup(conn, ann, morning.replace(hour=23)) == 0
-        ledger.transfer(conn, "buy_in:t1:1:1", Kind.BUY_IN,
-                        {account_wallet(ann): -400, pool_wallet("t1"): 400}, "t1")
+        lose(conn, ann, 400, "lost:2")
         status = ledger.topup_status(conn, ann, morning.replace(hour=23, minute=59))
         assert status == ledger.TopUp(False, 0, datetime(2026, 12, 2, tzinfo=UTC))
         next_day = datetime(2026, 12, 2, 0, 0, 1, tzinfo=UTC)
@@ -172,10 +176,37 @@ def test_the_daily_topup_fills_up_to_1000_once_a_utc_day(engine: Engine) -> None
     assert balances(engine)[account_wallet(ann)] == 1000
     with engine.connect() as conn:
         kinds = [(e.kind, e.amount) for e in ledger.statement(conn, ann)]
-    assert kinds == [("topup", 400), ("buy_in", -400), ("topup", 700), ("buy_in", -700),
+    assert kinds == [("topup", 400), ("payout", -400), ("topup", 700), ("payout", -700),
                      ("grant", 1000)]
     report = check(engine)
-    assert report.ok and report.issued == 2100 and report.in_pools == 1100
+    assert report.ok and report.issued == 1000 and report.in_pools == 0
+
+
+def test_the_topup_counts_the_chips_parked_in_open_pools(engine: Engine) -> None:
+    """Buy-ins at waiting or playing tables are still the account's: 100 in the wallet and
+    900 in an open pool get no top-up; a finished table's pool is not counted."""
+    ann, = accounts(engine, "Ann")
+    table(engine, "t1", "waiting")
+    table(engine, "t2", "playing")
+    morning = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
+    with engine.begin() as conn:
+        ledger.open_account(conn, ann)
+        ledger.transfer(conn, "buy_in:t1:0:0", Kind.BUY_IN,
+                        {account_wallet(ann): -600, pool_wallet("t1"): 600}, "t1")
+        ledger.transfer(conn, "buy_in:t2:0:0", Kind.BUY_IN,
+                        {account_wallet(ann): -300, pool_wallet("t2"): 300}, "t2")
+        assert ledger.parked(conn, ann) == 900
+        assert ledger.topup_status(conn, ann, morning) == ledger.TopUp(False, 0, None)
+        assert ledger.claim_topup(conn, ann, morning) == 0
+        ledger.transfer(conn, "refund:t1:1:0", Kind.REFUND,
+                        {pool_wallet("t1"): -200, account_wallet(ann): 200}, "t1")
+        lose(conn, ann, 250, "lost:1")  # 50 in the wallet, 400 + 300 in pools
+        assert ledger.parked(conn, ann) == 700
+        assert ledger.topup_status(conn, ann, morning) == ledger.TopUp(True, 250, None)
+        conn.execute(text("UPDATE game_tables SET status = 'over' WHERE id = 't2'"))
+        assert ledger.parked(conn, ann) == 400  # t2 is over: its pool no longer counts
+        assert ledger.claim_topup(conn, ann, morning) == 550
+    assert balances(engine)[account_wallet(ann)] == 600
 
 
 def test_the_check_catches_a_tampered_balance(engine: Engine) -> None:

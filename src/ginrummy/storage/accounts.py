@@ -63,6 +63,18 @@ class StoredAccount:
         return self.muted_until is not None and self.muted_until > (now or utcnow())
 
 
+def storable(text: str) -> bool:
+    """True when ``text`` can be stored in (or compared with) a text column of SQLite and
+    PostgreSQL alike: UTF-8 text without a NUL."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
+
+
 def _account(row: object) -> StoredAccount:
     r = row._mapping  # type: ignore[attr-defined]
     return StoredAccount(
@@ -112,7 +124,11 @@ class AccountStore:
         return None if row is None else _account(row)
 
     def by_key(self, name_key: str) -> StoredAccount | None:
-        """The account whose folded name is ``name_key``, or ``None``."""
+        """The account whose folded name is ``name_key``, or ``None`` (at once for a key no
+        database column can hold: a NUL, a lone surrogate; PostgreSQL would refuse the
+        query)."""
+        if not storable(name_key):
+            return None
         with self.engine.connect() as conn:
             row = conn.execute(select(ACCOUNTS).where(ACCOUNTS.c.name_key == name_key)).first()
         return None if row is None else _account(row)

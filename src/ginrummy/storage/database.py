@@ -42,7 +42,12 @@ def open_engine(url: str, sqlite_synchronous: str = "FULL", pool_size: int = 5,
     """A SQLAlchemy engine for ``url``. SQLite files run in WAL mode with the given
     ``synchronous`` level (FULL: a committed transaction survives a power cut); with
     ``background_checkpoint`` commits never checkpoint the WAL themselves (run a
-    :class:`Checkpointer`)."""
+    :class:`Checkpointer`).
+
+    Statement parameters never reach an error message or a log (``hide_parameters``): they
+    hold decks, hands and seat-token hashes, and a failed statement's exception is logged
+    (docs/security.md, *Storage errors and logs*)."""
+    engine_options["hide_parameters"] = True
     url = normalise_url(url)
     try:
         parsed = make_url(url)

@@ -200,13 +200,27 @@ def topup_status(conn: Connection, account_id: int, now: datetime | None = None)
     if transfer_done(conn, topup_key(account_id, day)):
         tomorrow = datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC)
         return TopUp(False, 0, tomorrow)
-    amount = max(0, TOPUP_LEVEL - spendable(conn, account_id))
+    amount = max(0, TOPUP_LEVEL - spendable(conn, account_id) - parked(conn, account_id))
     return TopUp(amount > 0, amount, None)
+
+
+def parked(conn: Connection, account_id: int) -> int:
+    """The chips an account has in the pools of open (waiting or playing) tables: its
+    buy-ins there less what those pools gave back. They are still the account's (leaving
+    before the deal returns them), so the daily top-up counts them."""
+    moved = conn.execute(
+        select(func.coalesce(func.sum(ENTRIES.c.amount), 0))
+        .select_from(ENTRIES.join(TRANSFERS, TRANSFERS.c.key == ENTRIES.c.transfer_key)
+                     .join(TABLES, TABLES.c.id == TRANSFERS.c.table_id))
+        .where(ENTRIES.c.wallet_id == account_wallet(account_id),
+               TABLES.c.status.in_(OPEN_TABLE_STATUSES))).scalar_one()
+    return max(0, -int(moved))
 
 
 def claim_topup(conn: Connection, account_id: int, now: datetime | None = None) -> int:
     """Take today's top-up; returns the chips received (0 when it was taken today already
-    or the balance is not below :data:`TOPUP_LEVEL`)."""
+    or the balance with the chips in open pools (:func:`parked`) is not below
+    :data:`TOPUP_LEVEL`)."""
     now = now or utcnow()
     open_account(conn, account_id)
     status = topup_status(conn, account_id, now)

@@ -202,6 +202,42 @@ class Repository:
                     conn.close()
                 raise
 
+    def write_each(self, writes: Sequence[Sequence[WriteOp]]) -> list[BaseException | None]:
+        """Run each of ``writes`` in a savepoint of one transaction: a write that fails is
+        rolled back alone (its error in its place of the answer, ``None`` for those stored)
+        and the others commit together. Raises only when the transaction itself fails (the
+        connection lost, the commit refused): then nothing was stored.
+
+        The group committer's path after a failed batch: one bad write never costs the
+        others their commit, nor a commit each."""
+        with self._write_lock:
+            conn = self._writer
+            if conn is None or conn.closed or conn.invalidated:
+                conn = self._writer = self.engine.connect()
+            errors: list[BaseException | None] = []
+            try:
+                with conn.begin():
+                    if conn.dialect.name == "sqlite":
+                        # sqlite3 begins a transaction only before a data change: a
+                        # SAVEPOINT first would begin (and its RELEASE commit) one of its own
+                        conn.exec_driver_sql("BEGIN")
+                    for ops in writes:
+                        try:
+                            with conn.begin_nested():
+                                self._write(conn, ops)
+                        except Exception as exc:
+                            if conn.invalidated:  # the connection is gone: so is the batch
+                                raise
+                            errors.append(exc)
+                        else:
+                            errors.append(None)
+            except BaseException:
+                self._writer = None
+                with contextlib.suppress(Exception):
+                    conn.close()
+                raise
+            return errors
+
     def close(self) -> None:
         """Give back the connection of :meth:`write` (the next write opens a new one)."""
         with self._write_lock:

@@ -343,6 +343,10 @@ def test_the_committer_fences_each_batch_once_and_isolates_a_stale_table(
             self.batches.append(list(ops))
             super().write(ops)
 
+        def write_each(self, writes: Any) -> list[BaseException | None]:
+            self.batches.extend(list(ops) for ops in writes)  # one savepoint each
+            return super().write_each(writes)
+
     def fence_checks(ops: list[Any]) -> int:
         return sum(1 for op in ops if "fence_op" in getattr(getattr(op, "run", None),
                                                             "__qualname__", ""))
@@ -368,7 +372,8 @@ def test_the_committer_fences_each_batch_once_and_isolates_a_stale_table(
             assert isinstance(results[0], CommitFailed) and "fenced out" in str(results[0])
             assert results[1:] == [None, None]
             assert fenced_out == [("t1",)]
-            assert [fence_checks(b) for b in repo.batches] == [1, 1, 1, 1]  # batch, retries
+            # the batch, then each write in its savepoint with its own check
+            assert [fence_checks(b) for b in repo.batches] == [1, 1, 1, 1]
             del leases["t3"]  # no lease: refused before any write
             with pytest.raises(CommitFailed, match="holds no lease"):
                 await committer.commit(action("t3"), "t3")

@@ -63,7 +63,10 @@ def cluster(tmp_path: Path, prefix: str) -> Iterator[Cluster]:
         pytest.skip(missing)
     env = {"GINRUMMY_LEASE_TTL_MS": str(LEASE_TTL_MS),
            "GINRUMMY_SWEEP_SECONDS": str(SWEEP_SECONDS),
-           "GINRUMMY_LOBBY_PUBLISH_SECONDS": "1"}
+           "GINRUMMY_LOBBY_PUBLISH_SECONDS": "1",
+           # the seats answer each state at once, faster than any person: a long hand (a
+           # reshuffled stock) passed 100 messages in 20 s and was closed as a flood (1008)
+           "GINRUMMY_MESSAGES_PER_WINDOW": "2000"}
     with pg_schema("procs") as schema, \
             Cluster(3, schema_url(schema), tmp_path / "cluster", redis=REDIS_URL,
                     prefix=prefix, env=env,

@@ -29,10 +29,10 @@ def _bounded_int(text: str) -> int:
     # json.loads hands every integer literal here: refuse long ones before int() converts them
     # (a 4,300-digit literal would raise from int(), a smaller huge one would reach orjson)
     if len(text.lstrip("-")) > 16:
-        raise JSONTextError(f"an integer over {MAX_INT}")
+        raise JSONTextError(f"an integer over {MAX_INT} (too big to read exactly)")
     value = int(text)
     if abs(value) > MAX_INT:
-        raise JSONTextError(f"an integer over {MAX_INT}")
+        raise JSONTextError(f"an integer over {MAX_INT} (too big to read exactly)")
     return value
 
 

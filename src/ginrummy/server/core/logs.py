@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Awaitable
@@ -26,10 +27,25 @@ _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) 
     "message", "asctime", "color_message"}
 CHATTY = ("websockets", "uvicorn.protocols", "wsproto", "h11")
 """Libraries that log frames or raw protocol data at DEBUG."""
+QUIET = ("sqlalchemy.engine", "sqlalchemy.pool")
+"""Libraries kept at WARNING or above: SQLAlchemy logs every statement at INFO and every
+row it reads at DEBUG (decks, hands: a ``--log-level debug`` must not print them)."""
+
+
+ROW_DETAIL = re.compile(r"(DETAIL:\s+(?:Failing row contains|Key))[^\n]*")
+"""PostgreSQL's detail of a refused row (a NOT NULL or CHECK violation: ``Failing row
+contains (...)``, every column of the row, a deck among them; a unique one: ``Key (...)=(...)``).
+SQLAlchemy's ``hide_parameters`` does not reach it: it is the database's own message."""
+
+
+def redact(text: str) -> str:
+    """``text`` without the values of a row PostgreSQL refused."""
+    return ROW_DETAIL.sub(r"\1 ... (values hidden)", text) if "DETAIL:" in text else text
 
 
 class JsonFormatter(logging.Formatter):
-    """``{"time", "level", "logger", "message", ...extra fields}`` on one line."""
+    """``{"time", "level", "logger", "message", ...extra fields}`` on one line (the values of
+    a refused row hidden: :func:`redact`)."""
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
@@ -37,14 +53,22 @@ class JsonFormatter(logging.Formatter):
                 timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": redact(record.getMessage()),
         }
         for key, value in record.__dict__.items():
             if key not in _STANDARD and not key.startswith("_"):
                 entry[key] = value
         if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
+            entry["exception"] = redact(self.formatException(record.exc_info))
         return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+class TextFormatter(logging.Formatter):
+    """``--log-format text``: one line for people (tracebacks below it), the values of a
+    refused row hidden (:func:`redact`)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 class StripQueries(logging.Filter):
@@ -74,12 +98,17 @@ _FRAMES = DropFrames()
 
 
 def quiet_chatty_loggers() -> None:
-    """Keep the libraries that log WebSocket frames at DEBUG at INFO or above, and strip
-    query strings from uvicorn's handshake lines."""
+    """Keep the libraries that log WebSocket frames at DEBUG at INFO or above and
+    SQLAlchemy's statements and rows out of the log (:data:`QUIET`), and strip query strings
+    from uvicorn's handshake lines."""
     for name in CHATTY:
         logger = logging.getLogger(name)
         if logger.level < logging.INFO:  # NOTSET included: never DEBUG through the root
             logger.setLevel(logging.INFO)
+    for name in QUIET:
+        logger = logging.getLogger(name)
+        if logger.level < logging.WARNING:
+            logger.setLevel(logging.WARNING)
     for name in ("uvicorn.error", "uvicorn.access"):
         logger = logging.getLogger(name)
         for guard in (_STRIP, _FRAMES):
@@ -92,7 +121,7 @@ def configure_logging(level: str = "info", fmt: str = "json", file: str = "") ->
     uvicorn's own loggers propagate to it (``uvicorn_config`` passes ``log_config=None``)."""
     formatter: logging.Formatter = (
         JsonFormatter() if fmt == "json"
-        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        else TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if file:
         handlers.append(logging.FileHandler(file, encoding="utf-8"))

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ginrummy.server.core.clienttext import BadText, check_strings, may_hold_refused
 from ginrummy.server.core.jsontext import MAX_INT, JSONTextError, loads
 
 PROTOCOL = 2
@@ -129,13 +130,19 @@ class MessageError(ValueError):
 def parse_client_message(text: str) -> AnyClientMessage:
     """Parse one frame; :class:`MessageError` says what is wrong with it (never another
     exception: an integer of thousands of digits or a nesting deeper than the parser's stack is
-    a ``bad_message`` like any text that is not JSON)."""
+    a ``bad_message`` like any text that is not JSON; a control character in any string is a
+    ``bad_message`` naming its field: :mod:`.clienttext`)."""
     try:
         data = loads(text)
     except JSONTextError as exc:
         raise MessageError(Code.BAD_MESSAGE, str(exc)) from None
     if not isinstance(data, dict):
         raise MessageError(Code.BAD_MESSAGE, "a message must be a JSON object")
+    try:
+        if may_hold_refused(text):  # most messages cannot: the walk is skipped
+            check_strings(data)
+    except BadText as exc:
+        raise MessageError(Code.BAD_MESSAGE, str(exc)) from None
     kind = data.get("type")
     if not isinstance(kind, str):
         raise MessageError(Code.BAD_MESSAGE, "a message needs a string \"type\"")
@@ -156,7 +163,11 @@ def _describe(exc: ValidationError) -> str:
 
 # ---------------------------------------------------------------------- HTTP bodies
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """An HTTP body: unknown fields refused; numbers, booleans and strings strict (``"100"``
+    and ``true`` are not numbers, ``1`` is not a boolean); ``bots``' seat keys are JSON object
+    keys (strings of digits) and so are read as numbers."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 Nickname = Annotated[str, Field(min_length=1, max_length=24)]
@@ -171,7 +182,7 @@ class CreateTable(_Body):
     options: dict[str, Any] = Field(default_factory=dict)
     players: int | None = None
     """Checked by the rules' own schema (``Ruleset``: 2 to 4)."""
-    bots: dict[int, str] = Field(default_factory=dict)
+    bots: dict[Annotated[int, Field(strict=False)], str] = Field(default_factory=dict)
     public: bool = True
     clock_seconds: float = Field(default=0, ge=0)
     pool_chips: int | None = Field(default=None, ge=0, le=1_000_000_000)

@@ -117,8 +117,12 @@ class Settings:
     """WebSocket ping interval; a peer that does not answer within 10 s more is closed, so a
     vanished client's socket is gone within 25 s."""
     metrics_token: str = ""
-    """Who may read ``/metrics``: empty, only a direct loopback client (no proxy between);
-    else whoever sends ``Authorization: Bearer <metrics_token>`` (docs/moderation.md)."""
+    """Who may read ``/metrics``: whoever sends ``Authorization: Bearer <metrics_token>``
+    (docs/moderation.md); empty: nobody, unless ``metrics_loopback``."""
+    metrics_loopback: bool = False
+    """Also serve ``/metrics`` without the token to a client on this machine that no proxy
+    forwarded (no ``Forwarded``, ``X-Forwarded-*``, ``X-Real-IP`` header): the operator's
+    explicit choice, for a server no proxy on the same machine fronts (docs/deploy.md)."""
 
     # ----- several processes on one PostgreSQL and one Redis (docs/cluster.md)
     redis: str = ""

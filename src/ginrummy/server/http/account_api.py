@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.core.auth import seat_for_token, secret_hash
+from ginrummy.server.core.clienttext import BadText
 from ginrummy.server.core.limits import KeyedLimits, RateLimit, address_key
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.http.admin_api import close_account_everywhere
@@ -313,8 +314,9 @@ async def signup(request: Request) -> Response:
 
 async def login(request: Request) -> Response:
     """``POST /api/account/login {name, password}`` → 200 ``{"account"}`` and a new cookie.
-    An unknown name and a wrong password get the same answer after the same work."""
-    body = await read_body(request, Credentials)
+    An unknown name and a wrong password get the same answer after the same work; a name or
+    password with a control character cannot be an account's: 401 as well."""
+    body = await read_body(request, Credentials, _no_such_account)
     if isinstance(body, JSONResponse):
         return body
 
@@ -344,6 +346,11 @@ async def login(request: Request) -> Response:
         return await _logged_in(request, Account.of(stored), 200)
 
     return await _answer(work())
+
+
+def _no_such_account(_exc: BadText) -> JSONResponse:
+    """A log-in whose name or password holds a control character: no account has it."""
+    return error_response(401, "bad_credentials", BAD_CREDENTIALS)
 
 
 async def logout(request: Request) -> Response:

@@ -43,14 +43,14 @@ T = TypeVar("T")
 class LeaveTable(BaseModel):
     """``POST /api/tables/{id}/leave``: the seat's token, or nothing (the session's seat)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     token: str | None = Field(default=None, min_length=1, max_length=128)
 
 
 class NoFields(BaseModel):
     """An empty JSON object."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -76,6 +76,7 @@ def _wallet(conn: Connection, account_id: int) -> dict[str, Any]:
     topup = ledger.topup_status(conn, account_id, utcnow())
     return {
         "balance": ledger.spendable(conn, account_id),
+        "parked": ledger.parked(conn, account_id),
         "topup": {"available": topup.available, "amount": topup.amount,
                   "next_at": _iso(topup.next_at)},
         "entries": [{"at": _iso(e.at), "kind": e.kind, "amount": e.amount,
@@ -85,8 +86,9 @@ def _wallet(conn: Connection, account_id: int) -> dict[str, Any]:
 
 
 async def wallet(request: Request) -> JSONResponse:
-    """``GET /api/wallet`` → ``{"balance", "topup": {"available", "amount", "next_at"},
-    "entries": [{"at", "kind", "amount", "table_id"}]}`` (401 ``not_logged_in``)."""
+    """``GET /api/wallet`` → ``{"balance", "parked", "topup": {"available", "amount",
+    "next_at"}, "entries": [{"at", "kind", "amount", "table_id"}]}`` (``parked``: the chips
+    in open pools; 401 ``not_logged_in``)."""
     account = await current_account(request)
     if account is None:
         return error_response(401, "not_logged_in", "log in to see your chips")
@@ -120,8 +122,9 @@ async def topup(request: Request) -> JSONResponse:
     if received == 0:
         when = answer["topup"]["next_at"]
         reason = (f"today's top-up was taken: the next one is at {when}" if when else
-                  f"the top-up fills a balance below {ledger.TOPUP_LEVEL} chips; you have "
-                  f"{answer['balance']}")
+                  f"the top-up fills a balance below {ledger.TOPUP_LEVEL} chips, counting "
+                  f"your chips in open pools; you have {answer['balance']} and "
+                  f"{answer['parked']} in pools")
         return error_response(409, "topup_unavailable", reason)
     log.info("account %d: daily top-up of %d chips", account.id, received,
              extra={"event": "topup", "account": account.id, "chips": received})

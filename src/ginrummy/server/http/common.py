@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse
 
 from ginrummy.server.cluster.node import ClusterNode
 from ginrummy.server.core import jsontext
+from ginrummy.server.core.clienttext import BadText, check_strings
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.play.committer import GroupCommitter
 from ginrummy.server.play.lobby import Lobby
@@ -65,8 +66,22 @@ def is_json(content_type: str | None) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
-async def read_body(request: Request, model: type[M]) -> M | JSONResponse:
-    """The request's JSON body as ``model``, or the error answer (415, 400, 422)."""
+TextRefusal = Callable[[BadText], JSONResponse]
+"""The answer a route gives to a body holding a control character (default: 400 naming the
+field)."""
+
+
+def refuse_text(exc: BadText) -> JSONResponse:
+    """400 ``bad_request`` naming the field whose string holds a refused character."""
+    return error_response(400, "bad_request", str(exc), exc.field)
+
+
+async def read_body(request: Request, model: type[M],
+                    refused_text: TextRefusal = refuse_text) -> M | JSONResponse:
+    """The request's JSON body as ``model``, or the error answer (415; 400 for text that is
+    not JSON, a number too big to read, or a string with a control character or a lone
+    surrogate in any field, :mod:`ginrummy.server.core.clienttext`; 422 for the model's
+    checks)."""
     # A body of another type (text/plain, a form) is what a cross-site page can send without
     # a preflight: it is refused before it is read.
     if not is_json(request.headers.get("content-type")):
@@ -75,10 +90,14 @@ async def read_body(request: Request, model: type[M]) -> M | JSONResponse:
     raw = await request.body()  # at most max_body_bytes: the edge (RequestGuard) saw to it
     try:
         data = jsontext.loads(raw or b"null")  # bounded: no 4,300-digit int, no deep nesting
-    except jsontext.JSONTextError:
-        return error_response(400, "bad_request", "the body is not valid JSON")
+    except jsontext.JSONTextError as exc:  # what is wrong: a syntax error, a huge number...
+        return error_response(400, "bad_request", f"the body: {exc}")
     if not isinstance(data, dict):
         return error_response(400, "bad_request", "the body must be a JSON object")
+    try:
+        check_strings(data)  # every string, at any depth, before the model sees it
+    except BadText as exc:
+        return refused_text(exc)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -11,7 +11,10 @@ default one: a test process builds many apps). What is measured, and where:
   being queued (lock wait, checks, commit, the states built);
 - ``ginrummy_logins_total{result}``: log-ins, ``ok`` or ``failed`` (:func:`count_login`);
 - ``ginrummy_errors_total{channel, code}``: HTTP error answers by their ``error.code`` (else
-  the status) and WebSocket ``error`` messages by code.
+  the status) and WebSocket ``error`` messages by code;
+- ``ginrummy_commits_total``, ``ginrummy_commit_writes_total``,
+  ``ginrummy_commit_failures_total``: the group committer's transactions, writes committed
+  and writes refused; ``ginrummy_tables_restored``: tables restored at start-up.
 
 Who may read it: :func:`allowed` (docs/moderation.md, *Metrics*).
 """
@@ -75,6 +78,30 @@ class LiveCollector(Collector):
         for status, count in counts.items():
             tables.add_metric([status.value], count)
         yield tables
+
+
+class StoreCollector(Collector):
+    """The group committer's counters and the tables restored at start-up (read at scrape
+    time; ``/api/health`` shows none of them to the public)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    def collect(self) -> Iterator[Metric]:
+        """The counters as they are now."""
+        stats = self.server.committer.stats
+        for name, documentation, value in (
+                ("ginrummy_commits", "Group-commit transactions committed", stats.batches),
+                ("ginrummy_commit_writes", "Writes committed (a table's change each)",
+                 stats.writes),
+                ("ginrummy_commit_failures", "Writes the database refused", stats.failures)):
+            counter = CounterMetricFamily(name, documentation)
+            counter.add_metric([], value)
+            yield counter
+        restored = GaugeMetricFamily("ginrummy_tables_restored",
+                                     "Tables restored from the database at start-up")
+        restored.add_metric([], self.server.restored)
+        yield restored
 
 
 class Latencies:
@@ -178,6 +205,7 @@ def install(server: Server) -> Metrics:
     """Make the server's metrics and connect them to the committer, the lobby's tables and
     its connections."""
     metrics = Metrics(server.lobby)
+    metrics.registry.register(StoreCollector(server))
     server.extra["metrics"] = metrics
     server.committer.on_batch = metrics.batch
     server.lobby.on_action = metrics.action
@@ -206,23 +234,33 @@ def _loopback(host: str | None) -> bool:
         return False
 
 
+PROXY_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto",
+                 "x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip")
+"""Headers a proxy adds: a request carrying any came through one, so its loopback address
+is the proxy's, not the client's."""
+
+
 def allowed(request: Request) -> bool:
-    """With a ``metrics_token`` setting: the request carries it as a bearer token. Without
-    one: the client is on this machine and nothing forwarded the request (a proxy on the same
-    machine sends ``X-Forwarded-For`` or ``Forwarded``: the internet behind it is not local)."""
-    token: str = request.app.state.server.settings.metrics_token
+    """The request carries the ``metrics_token`` setting as a bearer token; or the operator
+    allowed loopback (``metrics_loopback``) and the client is on this machine with no proxy
+    header at all. Nothing else: no token and no explicit loopback, no metrics."""
+    settings = request.app.state.server.settings
+    token: str = settings.metrics_token
     if token:
         given = request.headers.get("authorization", "")
-        return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
-    forwarded = "x-forwarded-for" in request.headers or "forwarded" in request.headers
+        if hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            return True
+    if not settings.metrics_loopback:
+        return False
+    forwarded = any(name in request.headers for name in PROXY_HEADERS)
     return not forwarded and _loopback(request.client.host if request.client else None)
 
 
 async def metrics_page(request: Request) -> Response:
     """``GET /metrics``."""
     if not allowed(request):
-        return error_response(403, "forbidden", "metrics are served to this machine only, "
-                              "or with the metrics token (docs/moderation.md)")
+        return error_response(403, "forbidden", "metrics need the metrics token "
+                              "(Authorization: Bearer; docs/deploy.md, *Health and metrics*)")
     metrics = metrics_of(request.app.state.server)
     if metrics is None:
         return error_response(503, "starting", "the server is starting")

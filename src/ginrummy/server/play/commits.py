@@ -65,8 +65,10 @@ class CommitPath:
                 "clock_seat": table.clock_seat, "clock_deadline": table.clock_deadline}))
             await self.committer.commit(ops, table.id)
         except Exception as exc:
-            log.error("table %s: commit failed (%s); reloading it from the database",
-                      table.id, type(exc).__name__)
+            refused = isinstance(exc.__cause__, (ValueError, LookupError))  # a seat refused
+            log.log(logging.WARNING if refused else logging.ERROR,
+                    "table %s: commit failed (%s); reloading it from the database",
+                    table.id, type(exc.__cause__ if refused else exc).__name__)
             if isinstance(exc, CommitFailed):
                 raise
             raise CommitFailed(f"could not apply the change: {type(exc).__name__}") from exc

@@ -7,6 +7,11 @@ commits. The thread takes the next batch as soon as a transaction ends, without 
 the event loop: the loop only hands writes over (once per loop pass, so the writes made in
 one pass share a transaction) and is told each batch's outcome (stats, callbacks and waiters
 are all handled on the loop).
+
+A batch whose transaction fails is written again at once as one transaction with a savepoint
+for each write (:meth:`ginrummy.storage.Repository.write_each`): the write that failed is
+rolled back alone and its waiter told (:class:`CommitFailed`, its cause the error), every
+other write commits. One bad write never fails another table's.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from ginrummy.server.cluster.fencing import Fence, FencedOut, Fencer, NoFencer, fence_op
 from ginrummy.storage import InsertTable, Repository, WriteOp
@@ -39,7 +46,9 @@ class CommitStats:
 
 
 class CommitFailed(RuntimeError):
-    """The database refused a write; nothing of it was committed."""
+    """The database refused a write; nothing of it was committed. Its ``__cause__`` is the
+    write's own error when there was one (an overdraft of the chip ledger, a seat refused),
+    so a caller may answer it for what it is."""
 
 
 Pending = tuple[Sequence[WriteOp], tuple[Fence, ...], "asyncio.Future[None]"]
@@ -59,7 +68,8 @@ class _Outcome:
     """Operations written in the batch's one transaction (0: it failed, see ``one_by_one``)."""
     seconds: float = 0.0
     one_by_one: list[tuple[int, BaseException | None]] = field(default_factory=list)
-    """After a failed transaction: each write's operation count and error (None: stored)."""
+    """After a failed transaction: each write's operation count and error (None: stored in
+    the retry's one transaction, where each write had a savepoint of its own)."""
 
 
 def tables_of(ops: Iterable[WriteOp], table_id: str | None = None) -> list[str]:
@@ -202,22 +212,25 @@ class GroupCommitter:
         started = time.perf_counter()
         try:
             self.repository.write(ops)
-        except FencedOut as exc:  # a stale table: its writes fail in the retry
-            log.warning("group commit of %d writes fenced out (%s); retrying one by one",
-                        len(batch), exc)
-        except Exception:
-            log.exception("group commit of %d writes failed; retrying one by one", len(batch))
+        except Exception as exc:  # a stale table, a refused write: found and isolated below
+            log.warning("group commit of %d writes failed (%s); each write again in a "
+                        "savepoint of one transaction", len(batch), brief(exc),
+                        extra={"event": "commit_isolated"})
         else:
             return _Outcome(batch, len(ops), time.perf_counter() - started)
         outcome = _Outcome(batch)
-        for item_ops, item_fences, _ in batch:
-            write = [fence_op(item_fences), *item_ops] if item_fences else item_ops
-            try:
-                self.repository.write(write)
-            except Exception as exc:
-                outcome.one_by_one.append((len(item_ops), exc))
-            else:
-                outcome.one_by_one.append((len(item_ops), None))
+        writes = [[fence_op(item_fences), *item_ops] if item_fences else list(item_ops)
+                  for item_ops, item_fences, _ in batch]
+        try:
+            errors = self.repository.write_each(writes)
+        except Exception as exc:  # the transaction itself failed: nothing was stored
+            log.error("the isolated retry of %d writes failed as a whole (%s)", len(batch),
+                      brief(exc), exc_info=exc)
+            errors = [exc] * len(batch)
+        for (item_ops, _, _), error in zip(batch, errors, strict=True):
+            if error is not None and not isinstance(error, FencedOut):
+                _log_refused(tables_of(item_ops), error)
+            outcome.one_by_one.append((len(item_ops), error))
         return outcome
 
     def _release(self) -> None:
@@ -252,6 +265,7 @@ class GroupCommitter:
             else:
                 failure = CommitFailed(f"the database refused the write: "
                                        f"{type(error).__name__}")
+                failure.__cause__ = error
             if not future.done():
                 future.set_exception(failure)
 
@@ -268,6 +282,28 @@ class GroupCommitter:
         stats.largest_batch = max(stats.largest_batch, writes)
         if len(stats.batch_sizes) < 100_000:
             stats.batch_sizes.append(writes)
+
+
+EXPECTED_REFUSALS = (ValueError, LookupError)
+"""Refusals of a write's own checks (an overdraft of the chip ledger, a seat refused): logged
+in one line; anything else is a fault, logged with its traceback (statement parameters are
+never in it: ``hide_parameters``, :func:`ginrummy.storage.open_engine`)."""
+
+
+def brief(exc: BaseException) -> str:
+    """An exception in one short line: its class and the first line of its message."""
+    first = str(exc).strip().split("\n", 1)[0][:200]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _log_refused(tables: list[str], error: BaseException) -> None:
+    where = ", ".join(tables[:5]) or "no table"
+    if isinstance(error, EXPECTED_REFUSALS) and not isinstance(error, SQLAlchemyError):
+        log.warning("a write of %s was refused (%s)", where, brief(error),
+                    extra={"event": "write_refused"})
+    else:
+        log.error("a write of %s failed (%s)", where, brief(error), exc_info=error,
+                  extra={"event": "write_failed"})
 
 
 def _finish(stopped: asyncio.Future[None]) -> None:

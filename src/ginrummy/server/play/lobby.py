@@ -367,6 +367,10 @@ class Lobby:
         except CommitFailed as exc:
             if self.node is not None:
                 self.node.released(table_id)
+            refused = exc.__cause__
+            if isinstance(refused, SeatRefused):  # the buy-in, checked again in the commit
+                raise LobbyError(refused.status, refused.code, str(refused), "buy_in") \
+                    from None
             raise LobbyError(503, "storage", str(exc)) from None
         writer = self._writer(table)
         self.writers[table_id] = writer
@@ -462,6 +466,9 @@ class Lobby:
             code = str(exc.args[0])
             raise LobbyError(409, code, _JOIN_REFUSALS.get(code, code), "seat") from None
         except CommitFailed as exc:
+            refused = exc.__cause__
+            if isinstance(refused, SeatRefused):  # the buy-in, checked again in the commit
+                raise LobbyError(refused.status, refused.code, str(refused), "seat") from None
             raise LobbyError(503, "storage", str(exc)) from None
         except SeatRefused as exc:  # a buy-in table: a guest, or too few chips
             raise LobbyError(exc.status, exc.code, str(exc), "seat") from None

@@ -147,8 +147,17 @@ class Chips:
             raise SeatRefused(409, "not_enough_chips", f"the buy-in is {buy_in} chips and "
                               f"you have {have}")
         table_id, version, seat_no = table.id, table.version, seat.seat
-        return [Apply(lambda conn: _ignore(pay_buy_in(conn, table_id, version, seat_no,
-                                                      account_id, buy_in)))]
+
+        def pay(conn: Connection) -> None:
+            # checked again in the commit: another join of the account may have spent the
+            # chips since the read above (two tables joined at once): 409, not a fault
+            try:
+                pay_buy_in(conn, table_id, version, seat_no, account_id, buy_in)
+            except ledger.Overdraft as exc:
+                raise SeatRefused(409, "not_enough_chips", f"the buy-in is {buy_in} chips "
+                                  f"and you have {exc.balance}") from None
+
+        return [Apply(pay)]
 
     def on_leave(self, table: GameTable, seat: Seat) -> list[WriteOp]:
         """A seat left before the deal: its buy-in comes back with the leave."""
