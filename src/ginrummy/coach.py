@@ -1,69 +1,49 @@
 """The coach: after a match, where one player lost points (docs/coach.md).
 
-For every decision of one seat in a game record (docs/records.md) the coach asks the advisor
-(:func:`ginrummy.bots.advisor.advise`, the expert behind the hint key and ``ginrummy analyze
---record``) for its ranked candidates, from that seat's view at the time: only what the
-player could know then, never the stock order or another seat's hidden cards. The legal
-choices the advisor did not rank (a discard that breaks a meld, a knock it skipped) and the
-move actually played are scored by the same play-outs in the *same* sampled worlds (the
-advisor's seed and position key give them back), so every value of a decision is comparable
-with the others. The *best* choice is the expert's own (the advisor's first: the base
-policy's choice unless the search beat it clearly, so not always the highest mean, whose
-lead may be noise); a decision's *cost* is the best choice's value less the value of the
-move played, never below 0.
+For every decision of one seat in a game record (docs/records.md) the coach values every
+legal choice, and the move played, from that seat's view at the time (only what the player
+could know then, never the stock order or another seat's hidden cards) with one evaluator,
+:func:`ginrummy.bots.evaluate.evaluate`, the hint key's too: every choice on the *same*
+sampled worlds, with the same budget, until the ranking is settled or the budget is spent.
+
+The *best* choice is the highest-valued one, by definition, so no listed choice is valued
+above it. Each value carries its standard error; a decision's *cost* is the best's value
+less the played move's, computed world by world, with its standard error. A move is a
+*mistake* only when its cost exceeds the noise: more than 2 standard errors and at least 1
+point (:func:`ginrummy.bots.evaluate.is_mistake`). The points *lost* are the costs of the
+mistakes; a cost within the noise is shown but not counted.
 
 Values are points of the hand for the seat to move (match points won minus lost, in the
-single-hand game the others' mean penalty minus its own), as the advisor gives them: the
-coach's values of the advisor's candidates are the advisor's own, at the same budget and
-seed.
+single-hand game the others' mean penalty minus its own).
 
 Accuracy is the share of the player's real decisions (those with more than one legal
-choice) whose cost is at most :data:`ACCURATE_WITHIN` points, as a percentage.
+choice) that are not mistakes, as a percentage.
+
+A long match is capped: the whole match gets at most ``MATCH_WORK_MS`` of calibrated work,
+shared among its decisions (each at most the budget asked, at least ``MIN_DECISION_MS``);
+past ``MAX_DECISIONS`` decisions the rest are not coached, and the report says so
+(``capped``, ``coached`` of ``decisions``).
 """
 
 from __future__ import annotations
 
-import math
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ginrummy.actions import (
-    Action,
-    Discard,
-    DrawDiscard,
-    DrawStock,
-    Knock,
-    LayOff,
-    Pass,
-    parse_action,
-)
-from ginrummy.bots.advisor import Advice, advise
-from ginrummy.bots.belief import World, belief_of
-from ginrummy.bots.expert import (
-    KNOCK_COST_MS,
-    MAX_WORLDS,
-    MIN_WORLDS,
-    PLAYOUT_COST_MS,
-    ExpertBot,
-    discard_scorer,
-    knock_scorer,
-    playout_rules,
-)
-from ginrummy.bots.rollout import hand_value, knock_result
-from ginrummy.bots.simple import knock_deadwood
-from ginrummy.cards import CARD_VALUES, card_name
+from ginrummy.actions import Action, Knock, parse_action
+from ginrummy.bots.evaluate import MISTAKE_ERRORS, MISTAKE_POINTS, evaluate, is_mistake
+from ginrummy.cards import card_name
 from ginrummy.engine import CHANCE, Phase
 from ginrummy.records import GameRecord
-from ginrummy.scoring import score_hand
-from ginrummy.solver import deadwood_mask
 from ginrummy.views import PlayerView, view
 
 __all__ = [
-    "ACCURATE_WITHIN",
     "DEFAULT_COACH_BUDGET_MS",
     "KINDS",
+    "MATCH_WORK_MS",
+    "MAX_DECISIONS",
+    "MIN_DECISION_MS",
     "Choice",
     "CoachReport",
     "Position",
@@ -75,18 +55,20 @@ __all__ = [
 ]
 
 DEFAULT_COACH_BUDGET_MS = 100.0
-"""The advisor's budget per decision when none is given (the hint key uses 250 ms)."""
-ACCURATE_WITHIN = 1.0
-"""A decision counts as accurate when it cost at most this many points against the best."""
+"""The evaluator's budget per decision when none is given (the hint key uses 250 ms)."""
+MATCH_WORK_MS = 3000.0
+"""The most calibrated work one coached match gets: a long match shares it among its
+decisions, each getting less than the budget asked (see ``MIN_DECISION_MS``)."""
+MIN_DECISION_MS = 12.0
+"""The least budget a decision gets when a long match shares ``MATCH_WORK_MS``."""
+MAX_DECISIONS = 250
+"""Decisions coached at most in one match: the later ones are left out (``capped``)."""
 COSTLIEST = 3
 """How many of the costliest moves the summary names."""
 KINDS = ("draw", "discard", "knock", "layoff")
 """The kinds of decision the summary adds points lost by: the draw (or the upcard offer),
 the discard, the knock's timing (knock or play on, which discard and melds for a knock) and
 the layoffs."""
-
-_Key = tuple[Any, ...]
-Scorer = Callable[[World], float]
 
 
 @dataclass(frozen=True)
@@ -105,19 +87,29 @@ class Position:
 
 @dataclass(frozen=True)
 class Choice:
-    """One legal choice and its value (points of the hand for the player), over ``samples``
-    worlds; ``advised``: ranked by the advisor (else scored by the coach in its worlds)."""
+    """One choice: its value (points of the hand for the player) and standard error over
+    ``samples`` worlds (the same worlds for every choice of the decision), its loss against
+    the best and the loss's standard error."""
 
     action: str
     value: float
+    error: float
+    loss: float
+    loss_error: float
     samples: int
     note: str
-    advised: bool
+
+    @property
+    def mistake(self) -> bool:
+        """Its loss exceeds the noise."""
+        return is_mistake(self.loss, self.loss_error)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values."""
-        return {"action": self.action, "value": round(self.value, 2), "samples": self.samples,
-                "note": self.note, "advised": self.advised}
+        return {"action": self.action, "value": round(self.value, 2),
+                "error": round(self.error, 2), "loss": round(self.loss, 2),
+                "loss_error": round(self.loss_error, 2), "samples": self.samples,
+                "note": self.note, "mistake": self.mistake}
 
 
 @dataclass(frozen=True)
@@ -133,21 +125,35 @@ class Verdict:
     cards: tuple[str, ...]
     top_discard: str | None
     choices: tuple[Choice, ...]
-    """The advisor's ranking first (the expert's own choice, then by value), then the other
-    legal choices by value."""
+    """Every choice, the best (highest value) first, then by value."""
     played: str
     played_value: float
     best: str
     best_value: float
     cost: float
-    """``best_value - played_value``, never below 0 (``best``: the expert's choice)."""
+    """The best's value less the played move's, world by world (0 when it is the best)."""
+    error: float
+    """The standard error of ``cost``."""
+    worlds: int
+    settled: bool
+    """The ranking was settled before the budget ran out."""
     forced: bool
     """Only one legal choice: not counted in the accuracy."""
 
     @property
+    def mistake(self) -> bool:
+        """The cost exceeds the noise (2 standard errors and at least 1 point)."""
+        return not self.forced and is_mistake(self.cost, self.error)
+
+    @property
     def accurate(self) -> bool:
-        """Within :data:`ACCURATE_WITHIN` points of the best."""
-        return self.cost <= ACCURATE_WITHIN
+        """Not a mistake."""
+        return not self.mistake
+
+    @property
+    def lost(self) -> float:
+        """The points this decision counts as lost: its cost if a mistake, else 0."""
+        return self.cost if self.mistake else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values."""
@@ -156,7 +162,9 @@ class Verdict:
                 "choices": [c.to_dict() for c in self.choices], "played": self.played,
                 "played_value": round(self.played_value, 2), "best": self.best,
                 "best_value": round(self.best_value, 2), "cost": round(self.cost, 2),
-                "forced": self.forced, "accurate": self.accurate}
+                "error": round(self.error, 2), "lost": round(self.lost, 2),
+                "worlds": self.worlds, "settled": self.settled, "forced": self.forced,
+                "mistake": self.mistake, "accurate": self.accurate}
 
 
 @dataclass(frozen=True)
@@ -169,34 +177,53 @@ class CoachReport:
     seed: int
     finished: bool
     verdicts: tuple[Verdict, ...]
+    decisions: int = -1
+    """The seat's decisions in the record (more than the verdicts when ``capped``)."""
+    decision_budget_ms: float = -1.0
+    """The budget each decision got (less than ``budget_ms`` in a long match)."""
+
+    @property
+    def capped(self) -> bool:
+        """Whether the match was too long for the whole budget or for every decision."""
+        return (self.decisions >= 0 and len(self.verdicts) < self.decisions) or (
+            0 <= self.decision_budget_ms < self.budget_ms)
 
     def summary(self) -> dict[str, Any]:
         """Points lost by kind, per hand, the costliest moves and the accuracy."""
         real = [v for v in self.verdicts if not v.forced]
-        lost = {kind: round(sum((v.cost for v in real if v.kind == kind), 0.0), 2)
+        lost = {kind: round(sum((v.lost for v in real if v.kind == kind), 0.0), 2)
                 for kind in KINDS}
         hands: dict[int, float] = {}
         for v in real:
-            hands[v.hand] = hands.get(v.hand, 0.0) + v.cost
-        costliest = sorted(real, key=lambda v: (-v.cost, v.hand, v.move))[:COSTLIEST]
-        accurate = sum(1 for v in real if v.accurate)
+            hands[v.hand] = hands.get(v.hand, 0.0) + v.lost
+        mistakes = [v for v in real if v.mistake]
+        costliest = sorted(mistakes, key=lambda v: (-v.cost, v.hand, v.move))[:COSTLIEST]
+        accurate = len(real) - len(mistakes)
         return {
             "decisions": len(self.verdicts),
             "counted": len(real),
             "accurate": accurate,
+            "mistakes": len(mistakes),
             "accuracy": None if not real else round(100.0 * accurate / len(real), 1),
-            "accurate_within": ACCURATE_WITHIN,
+            "mistake_errors": MISTAKE_ERRORS,
+            "accurate_within": MISTAKE_POINTS,
             "lost": lost,
-            "total_lost": round(sum((v.cost for v in real), 0.0), 2),
+            "total_lost": round(sum((v.lost for v in real), 0.0), 2),
             "lost_by_hand": [{"hand": h, "lost": round(c, 2)} for h, c in sorted(hands.items())],
             "costliest": [{"hand": v.hand, "move": v.move, "kind": v.kind, "played": v.played,
-                           "best": v.best, "cost": round(v.cost, 2)} for v in costliest],
+                           "best": v.best, "cost": round(v.cost, 2), "error": round(v.error, 2)}
+                          for v in costliest],
         }
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values (``ginrummy coach --json``, the coach route)."""
+        decisions = self.decisions if self.decisions >= 0 else len(self.verdicts)
+        budget = self.decision_budget_ms if self.decision_budget_ms >= 0 else self.budget_ms
         return {"seat": self.seat, "player": self.player, "budget_ms": self.budget_ms,
-                "seed": self.seed, "finished": self.finished, "summary": self.summary(),
+                "seed": self.seed, "finished": self.finished,
+                "capped": self.capped, "coached": len(self.verdicts), "of": decisions,
+                "decision_budget_ms": round(budget, 2),
+                "summary": self.summary(),
                 "verdicts": [v.to_dict() for v in self.verdicts]}
 
 
@@ -223,16 +250,6 @@ def positions(record: GameRecord, seat: int) -> list[Position]:
 
 
 # ----------------------------------------------------------------------------- judging
-def _key(action: Action) -> _Key:
-    """An action's identity whatever the order of its melds and their cards."""
-    if isinstance(action, Knock):
-        return ("knock", action.discard, frozenset(frozenset(m) for m in action.melds))
-    if isinstance(action, LayOff):
-        return ("layoff", frozenset(frozenset(m) for m in action.melds),
-                frozenset(action.layoffs))
-    return ("other", action)
-
-
 def _kind(phase: Phase, played: Action, best: Action) -> str:
     if phase is Phase.LAYOFF:
         return "layoff"
@@ -241,142 +258,73 @@ def _kind(phase: Phase, played: Action, best: Action) -> str:
     return "draw"
 
 
-def _note(hand: int, action: Action) -> str:
-    if isinstance(action, Knock):
-        deadwood = knock_deadwood(hand, action)
-        return "gin" if deadwood == 0 else f"knock, deadwood {deadwood}"
-    if isinstance(action, Discard):
-        return f"deadwood {deadwood_mask(hand & ~(1 << action.card))}"
-    return ""
-
-
-def _scorer(view: PlayerView, action: Action, belief: Any, ctx: Any) -> tuple[Scorer, float]:
-    """The expert's play-out scorer of ``action`` and its calibrated cost per world."""
-    seat = view.seat
-    assert seat is not None
-    hand = view.hand_mask
-    if isinstance(action, Knock):
-        return knock_scorer(ctx, seat, hand, action), KNOCK_COST_MS
-    if isinstance(action, Discard):
-        return discard_scorer(ctx, seat, hand, action.card), PLAYOUT_COST_MS
-    if isinstance(action, (Pass, DrawStock, DrawDiscard)):
-        draws = ExpertBot(0).draw_candidates(view, [action], ctx)
-        if draws:
-            return draws[0].score, PLAYOUT_COST_MS
-    raise ValueError(f"the coach cannot score {action} in the {view.phase.value} phase")
-
-
-def _worlds(view: PlayerView, seed: int, belief: Any, count: int) -> list[World]:
-    """The first ``count`` worlds the advisor sampled for ``view`` (same seed, same key)."""
-    rng: random.Random = ExpertBot(seed).rng_for(view)
-    return [belief.sample(rng) for _ in range(count)]
-
-
-def _layoff_value(v: PlayerView, action: LayOff) -> float:
-    """The exact value of a defender's layoff once the hands are shown: the others defend at
-    their best, this seat keeps what its layoff leaves."""
-    knock, revealed, seat = v.knock, v.revealed_masks, v.seat
-    if knock is None or revealed is None or seat is None:
-        return 0.0
-    ctx = playout_rules(v)
-    best = knock_result(ctx, revealed, knock.knocker, revealed[knock.knocker], knock.melds)
-    left = v.hand_mask
-    for meld in action.melds:
-        for card in meld:
-            left &= ~(1 << card)
-    for card, _meld in action.layoffs:
-        left &= ~(1 << card)
-    deadwood = list(best.deadwood)
-    deadwood[seat] = sum(CARD_VALUES[c] for c in range(52) if left >> c & 1)
-    result = score_hand(v.rules, knock.knocker, deadwood, False, False, ctx.spade_upcard)
-    return hand_value(ctx, result, seat)
-
-
 def judge(position: Position, budget_ms: float = DEFAULT_COACH_BUDGET_MS,
           seed: int = 0) -> Verdict:
-    """The verdict on one decision: every legal choice valued from the player's view."""
+    """The verdict on one decision: every legal choice (and the move played) valued from the
+    player's view on the same worlds (:func:`ginrummy.bots.evaluate.evaluate`)."""
+    return _judge_with_work(position, budget_ms, seed)[0]
+
+
+def _judge_with_work(position: Position, budget_ms: float, seed: int) -> tuple[Verdict, float]:
+    """:func:`judge`, and the calibrated work it took (ms)."""
     v = position.view
-    legal = list(position.legal)
-    advice: list[Advice] = advise(v, legal, budget_ms=budget_ms, seed=seed, safety_stop=False)
     played = position.played
-    choices: dict[_Key, Choice] = {}
-    actions: dict[_Key, Action] = {}
-    for a in advice:
-        choices[_key(a.action)] = Choice(str(a.action), a.value, a.samples, a.note, True)
-        actions[_key(a.action)] = a.action
-    if v.phase is Phase.LAYOFF:
-        key = _key(played)
-        if key not in choices and isinstance(played, LayOff):
-            choices[key] = Choice(str(played), _layoff_value(v, played), 1, "played", False)
-            actions[key] = played
-    else:
-        _score_the_rest(v, legal, played, advice, seed, budget_ms, choices, actions)
-    played_choice = choices[_key(played)]
-    best_key = _key(advice[0].action)  # what the expert plays: its default unless beaten
-    best = choices[best_key]
-    ranked = [c for c in choices.values() if c.advised]
-    ranked += sorted((c for c in choices.values() if not c.advised),
-                     key=lambda c: c.value, reverse=True)
-    cost = max(0.0, best.value - played_choice.value)
-    return Verdict(position.hand, position.move, position.seat, v.phase.value,
-                   _kind(v.phase, played, actions[best_key]),
-                   tuple(card_name(c) for c in v.hand),
-                   None if v.top_discard is None else card_name(v.top_discard),
-                   tuple(ranked), str(played), played_choice.value, best.action, best.value,
-                   cost, len(legal) == 1 and v.phase is not Phase.LAYOFF)
-
-
-def _score_the_rest(v: PlayerView, legal: Sequence[Action], played: Action,
-                    advice: Sequence[Advice], seed: int, budget_ms: float,
-                    choices: dict[_Key, Choice], actions: dict[_Key, Action]) -> None:
-    """Score the legal choices (and the move played) the advisor did not rank, in the
-    advisor's own worlds. When the advisor had a single candidate and so sampled nothing (a
-    gin on the table), every choice is scored in worlds planned from the budget."""
-    missing = [a for a in [*legal, played] if _key(a) not in choices]
-    missing = list({_key(a): a for a in missing}.values())
-    if not missing:
-        return
-    belief = belief_of(v)
-    ctx = playout_rules(v, belief)
-    worlds = max(a.samples for a in advice)
-    if worlds == 0:  # nothing sampled: plan the worlds from the budget, score everything
-        missing = [a.action for a in advice] + missing
-        for a in advice:
-            del choices[_key(a.action)]
-        every = sum(_scorer(v, a, belief, ctx)[1] for a in missing)
-        worlds = max(MIN_WORLDS, min(MAX_WORLDS, math.ceil(budget_ms / every)))
-    sampled = _worlds(v, seed, belief, worlds)
-    advised = {_key(a.action) for a in advice}
-    for action in missing:
-        score, _cost = _scorer(v, action, belief, ctx)
-        value = sum(score(w) for w in sampled) / len(sampled)
-        key = _key(action)
-        note = next((a.note for a in advice if _key(a.action) == key), "") or _note(
-            v.hand_mask, action)
-        choices[key] = Choice(str(action), value, len(sampled), note, key in advised)
-        actions[key] = action
+    evaluated = evaluate(v, position.legal, budget_ms, seed, extra=(played,))
+    best = evaluated.best
+    mine = evaluated.find(played)
+    choices = tuple(Choice(str(c.action), c.value, c.error, c.loss, c.loss_error, c.samples,
+                           c.note) for c in evaluated.choices)
+    verdict = Verdict(position.hand, position.move, position.seat, v.phase.value,
+                      _kind(v.phase, played, best.action),
+                      tuple(card_name(c) for c in v.hand),
+                      None if v.top_discard is None else card_name(v.top_discard),
+                      choices, str(played), mine.value, str(best.action), best.value,
+                      mine.loss, mine.loss_error, evaluated.worlds, evaluated.settled,
+                      len(position.legal) == 1 and v.phase is not Phase.LAYOFF)
+    return verdict, evaluated.work_ms
 
 
 def coach_record(record: GameRecord, seat: int, budget_ms: float = DEFAULT_COACH_BUDGET_MS,
                  seed: int = 0, progress: Callable[[int, int], None] | None = None,
-                 ) -> CoachReport:
+                 match_work_ms: float | None = None) -> CoachReport:
     """The verdict on every decision of ``seat`` in ``record``; ``progress(done, total)``
-    after each one."""
+    after each one. With ``match_work_ms`` the match is capped: the work left is shared
+    among the decisions left (each at most ``budget_ms``, at least ``MIN_DECISION_MS``) and
+    at most ``MAX_DECISIONS`` are coached."""
     if not budget_ms > 0:
         raise ValueError(f"budget {budget_ms!r} ms: it must be a positive number")
+    if match_work_ms is not None and not match_work_ms > 0:
+        raise ValueError(f"match work {match_work_ms!r} ms: it must be a positive number")
     found = positions(record, seat)
+    todo = found if match_work_ms is None else found[:MAX_DECISIONS]
     verdicts: list[Verdict] = []
-    for position in found:
-        verdicts.append(judge(position, budget_ms, seed))
+    left = match_work_ms
+    real_left = sum(1 for p in todo if len(p.legal) > 1 or p.view.phase is Phase.LAYOFF)
+    lowest = budget_ms
+    for position in todo:
+        budget = budget_ms
+        real = len(position.legal) > 1 or position.view.phase is Phase.LAYOFF
+        if left is not None and real:
+            budget = min(budget_ms, max(MIN_DECISION_MS, left / max(real_left, 1)))
+            lowest = min(lowest, budget)
+        verdict, work = _judge_with_work(position, budget, seed)
+        verdicts.append(verdict)
+        if real:
+            real_left -= 1
+            if left is not None:
+                left = max(0.0, left - work)
         if progress is not None:
-            progress(len(verdicts), len(found))
+            progress(len(verdicts), len(todo))
     names = record.players
     player = names[seat] if seat < len(names) else f"seat {seat}"
     return CoachReport(seat, player, budget_ms, seed, record.result is not None,
-                       tuple(verdicts))
+                       tuple(verdicts), len(found), lowest)
 
 
 def coach_record_json(document: dict[str, Any], seat: int, budget_ms: float,
-                      seed: int = 0) -> dict[str, Any]:
-    """:func:`coach_record` from and to plain JSON values: what a worker process runs."""
-    return coach_record(GameRecord.from_json(document), seat, budget_ms, seed).to_dict()
+                      seed: int = 0, match_work_ms: float | None = MATCH_WORK_MS
+                      ) -> dict[str, Any]:
+    """:func:`coach_record` from and to plain JSON values: what a worker process runs
+    (capped at ``MATCH_WORK_MS`` unless told otherwise)."""
+    return coach_record(GameRecord.from_json(document), seat, budget_ms, seed,
+                        match_work_ms=match_work_ms).to_dict()
