@@ -56,7 +56,7 @@ __all__ = [
 
 DEFAULT_COACH_BUDGET_MS = 100.0
 """The evaluator's budget per decision when none is given (the hint key uses 250 ms)."""
-MATCH_WORK_MS = 3000.0
+MATCH_WORK_MS = 4000.0
 """The most calibrated work one coached match gets: a long match shares it among its
 decisions, each getting less than the budget asked (see ``MIN_DECISION_MS``)."""
 MIN_DECISION_MS = 12.0

@@ -71,7 +71,8 @@ def test_the_replay_shows_the_coach_on_the_accounts_own_moves(
     page.wait_for_selector("#replay-page[data-steps]")
     page.click("#coach-ask")
     page.wait_for_selector("#coach-accuracy", timeout=COACH_TIMEOUT_MS)
-    assert page.locator("#coach-costliest li.coach-move").count() >= 1
+    costliest = page.locator("#coach-costliest li.coach-move")  # the mistakes only
+    assert costliest.count() == page.locator("#coach-costliest li.coach-costly").count()
     assert "Points lost: draw" in page.inner_text("#coach-lost")
     # step 3 is Ann's first move (she is seat 1: take), step 1 the expert's
     for _ in range(3):
@@ -111,6 +112,9 @@ def test_the_end_of_a_match_shows_the_seated_guest_every_decision(
     moves = page.locator("#coach-every .coach-moves > li")
     assert moves.count() == 5  # seat 0: take, discard, take, discard, layoff
     assert "Manche" in moves.first.inner_text()
+    for i in range(moves.count()):  # every value with its standard error, the best first
+        choices = moves.nth(i).locator(".coach-choices li")
+        assert choices.count() >= 1 and all("±" in text for text in choices.all_inner_texts())
     results = Axe().run(page, context="#coach-panel")  # the coach's panel, opened
     assert [v["id"] for v in results.response["violations"]] == []
     assert page.errors == []  # type: ignore[attr-defined]

@@ -1,5 +1,7 @@
 // The coach's verdicts on a finished match (docs/coach.md): where the player lost points, move
-// by move, valued by the expert from what the player could see at the time. The history's
+// by move, every choice valued on the same sampled worlds from what the player could see at
+// the time; the best is the highest valued, each value has its standard error, and a move is
+// a mistake only when its cost exceeds the noise. The history's
 // replay asks GET /api/matches/{id}/coach (an account's own matches); the end of a match at
 // the table asks POST /api/tables/{id}/coach (a seated player: the guest's seat token in the
 // body). The server answers 202 while its worker process computes, then 200 with the report.
@@ -21,6 +23,7 @@ export class Coach {
     this.state = "idle"; // idle, running, done, error
     this.report = null;
     this.error = null;
+    this.progress = null; // {done, total} when the server tells it
     this.byMove = new Map();
   }
 
@@ -50,6 +53,11 @@ export class Coach {
         const code = data && data.error && data.error.code;
         return this.fail(code === "busy" ? "coach.busy" : code === "forbidden" ? "coach.not_yours"
           : code === "not_logged_in" ? "coach.login" : "coach.failed");
+      }
+      const progress = data && data.progress;
+      if (progress && Number.isFinite(progress.done) && Number.isFinite(progress.total) && progress.total > 0) {
+        this.progress = { done: progress.done, total: progress.total };
+        this.onChange();
       }
       await new Promise((resolve) => setTimeout(resolve, wait));
       wait = Math.max(wait, (data && data.retry_ms) || 1000);
@@ -101,13 +109,19 @@ function points(value) {
   return { count: rounded, points: number(rounded) };
 }
 
-/** One verdict in a sentence: as good as the expert's choice, or what it cost. */
+/** A verdict's mistake flag (a report from before standard errors: its accuracy flag). */
+function isMistake(verdict) {
+  return verdict.mistake !== undefined ? verdict.mistake : !verdict.accurate;
+}
+
+/** One verdict in a sentence: as good as the best choice within the noise, or what it cost. */
 export function verdictLine(verdict) {
   const played = actionLabel(verdict.played);
   if (verdict.forced) return t("coach.forced", { played });
-  if (verdict.accurate) return t("coach.good", { played });
+  if (!isMistake(verdict)) return t("coach.good", { played });
   const cost = points(verdict.cost);
-  return t("coach.cost", { played, best: actionLabel(verdict.best), count: cost.count, points: cost.points });
+  return t("coach.cost", { played, best: actionLabel(verdict.best), count: cost.count, points: cost.points,
+    error: number(Math.round((verdict.error || 0) * 10) / 10) });
 }
 
 function where(verdict) {
@@ -115,11 +129,12 @@ function where(verdict) {
 }
 
 function verdictItem(verdict) {
-  const choices = [...verdict.choices].sort((a, b) => b.value - a.value);
-  return el("li", { class: `coach-move${verdict.accurate ? "" : " coach-costly"}`, dataset: { hand: verdict.hand, move: verdict.move } },
+  // the server lists the best (highest valued) first, then by value: its order is kept
+  return el("li", { class: `coach-move${isMistake(verdict) ? " coach-costly" : ""}`, dataset: { hand: verdict.hand, move: verdict.move } },
     el("span", { class: "coach-where" }, where(verdict)), " ", verdictLine(verdict),
-    el("ul", { class: "coach-choices muted" }, choices.map((c) => el("li", {},
-      t("coach.choice", { action: actionLabel(c.action), count: Math.round(c.value * 10) / 10, value: number(Math.round(c.value * 10) / 10) })))));
+    el("ul", { class: "coach-choices muted" }, verdict.choices.map((c) => el("li", {},
+      t("coach.choice", { action: actionLabel(c.action), count: Math.round(c.value * 10) / 10, value: number(Math.round(c.value * 10) / 10),
+        error: number(Math.round((c.error || 0) * 10) / 10) })))));
 }
 
 function summary(report) {
@@ -127,6 +142,8 @@ function summary(report) {
   const lost = s.lost;
   const byId = new Map(report.verdicts.map((v) => [`${v.hand}:${v.move}`, v]));
   return [
+    report.capped ? el("p", { class: "coach-capped muted", id: "coach-capped" },
+      t("coach.capped", { count: report.of, decisions: number(report.of), coached: number(report.coached) })) : null,
     s.accuracy === null ? null : el("p", { class: "coach-accuracy", id: "coach-accuracy", dataset: { accuracy: s.accuracy } },
       t("coach.accuracy", { accuracy: number(s.accuracy) }), " ",
       t("coach.accurate", { count: s.counted, accurate: number(s.accurate), decisions: number(s.counted) })),
@@ -146,7 +163,12 @@ export function coachPanel(coach, { everyMove = false } = {}) {
     body = [el("p", { class: "muted" }, t("coach.intro")),
       el("button", { type: "button", id: "coach-ask", onclick: () => coach.run() }, t("coach.show"))];
   } else if (coach.state === "running") {
-    body = el("p", { class: "muted", id: "coach-running", role: "status" }, t("coach.running"));
+    const progress = coach.progress;
+    body = el("div", { class: "coach-running" },
+      el("p", { class: "muted", id: "coach-running", role: "status" }, t("coach.running")),
+      // an indeterminate bar until the server says how far it is
+      el("progress", progress ? { id: "coach-progress", max: progress.total, value: progress.done, "aria-labelledby": "coach-running" }
+        : { id: "coach-progress", "aria-labelledby": "coach-running" }));
   } else if (coach.state === "error") {
     body = el("p", { class: "form-error", id: "coach-error", role: "alert" }, t(coach.error));
   } else {
@@ -176,7 +198,7 @@ export function replayCoach(page) {
   }
   const verdict = coach.state === "done" && move > 0 ? coach.verdictAt(hand, move) : null;
   return el("div", { class: "coach-replay" },
-    verdict ? el("p", { class: `coach-verdict${verdict.accurate ? "" : " coach-costly"}`, id: "coach-step-verdict" }, verdictLine(verdict)) : null,
+    verdict ? el("p", { class: `coach-verdict${isMistake(verdict) ? " coach-costly" : ""}`, id: "coach-step-verdict" }, verdictLine(verdict)) : null,
     coachPanel(coach));
 }
 
