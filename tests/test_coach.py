@@ -297,3 +297,24 @@ def test_the_docs_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.Mo
         outputs.append(capsys.readouterr().out)
     assert outputs[0].endswith(summary.group(1))
     assert json.loads(outputs[1])["seat"] == 1
+
+
+def test_a_long_match_is_capped_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: the coach's work on a match is capped; the decisions share the work left
+    (each at least MIN_DECISION_MS), past MAX_DECISIONS the rest are left out, and the
+    report says so."""
+    record = short_record()
+    found = coach.positions(record, 0)
+    free = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=1e9)
+    assert not free.capped and free.to_dict()["coached"] == len(found)
+    tight = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=60.0)
+    data = tight.to_dict()
+    assert tight.capped and data["capped"] and data["coached"] == data["of"] == len(found)
+    assert data["decision_budget_ms"] == coach.MIN_DECISION_MS < 40.0
+    assert sum(v.worlds for v in tight.verdicts) < sum(v.worlds for v in free.verdicts)
+    monkeypatch.setattr(coach, "MAX_DECISIONS", 3)
+    cut = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=1e9).to_dict()
+    assert cut["capped"] and (cut["coached"], cut["of"]) == (3, len(found))
+    assert len(cut["verdicts"]) == 3
+    uncapped = coach.coach_record(record, 0, 40.0, SEED).to_dict()  # no cap asked
+    assert not uncapped["capped"] and uncapped["coached"] == len(found)
