@@ -103,6 +103,9 @@ def report_lines(data: dict[str, Any]) -> list[str]:
                      f"{v['played']} {_value(v['played_value'])}, best {v['best']} "
                      f"{_value(v['best_value'])}, cost {_cost_text(v)}{mark}")
         lines.append(f"      {_choices_text(v)}")
+        if v.get("reason"):
+            lines.append(f"      why: {v['reason']['text']}; hand {' '.join(v['cards'])}, "
+                         f"discard pile {' '.join(v['discard_pile']) or '-'}")
     lines.extend(_summary_lines(data["summary"]))
     return lines
 
@@ -131,7 +134,7 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
         for c in summary["costliest"]:
             lines.append(f"  hand {c['hand']} move {c['move']}: {c['played']} instead of "
                          f"{c['best']} ({c['kind']}, {c['cost']:.1f}±{c['error']:.1f} "
-                         "points)")
+                         "points)" + (f": {c['reason']}" if c.get("reason") else ""))
     return lines
 
 

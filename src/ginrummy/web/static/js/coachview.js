@@ -128,16 +128,53 @@ function where(verdict) {
   return t("coach.at", { hand: number(verdict.hand), move: number(verdict.move) });
 }
 
-function verdictItem(verdict) {
+/** Cards of the record's notation ("7s 8s") in the reader's words. */
+function cardsText(text) {
+  return String(text || "").split(/\s+/).filter((w) => /^[A2-9TJQK][shdc]$/i.test(w)).map(cardText).join(" ");
+}
+
+const CARD_PARAMS = new Set(["card", "meld", "taken", "cards", "live"]);
+
+/** Why a mistake cost points, in the reader's language (null when the verdict has none). */
+export function reasonLine(verdict) {
+  const reason = verdict.reason;
+  if (!reason || !reason.code) return null;
+  const params = {};
+  for (const [key, value] of Object.entries(reason.params || {})) {
+    params[key] = CARD_PARAMS.has(key) ? cardsText(value) : typeof value === "number" ? number(value) : String(value);
+  }
+  params.best = actionLabel(verdict.best);
+  return t(`coach.reason.${reason.code}`, params);
+}
+
+/** The hand and the discard pile when the mistake was made. */
+function momentLine(verdict) {
+  const pile = (verdict.discard_pile || []).map(cardText).join(" ");
+  return t("coach.moment", { cards: (verdict.cards || []).map(cardText).join(" "), pile: pile || t("coach.pile_empty") });
+}
+
+/** A mistake's reason, its moment and (in the replay) a link to its step. */
+function mistakeDetails(verdict, linkTo) {
+  if (!isMistake(verdict) || verdict.forced) return null;
+  const reason = reasonLine(verdict);
+  const link = linkTo ? linkTo(verdict) : null;
+  return el("div", { class: "coach-why" },
+    reason ? el("p", { class: "coach-reason" }, reason) : null,
+    el("p", { class: "coach-moment muted" }, momentLine(verdict)),
+    link);
+}
+
+function verdictItem(verdict, linkTo) {
   // the server lists the best (highest valued) first, then by value: its order is kept
   return el("li", { class: `coach-move${isMistake(verdict) ? " coach-costly" : ""}`, dataset: { hand: verdict.hand, move: verdict.move } },
     el("span", { class: "coach-where" }, where(verdict)), " ", verdictLine(verdict),
+    mistakeDetails(verdict, linkTo),
     el("ul", { class: "coach-choices muted" }, verdict.choices.map((c) => el("li", {},
       t("coach.choice", { action: actionLabel(c.action), count: Math.round(c.value * 10) / 10, value: number(Math.round(c.value * 10) / 10),
         error: number(Math.round((c.error || 0) * 10) / 10) })))));
 }
 
-function summary(report) {
+function summary(report, linkTo) {
   const s = report.summary;
   const lost = s.lost;
   const byId = new Map(report.verdicts.map((v) => [`${v.hand}:${v.move}`, v]));
@@ -151,13 +188,13 @@ function summary(report) {
       draw: number(lost.draw), discard: number(lost.discard), knock: number(lost.knock), layoff: number(lost.layoff) })),
     s.costliest.length ? el("h3", {}, t("coach.costliest")) : null,
     s.costliest.length ? el("ol", { class: "coach-costliest", id: "coach-costliest" },
-      s.costliest.map((c) => verdictItem(byId.get(`${c.hand}:${c.move}`)))) : null,
+      s.costliest.map((c) => verdictItem(byId.get(`${c.hand}:${c.move}`), linkTo))) : null,
   ];
 }
 
 /** The coach's panel: the button that asks, the wait, the error, or the summary (and, with
  * `everyMove`, every decision in a list that opens). */
-export function coachPanel(coach, { everyMove = false } = {}) {
+export function coachPanel(coach, { everyMove = false, linkTo = null } = {}) {
   let body;
   if (coach.state === "idle") {
     body = [el("p", { class: "muted" }, t("coach.intro")),
@@ -172,9 +209,9 @@ export function coachPanel(coach, { everyMove = false } = {}) {
   } else if (coach.state === "error") {
     body = el("p", { class: "form-error", id: "coach-error", role: "alert" }, t(coach.error));
   } else {
-    body = [summary(coach.report), everyMove ? el("details", { id: "coach-every" },
+    body = [summary(coach.report, linkTo), everyMove ? el("details", { id: "coach-every" },
       el("summary", {}, t("coach.every")),
-      el("ol", { class: "coach-moves" }, coach.report.verdicts.map(verdictItem))) : null];
+      el("ol", { class: "coach-moves" }, coach.report.verdicts.map((v) => verdictItem(v, linkTo)))) : null];
   }
   return el("section", { class: "panel coach-panel", id: "coach-panel", "aria-labelledby": "coach-title", dataset: { state: coach.state } },
     el("h2", { id: "coach-title" }, t("coach.title")), body);
@@ -197,9 +234,28 @@ export function replayCoach(page) {
     if (steps[i].action === "deal") { hand += 1; move = 0; } else move += 1;
   }
   const verdict = coach.state === "done" && move > 0 ? coach.verdictAt(hand, move) : null;
+  // each costly move links to its step of this replay (?step=N, from 1)
+  const linkTo = (v) => {
+    const index = stepIndex(steps, v.hand, v.move);
+    if (index === null) return null;
+    return el("a", { class: "coach-step-link", href: `/replay/${enc(page.matchId)}?step=${index + 1}`,
+      dataset: { step: index }, onclick: (event) => { event.preventDefault(); page.show(index); } }, t("coach.replay_step"));
+  };
   return el("div", { class: "coach-replay" },
-    verdict ? el("p", { class: `coach-verdict${isMistake(verdict) ? " coach-costly" : ""}`, id: "coach-step-verdict" }, verdictLine(verdict)) : null,
-    coachPanel(coach));
+    verdict ? el("div", { class: `coach-verdict${isMistake(verdict) ? " coach-costly" : ""}`, id: "coach-step-verdict" },
+      el("p", {}, verdictLine(verdict)), isMistake(verdict) && reasonLine(verdict) ? el("p", { class: "coach-reason" }, reasonLine(verdict)) : null) : null,
+    coachPanel(coach, { linkTo }));
+}
+
+/** The replay's step index of move `move` (from 1) of hand `hand` (from 1), or null. */
+export function stepIndex(steps, hand, move) {
+  let h = 0;
+  let m = 0;
+  for (let i = 0; i < steps.length; i += 1) {
+    if (steps[i].action === "deal") { h += 1; m = 0; } else m += 1;
+    if (h === hand && m === move) return i;
+  }
+  return null;
 }
 
 /** The end of a match at the table: the seated player's coach (null for a spectator, or while

@@ -11,7 +11,8 @@ above it. Each value carries its standard error; a decision's *cost* is the best
 less the played move's, computed world by world, with its standard error. A move is a
 *mistake* only when its cost exceeds the noise: more than 2 standard errors and at least 1
 point (:func:`ginrummy.bots.evaluate.is_mistake`). The points *lost* are the costs of the
-mistakes; a cost within the noise is shown but not counted.
+mistakes; a cost within the noise is shown but not counted. Each mistake carries a reason
+in words (:mod:`ginrummy.coach.reasons`), the hand and the discard pile at that moment.
 
 Values are points of the hand for the seat to move (match points won minus lost, in the
 single-hand game the others' mean penalty minus its own).
@@ -34,6 +35,7 @@ from typing import Any
 from ginrummy.actions import Action, Knock, parse_action
 from ginrummy.bots.evaluate import MISTAKE_ERRORS, MISTAKE_POINTS, evaluate, is_mistake
 from ginrummy.cards import card_name
+from ginrummy.coach.reasons import Reason, reason_for
 from ginrummy.engine import CHANCE, Phase
 from ginrummy.records import GameRecord
 from ginrummy.views import PlayerView, view
@@ -56,7 +58,7 @@ __all__ = [
 
 DEFAULT_COACH_BUDGET_MS = 100.0
 """The evaluator's budget per decision when none is given (the hint key uses 250 ms)."""
-MATCH_WORK_MS = 4000.0
+MATCH_WORK_MS = 5000.0
 """The most calibrated work one coached match gets: a long match shares it among its
 decisions, each getting less than the budget asked (see ``MIN_DECISION_MS``)."""
 MIN_DECISION_MS = 12.0
@@ -139,6 +141,11 @@ class Verdict:
     """The ranking was settled before the budget ran out."""
     forced: bool
     """Only one legal choice: not counted in the accuracy."""
+    discard_pile: tuple[str, ...] = ()
+    """The discard pile then, bottom first (what the player could see)."""
+    reason: Reason | None = None
+    """Why a mistake cost points, in words (:mod:`ginrummy.coach.reasons`); ``None`` for a
+    move that is not a mistake."""
 
     @property
     def mistake(self) -> bool:
@@ -164,7 +171,9 @@ class Verdict:
                 "best_value": round(self.best_value, 2), "cost": round(self.cost, 2),
                 "error": round(self.error, 2), "lost": round(self.lost, 2),
                 "worlds": self.worlds, "settled": self.settled, "forced": self.forced,
-                "mistake": self.mistake, "accurate": self.accurate}
+                "mistake": self.mistake, "accurate": self.accurate,
+                "discard_pile": list(self.discard_pile),
+                "reason": None if self.reason is None else self.reason.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -211,7 +220,8 @@ class CoachReport:
             "total_lost": round(sum((v.lost for v in real), 0.0), 2),
             "lost_by_hand": [{"hand": h, "lost": round(c, 2)} for h, c in sorted(hands.items())],
             "costliest": [{"hand": v.hand, "move": v.move, "kind": v.kind, "played": v.played,
-                           "best": v.best, "cost": round(v.cost, 2), "error": round(v.error, 2)}
+                           "best": v.best, "cost": round(v.cost, 2), "error": round(v.error, 2),
+                           "reason": None if v.reason is None else v.reason.text()}
                           for v in costliest],
         }
 
@@ -274,13 +284,16 @@ def _judge_with_work(position: Position, budget_ms: float, seed: int) -> tuple[V
     mine = evaluated.find(played)
     choices = tuple(Choice(str(c.action), c.value, c.error, c.loss, c.loss_error, c.samples,
                            c.note) for c in evaluated.choices)
+    forced = len(position.legal) == 1 and v.phase is not Phase.LAYOFF
+    mistake = not forced and is_mistake(mine.loss, mine.loss_error)
     verdict = Verdict(position.hand, position.move, position.seat, v.phase.value,
                       _kind(v.phase, played, best.action),
                       tuple(card_name(c) for c in v.hand),
                       None if v.top_discard is None else card_name(v.top_discard),
                       choices, str(played), mine.value, str(best.action), best.value,
                       mine.loss, mine.loss_error, evaluated.worlds, evaluated.settled,
-                      len(position.legal) == 1 and v.phase is not Phase.LAYOFF)
+                      forced, tuple(card_name(c) for c in v.discard_pile or ()),
+                      reason_for(v, played, best.action) if mistake else None)
     return verdict, evaluated.work_ms
 
 
