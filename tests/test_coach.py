@@ -312,6 +312,9 @@ def test_a_long_match_is_capped_and_says_so(monkeypatch: pytest.MonkeyPatch) -> 
     assert tight.capped and data["capped"] and data["coached"] == data["of"] == len(found)
     assert data["decision_budget_ms"] == coach.MIN_DECISION_MS < 40.0
     assert sum(v.worlds for v in tight.verdicts) < sum(v.worlds for v in free.verdicts)
+    real = sum(1 for v in free.verdicts if not v.forced)
+    mild = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=30.0 * real).to_dict()
+    assert 30.0 <= mild["decision_budget_ms"] < 40.0 and not mild["capped"]  # a usual match
     monkeypatch.setattr(coach, "MAX_DECISIONS", 3)
     cut = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=1e9).to_dict()
     assert cut["capped"] and (cut["coached"], cut["of"]) == (3, len(found))

@@ -51,12 +51,13 @@ def _check_schema(data: dict[str, Any]) -> None:
     assert 0 <= summary["accuracy"] <= 100
     assert summary["decisions"] == len(data["verdicts"]) > 0
     for c in summary["costliest"]:
-        assert set(c) == {"hand", "move", "kind", "played", "best", "cost", "error"}
+        assert set(c) == {"hand", "move", "kind", "played", "best", "cost", "error", "reason"}
     for v in data["verdicts"]:
         assert set(v) == {"hand", "move", "seat", "phase", "kind", "cards", "top_discard",
                           "choices", "played", "played_value", "best", "best_value", "cost",
                           "error", "lost", "worlds", "settled", "forced", "mistake",
-                          "accurate"}
+                          "accurate", "discard_pile", "reason"}
+        assert (v["reason"] is not None) == v["mistake"]  # every mistake says why
         assert v["kind"] in KINDS and v["cost"] >= 0
         assert v["played"] in {c["action"] for c in v["choices"]}
         assert v["best"] == v["choices"][0]["action"]

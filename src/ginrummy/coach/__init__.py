@@ -22,8 +22,9 @@ choice) that are not mistakes, as a percentage.
 
 A long match is capped: the whole match gets at most ``MATCH_WORK_MS`` of calibrated work,
 shared among its decisions (each at most the budget asked, at least ``MIN_DECISION_MS``);
-past ``MAX_DECISIONS`` decisions the rest are not coached, and the report says so
-(``capped``, ``coached`` of ``decisions``).
+past ``MAX_DECISIONS`` decisions the rest are not coached. A long match (some decision given
+less than half the budget, or decisions left out) says so (``capped``, ``coached`` of
+``of``).
 """
 
 from __future__ import annotations
@@ -58,13 +59,17 @@ __all__ = [
 
 DEFAULT_COACH_BUDGET_MS = 100.0
 """The evaluator's budget per decision when none is given (the hint key uses 250 ms)."""
-MATCH_WORK_MS = 5000.0
+MATCH_WORK_MS = 4000.0
 """The most calibrated work one coached match gets: a long match shares it among its
 decisions, each getting less than the budget asked (see ``MIN_DECISION_MS``)."""
 MIN_DECISION_MS = 12.0
 """The least budget a decision gets when a long match shares ``MATCH_WORK_MS``."""
 MAX_DECISIONS = 250
 """Decisions coached at most in one match: the later ones are left out (``capped``)."""
+CAPPED_SHARE = 0.5
+"""A match counts as ``capped`` (and says so) when some decision got less than this share of
+the budget asked, or decisions were left out: a match of usual length, whose decisions got a
+little less than asked, does not."""
 COSTLIEST = 3
 """How many of the costliest moves the summary names."""
 KINDS = ("draw", "discard", "knock", "layoff")
@@ -193,9 +198,10 @@ class CoachReport:
 
     @property
     def capped(self) -> bool:
-        """Whether the match was too long for the whole budget or for every decision."""
+        """Whether the match was long: decisions left out, or some decision given less than
+        ``CAPPED_SHARE`` of the budget asked."""
         return (self.decisions >= 0 and len(self.verdicts) < self.decisions) or (
-            0 <= self.decision_budget_ms < self.budget_ms)
+            0 <= self.decision_budget_ms < CAPPED_SHARE * self.budget_ms)
 
     def summary(self) -> dict[str, Any]:
         """Points lost by kind, per hand, the costliest moves and the accuracy."""
