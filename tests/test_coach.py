@@ -1,6 +1,6 @@
-"""The coach (docs/coach.md): its values are the advisor's (the hint key's) at the same budget
-and seed, the moves it did not rank are scored in the advisor's own worlds, a discard that
-breaks a made meld is the costliest move of its hand, and it uses only the player's view."""
+"""The coach (docs/coach.md): one evaluator (the hint key's) values every choice on the same
+worlds, the best is the highest valued, a mistake is a loss beyond the noise, a discard that
+breaks a made meld is the costliest mistake of its hand, and it uses only the player's view."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ import pytest
 from ginrummy import coach
 from ginrummy.actions import Action, Discard, LayOff
 from ginrummy.bots import make_bot
-from ginrummy.bots.advisor import advise
-from ginrummy.bots.belief import belief_of
-from ginrummy.bots.expert import ExpertBot, playout_rules
+from ginrummy.bots.evaluate import evaluate
+from ginrummy.bots.expert import ExpertBot
 from ginrummy.cards import parse_card_list
 from ginrummy.cli.main import main
 from ginrummy.engine import CHANCE, Phase
@@ -65,45 +64,84 @@ def played_record(rules: Ruleset, seed: int,
     return GameRecord.from_match(match, ["you", "simple"])
 
 
-def test_values_are_the_advisors_at_the_same_budget_and_seed() -> None:
+def test_values_are_the_evaluators_at_the_same_budget_and_seed() -> None:
+    """The coach's values are the hint key's: one evaluator, every legal choice and the move
+    played on the same worlds."""
     record = short_record()
     found = coach.positions(record, 0)
     assert len(found) >= 6
-    compared = 0
     for position in found:
         verdict = coach.judge(position, BUDGET, SEED)
-        advice = advise(position.view, list(position.legal), budget_ms=BUDGET, seed=SEED,
-                        safety_stop=False)
+        evaluated = evaluate(position.view, position.legal, BUDGET, SEED,
+                             extra=(position.played,))
+        assert [c.action for c in verdict.choices] == [str(c.action) for c in evaluated.choices]
+        assert [c.value for c in verdict.choices] == [c.value for c in evaluated.choices]
         by_action = {c.action: c for c in verdict.choices}
-        assert verdict.choices[0].action == str(advice[0].action)  # the expert's choice first
-        for a in advice:
-            if a.samples:
-                assert by_action[str(a.action)].value == a.value
-                assert by_action[str(a.action)].advised
-                compared += 1
-        # every legal choice has a value, and the move played is one of them
         assert {str(a) for a in position.legal} <= set(by_action)
         assert by_action[verdict.played].value == verdict.played_value
-        # the best is what the expert plays; a move valued above it costs nothing
-        assert verdict.best == str(advice[0].action)
-        assert verdict.best_value == by_action[verdict.best].value
-        assert verdict.cost == max(0.0, verdict.best_value - verdict.played_value)
-    assert compared > 10
+        assert verdict.best == verdict.choices[0].action
 
 
-def test_unranked_choices_are_scored_in_the_advisors_own_worlds() -> None:
-    record = short_record()
-    position = next(p for p in coach.positions(record, 0) if p.view.phase is Phase.DISCARD
-                    and len(p.legal) > 6)
-    v = position.view
-    advice = advise(v, list(position.legal), budget_ms=BUDGET, seed=SEED, safety_stop=False)
-    chosen = advice[0]  # the expert's choice is scored in every world sampled
-    worlds = max(a.samples for a in advice)
-    assert chosen.samples == worlds
-    belief = belief_of(v)
-    score, _cost = coach._scorer(v, chosen.action, belief, playout_rules(v, belief))
-    sampled = coach._worlds(v, SEED, belief_of(v), worlds)
-    assert sum(score(w) for w in sampled) / worlds == pytest.approx(chosen.value, abs=1e-9)
+def _coached_decisions(count: int) -> list[coach.Verdict]:
+    """At least ``count`` real decisions of both seats in matches of simple, random,
+    intermediate and expert players, coached at ``BUDGET``."""
+    names = ["random", "simple", "intermediate", "expert"]
+    verdicts: list[coach.Verdict] = []
+    seed = 0
+    while len(verdicts) < count:
+        players = [make_bot(names[seed % 4], seed), make_bot(names[(seed + 1) % 4], seed + 50)]
+        record = GameRecord.from_match(play_match(SHORT, players, seed=seed), ["a", "b"])
+        for seat in (0, 1):
+            verdicts += [v for v in coach.coach_record(record, seat, BUDGET, SEED).verdicts
+                         if not v.forced]
+        seed += 1
+    return verdicts
+
+
+def test_no_listed_choice_is_valued_above_the_best() -> None:
+    """Issue 29: over 200 coached decisions the best is the highest-valued choice, every
+    choice is valued on the same worlds, each with its standard error, and a move is a
+    mistake only when its cost exceeds 2 standard errors and 1 point."""
+    verdicts = _coached_decisions(200)
+    assert len(verdicts) >= 200
+    mistakes = 0
+    for v in verdicts:
+        values = [c.value for c in v.choices]
+        assert max(values) == v.best_value == values[0], (v.hand, v.move)
+        assert values[1:] == sorted(values[1:], reverse=True)  # best first, then by value
+        assert v.cost >= 0 and v.error >= 0
+        assert v.cost == pytest.approx(v.best_value - v.played_value, abs=1e-9)
+        if v.phase != "layoff":
+            assert {c.samples for c in v.choices} == {v.worlds} and v.worlds >= 8
+        for c in v.choices[1:]:
+            assert c.loss == pytest.approx(v.best_value - c.value, abs=1e-9)
+            assert c.mistake == (c.loss > max(2 * c.loss_error, 1.0))
+        assert v.mistake == (v.cost > max(2 * v.error, 1.0))
+        assert v.lost == (v.cost if v.mistake else 0.0)
+        mistakes += v.mistake
+    assert 0 < mistakes < len(verdicts)
+
+
+def test_the_expert_loses_less_than_a_random_player() -> None:
+    """By the coach's own measure, the expert (at the coach's budget) loses far fewer points
+    a decision than a random player, and is far more accurate (the issue's targets, the
+    expert's at most 0.1 a decision and random's below 30%, are measured by
+    benchmarks/bench_coach.py)."""
+    lost = {}
+    accuracy = {}
+    for name in ("expert", "random"):
+        verdicts = []
+        for seed in range(3):
+            player = (ExpertBot(seed, BUDGET, safety_stop=False) if name == "expert"
+                      else make_bot("random", seed))
+            match = play_match(SHORT, [player, make_bot("intermediate", seed + 9)], seed=seed)
+            record = GameRecord.from_match(match, [name, "intermediate"])
+            verdicts += [v for v in coach.coach_record(record, 0, BUDGET, SEED).verdicts
+                         if not v.forced]
+        lost[name] = sum(v.lost for v in verdicts) / len(verdicts)
+        accuracy[name] = sum(v.accurate for v in verdicts) / len(verdicts)
+    assert lost["random"] > 2 * lost["expert"]
+    assert accuracy["expert"] > accuracy["random"] + 0.15
 
 
 def _break_a_meld(done: list[int]) -> Callable[[Match, int], Action | None]:
@@ -132,17 +170,18 @@ def _break_a_meld(done: list[int]) -> Callable[[Match, int], Action | None]:
 
 
 @pytest.mark.parametrize("seed", [3, 5, 8])
-def test_discarding_a_card_of_a_made_meld_is_the_costliest_move_of_its_hand(seed: int) -> None:
+def test_discarding_a_card_of_a_made_meld_is_a_costly_mistake(seed: int) -> None:
+    """Near a knock, discarding a card of a made meld is a mistake of more than 5 points,
+    among the three costliest of the match (the others are the expert's moves, which the
+    play-outs do not always agree with: see docs/coach.md)."""
     done: list[int] = []
     record = played_record(RULES, seed, _break_a_meld(done))
     assert done, "no meld broken: pick another seed"
-    report = coach.coach_record(record, 0, BUDGET, SEED)
+    report = coach.coach_record(record, 0, 200.0, SEED)  # enough worlds to tell
     bad = next(v for v in report.verdicts if v.move == done[0])
     assert bad.played.startswith("discard") and bad.kind in ("discard", "knock")
-    assert bad.cost > 0 and not bad.accurate
-    same_hand = [v for v in report.verdicts if v.hand == bad.hand]
-    assert max(same_hand, key=lambda v: v.cost) is bad
-    assert report.summary()["costliest"][0]["move"] == bad.move
+    assert bad.cost > 5 and bad.mistake and not bad.accurate
+    assert bad.move in {c["move"] for c in report.summary()["costliest"]}
 
 
 def test_a_worse_layoff_costs_its_points() -> None:
@@ -206,11 +245,15 @@ def test_summary_adds_up() -> None:
     assert summary["counted"] == len(real)
     assert summary["total_lost"] == pytest.approx(sum(summary["lost"].values()), abs=0.05)
     assert set(summary["lost"]) == set(coach.KINDS)
-    accurate = [v for v in real if v.cost <= coach.ACCURATE_WITHIN]
+    accurate = [v for v in real if not v.mistake]
     assert summary["accuracy"] == round(100 * len(accurate) / len(real), 1)
+    assert summary["mistakes"] == len(real) - len(accurate)
     costs = [c["cost"] for c in summary["costliest"]]
-    assert costs == sorted(costs, reverse=True) and len(costs) == min(3, len(real))
-    assert costs[0] == round(max(v.cost for v in real), 2)
+    mistakes = [v for v in real if v.mistake]
+    assert costs == sorted(costs, reverse=True) and len(costs) == min(3, len(mistakes))
+    if mistakes:
+        assert costs[0] == round(max(v.cost for v in mistakes), 2)
+    assert summary["total_lost"] == round(sum(v.lost for v in real), 2)
     assert sum(h["lost"] for h in summary["lost_by_hand"]) == pytest.approx(
         summary["total_lost"], abs=0.05)
 
@@ -254,3 +297,27 @@ def test_the_docs_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.Mo
         outputs.append(capsys.readouterr().out)
     assert outputs[0].endswith(summary.group(1))
     assert json.loads(outputs[1])["seat"] == 1
+
+
+def test_a_long_match_is_capped_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: the coach's work on a match is capped; the decisions share the work left
+    (each at least MIN_DECISION_MS), past MAX_DECISIONS the rest are left out, and the
+    report says so."""
+    record = short_record()
+    found = coach.positions(record, 0)
+    free = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=1e9)
+    assert not free.capped and free.to_dict()["coached"] == len(found)
+    tight = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=60.0)
+    data = tight.to_dict()
+    assert tight.capped and data["capped"] and data["coached"] == data["of"] == len(found)
+    assert data["decision_budget_ms"] == coach.MIN_DECISION_MS < 40.0
+    assert sum(v.worlds for v in tight.verdicts) < sum(v.worlds for v in free.verdicts)
+    real = sum(1 for v in free.verdicts if not v.forced)
+    mild = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=30.0 * real).to_dict()
+    assert 30.0 <= mild["decision_budget_ms"] < 40.0 and not mild["capped"]  # a usual match
+    monkeypatch.setattr(coach, "MAX_DECISIONS", 3)
+    cut = coach.coach_record(record, 0, 40.0, SEED, match_work_ms=1e9).to_dict()
+    assert cut["capped"] and (cut["coached"], cut["of"]) == (3, len(found))
+    assert len(cut["verdicts"]) == 3
+    uncapped = coach.coach_record(record, 0, 40.0, SEED).to_dict()  # no cap asked
+    assert not uncapped["capped"] and uncapped["coached"] == len(found)

@@ -11,12 +11,18 @@ from pathlib import Path
 import pytest
 from cli_helpers import Run
 
+from ginrummy.actions import DrawDiscard, Pass
 from ginrummy.bots import make_bot
+from ginrummy.bots.evaluate import evaluate
 from ginrummy.cli import play as play_module
+from ginrummy.cli.render import Painter
+from ginrummy.cli.turns import Screen, TurnDialogs, hint_lines
+from ginrummy.engine import Hand, Phase
 from ginrummy.gameloop import play_match
 from ginrummy.match import Match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
+from ginrummy.views import view
 
 BUDGET = "5"
 
@@ -48,7 +54,10 @@ def test_advice_at_a_record_position(cli: Callable[..., Run], record: Path) -> N
     text = cli("analyze", "--record", str(record), "--hand", "1", "--move", "4", "--budget",
                BUDGET)
     assert text.code == 0
-    assert "Expert advice" in text.out and "1) " in text.out
+    assert "Every choice, best first" in text.out and "1) " in text.out
+    values = [a["value"] for a in out["advice"]]
+    assert values[0] == max(values)  # the best is the highest valued
+    assert {a["samples"] for a in out["advice"]} == {out["worlds"]}  # the same worlds
     assert f"Played in the game: {actions[3]}" in text.out
 
 
@@ -98,9 +107,34 @@ def test_hint_key_in_play(cli: Callable[..., Run], monkeypatch: pytest.MonkeyPat
     run = cli("play", "--seed", "3", "--no-record", "--preset", "eaai", "--ascii")
     assert run.code == 0, run.err
     assert "?, hint" in run.out  # listed in the help
-    assert run.out.count("Hint (the expert's estimate") == 2
-    hint = run.out.split("Hint (the expert's estimate", 1)[1].splitlines()
-    assert hint[1].lstrip().startswith("1) ")
-    first = hint[1].split()[1]
-    assert first in ("take", "pass", "stock")  # the human's first decision is a draw/offer
+    assert run.out.count("Hint: the best is") == 2
+    hint = run.out.split("Hint: the best is", 1)[1].splitlines()
+    assert hint[1].lstrip().startswith("1) ")  # the menu's numbers, in its order
+    assert hint[2].lstrip().startswith("2) ")
+    assert hint[1].split()[1] == "stock" and hint[2].split()[1] == "take"  # as the menu
     assert "Traceback" not in run.out + run.err
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_hint_at_the_upcard_offer_uses_the_menus_numbers(seed: int) -> None:
+    """Issue 29: at a first-turn upcard offer the menu's 1 is "take"; the hint's 1 must be
+    "take" too, its values listed in the menu's order, and the number it names as the best
+    must give the best move when typed."""
+    hand = Hand.deal(Ruleset.preset("eaai"), dealer=1, seed=seed)
+    assert hand.phase is Phase.OFFER and hand.to_move == 0
+    v, legal = view(hand, 0), hand.legal_actions()
+    screen = Screen(Painter(symbols=False), None)
+    dialogs = TurnDialogs(screen, hand.rules, ["you", "bot"], lambda _prompt: "")
+    menu = dialogs.menu(v)
+    assert menu.keys == {"1": DrawDiscard(), "2": Pass()}
+    evaluated = evaluate(v, legal, 20.0, 0)
+    lines = hint_lines(Painter(symbols=False), menu, evaluated, 20.0)
+    rows = [line.split() for line in lines[1:]]
+    assert [r[0] for r in rows] == ["1)", "2)"] and [r[1] for r in rows] == ["take", "pass"]
+    values = {r[1]: float(r[2]) for r in rows}
+    best_key = lines[0].split("the best is ", 1)[1].split(")")[0]
+    typed = dialogs.interpret(v, menu, best_key)
+    assert typed == evaluated.best.action
+    assert values[str(typed)] == max(values.values())  # the best is the highest valued
+    best_row = next(r for r in rows if r[0] == f"{best_key})")
+    assert "best" in best_row

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from cli_helpers import Run
+
+from ginrummy.records import GameRecord
 
 OUTCOMES = {"gin", "big_gin", "knock", "undercut", "void"}
 
@@ -76,3 +79,35 @@ def test_human_summary(cli: Callable[..., Run]) -> None:
 def test_seed_is_reported_when_random(cli: Callable[..., Run]) -> None:
     data = _simulate(cli, "--players", "random,random", "--hands", "2")
     assert isinstance(data["seed"], int)
+
+
+def test_record_writes_one_record_per_hand_that_replay_coach_and_verify_read(
+        cli: Callable[..., Run], tmp_path: Path) -> None:
+    """Issue 29: ``simulate --record DIR`` saves every hand (a match of its own) as a game
+    record; the games are those played without it, and replay, coach and verify read them."""
+    argv = ("--players", "simple,random", "--hands", "3", "--seed", "5", "--preset", "eaai")
+    plain = _simulate(cli, *argv)
+    recorded = _simulate(cli, *argv, "--record", str(tmp_path / "games"))
+    for key in ("hands", "decisions", "outcomes", "wins", "points"):
+        assert recorded[key] == plain[key]  # the same games
+    files = sorted((tmp_path / "games").iterdir())
+    assert [f.name for f in files] == [f"hand-0000{i}.ginrec.json" for i in (1, 2, 3)]
+    decisions = 0
+    for path in files:
+        record = GameRecord.load(path)
+        assert record.players == ["simple", "random"] and len(record.hands) == 1
+        decisions += sum(1 for a in record.hands[0]["actions"] if not a.startswith("reshuffle"))
+        assert cli("replay", str(path)).code == 0
+        coached = cli("coach", str(path), "--seat", "1", "--budget", "2", "--json")
+        assert coached.code == 0, coached.err
+        assert json.loads(coached.out)["player"] == "random"
+        verified = cli("verify", str(path))
+        assert verified.code == 1 and "no fair data" in verified.out  # read, not dealt fair
+    assert decisions == plain["decisions"]
+
+
+def test_record_into_a_file_is_refused(cli: Callable[..., Run], tmp_path: Path) -> None:
+    path = tmp_path / "file.txt"
+    path.write_text("x")
+    run = cli("simulate", "--hands", "1", "--record", str(path))
+    assert run.code == 2 and f"--record {path}: not a directory" in run.err

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from tournament_helpers import CliRun, deterministic
+
+from ginrummy.records import GameRecord
 
 OUTCOMES = {"gin", "big_gin", "knock", "undercut", "void"}
 PLAYER_KEYS = {"player", "spec", "name", "budget_ms", "games", "wins", "win_rate", "win_rate_ci",
@@ -185,3 +188,35 @@ def test_progress_bar_counts_games(monkeypatch: pytest.MonkeyPatch) -> None:
     with progress.progress_bar(10, "test", enabled=False) as advance:
         advance(3)
     assert calls == [10, 3, 7, -1]
+
+
+@pytest.mark.parametrize("unit", ["--matches", "--hands"])
+def test_record_writes_one_record_per_game(cli: Callable[..., CliRun], tmp_path: Path,
+                                           unit: str) -> None:
+    """Issue 29: ``tournament --record DIR`` saves every game (each deal in each seat
+    rotation) as a game record, written by the worker process that played it; the records
+    replay to the scores the tournament reports, and coach and verify read them."""
+    directory = tmp_path / "games"
+    data = _run(cli, "--players", "simple,random", "--preset", "eaai", unit, "2", "--seed",
+                "3", "--jobs", "2", "--record", str(directory))
+    names = sorted(p.name for p in directory.iterdir())
+    assert names == [f"deal-0000{d}-rotation-{r}.ginrec.json" for d in (1, 2) for r in (0, 1)]
+    for deal in data["deals"]:
+        for game in deal["games"]:
+            record = GameRecord.load(directory / (f"deal-{deal['deal'] + 1:05d}-rotation-"
+                                                  f"{game['rotation']}.ginrec.json"))
+            players = [data["settings"]["players"][p]["spec"] for p in game["seats"]]
+            assert record.players == players
+            assert list(record.replay_states())  # it replays
+            if unit == "--matches":
+                assert record.result is not None and len(record.hands) == game["hands"]
+                assert list(record.result["totals"]) == [game["scores"][p]
+                                                         for p in game["seats"]]
+            else:
+                assert len(record.hands) == 1
+    first = directory / names[0]
+    assert cli("replay", str(first)).code == 0
+    coached = cli("coach", str(first), "--budget", "2", "--json")
+    assert coached.code == 0 and json.loads(coached.out)["player"] in ("simple", "random")
+    verified = cli("verify", str(first))
+    assert verified.code == 1 and "no fair data" in verified.out

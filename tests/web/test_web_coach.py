@@ -21,7 +21,7 @@ if browser_missing():
 # the server tests' helpers store a finished match the way the server does
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
-from player_helpers import example_table, store  # type: ignore[import-not-found]
+from player_helpers import bot_table, example_table, store  # type: ignore[import-not-found]
 from playwright.sync_api import Browser
 
 from ginrummy.server.core.auth import secret_hash
@@ -71,7 +71,8 @@ def test_the_replay_shows_the_coach_on_the_accounts_own_moves(
     page.wait_for_selector("#replay-page[data-steps]")
     page.click("#coach-ask")
     page.wait_for_selector("#coach-accuracy", timeout=COACH_TIMEOUT_MS)
-    assert page.locator("#coach-costliest li.coach-move").count() >= 1
+    costliest = page.locator("#coach-costliest li.coach-move")  # the mistakes only
+    assert costliest.count() == page.locator("#coach-costliest li.coach-costly").count()
     assert "Points lost: draw" in page.inner_text("#coach-lost")
     # step 3 is Ann's first move (she is seat 1: take), step 1 the expert's
     for _ in range(3):
@@ -111,7 +112,50 @@ def test_the_end_of_a_match_shows_the_seated_guest_every_decision(
     moves = page.locator("#coach-every .coach-moves > li")
     assert moves.count() == 5  # seat 0: take, discard, take, discard, layoff
     assert "Manche" in moves.first.inner_text()
+    for i in range(moves.count()):  # every value with its standard error, the best first
+        choices = moves.nth(i).locator(".coach-choices li")
+        assert choices.count() >= 1 and all("±" in text for text in choices.all_inner_texts())
     results = Axe().run(page, context="#coach-panel")  # the coach's panel, opened
     assert [v["id"] for v in results.response["violations"]] == []
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_a_costly_move_has_a_reason_its_moment_and_a_link_to_its_replay_step(
+        prepared: tuple[ServerProcess, Path], browser: Browser) -> None:
+    """Issue 29: each of the account's costliest mistakes says why in words, shows the hand
+    and the discard pile then, and links to that step of the replay (which ?step=N opens)."""
+    server, db = prepared
+    context, page = new_page(browser, server.base)
+    signup = context.request.post("/api/account/signup", headers={"Origin": server.base},
+                                  data={"name": "Bea", "password": PASSWORD})
+    assert signup.status == 201, signup.text()
+    context.add_init_script("localStorage.setItem('ginrummy.loggedIn', 'true');")
+    engine = open_engine(f"sqlite:///{db}")
+    bea = AccountStore(engine).by_key(name_key("Bea"))
+    assert bea is not None
+    # two simple players (seed 3): Bea's take of a card that makes no meld is a mistake
+    store(engine, bot_table("cw3", "classic", [bea.id, "simple"], 3, ["Bea", "Simple"],
+                            target=25))
+    (match_id,) = [m.id for m in players.account_matches(engine, bea.id)]
+    engine.dispose()
+    page.goto(f"/replay/{match_id}")
+    page.wait_for_selector("#replay-page[data-steps]")
+    page.click("#coach-ask")
+    page.wait_for_selector("#coach-accuracy", timeout=COACH_TIMEOUT_MS)
+    costly = page.locator("#coach-costliest li.coach-costly")
+    assert costly.count() >= 1
+    first = costly.first
+    assert first.locator(".coach-reason").inner_text().startswith("Why: ")
+    moment = first.locator(".coach-moment").inner_text()
+    assert moment.startswith("Your hand: ") and "Discard pile: " in moment
+    link = first.locator("a.coach-step-link")
+    step = int(link.get_attribute("data-step") or "-1")
+    assert link.get_attribute("href") == f"/replay/{match_id}?step={step + 1}"
+    link.click()
+    page.wait_for_selector(f'#replay-page[data-step="{step}"]')
+    assert page.inner_text("#coach-step-verdict .coach-reason").startswith("Why: ")
+    page.goto(f"/replay/{match_id}?step={step + 1}")  # the link opens that step directly
+    page.wait_for_selector(f'#replay-page[data-step="{step}"]')
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()

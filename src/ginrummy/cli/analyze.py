@@ -1,6 +1,7 @@
 """``ginrummy analyze "CARDS"``: least deadwood, every best arrangement and the knock options;
-``ginrummy analyze --record FILE [--hand N] [--move M]``: the expert's ranked advice for the
-player to move at a position of a game record, computed from that player's view only."""
+``ginrummy analyze --record FILE [--hand N] [--move M]``: every choice of the player to move at
+a position of a game record valued by the coach's evaluator (``ginrummy.bots.evaluate``, best
+first), computed from that player's view only."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import argparse
 import json
 from typing import Any
 
+from ginrummy.actions import parse_action
 from ginrummy.cards import CARD_NAMES, Card, parse_card, parse_card_list
 from ginrummy.cli.options import UsageError, check_flag
 from ginrummy.engine import CHANCE
@@ -111,7 +113,7 @@ def analyze_record(record: GameRecord, hand_number: int | None, move: int | None
                    budget_ms: float, seed: int) -> dict[str, Any]:
     """The advice at one position of a record, as plain JSON values. ``UsageError`` names a
     hand or move that does not exist or a position where nobody decides."""
-    from ginrummy.bots.advisor import advise  # the expert is loaded only when needed
+    from ginrummy.bots.evaluate import evaluate  # the search is loaded only when needed
 
     hands = record.hands
     if not hands:
@@ -138,8 +140,9 @@ def analyze_record(record: GameRecord, hand_number: int | None, move: int | None
             raise UsageError(f"move {position} of hand {h} is a reshuffle: nobody decides")
         v = view(match, seat)
         legal = hand.legal_actions()
-        advice = advise(v, legal, budget_ms=budget_ms, seed=seed, safety_stop=False)
         played = actions[position - 1] if position <= count else None
+        extra = [parse_action(played)] if played is not None else []
+        evaluated = evaluate(v, legal, budget_ms, seed, extra=extra)
         names = record.players
         return {
             "hand": h,
@@ -154,7 +157,8 @@ def analyze_record(record: GameRecord, hand_number: int | None, move: int | None
             "scores": None if v.scores is None else list(v.scores),
             "budget_ms": budget_ms,
             "seed": seed,
-            "advice": [a.to_dict() for a in advice],
+            "worlds": evaluated.worlds,
+            "advice": [c.to_dict() for c in evaluated.choices],
             "played": played,
         }
     raise UsageError(f"hand {h}: no position to analyze")
@@ -168,11 +172,15 @@ def record_report(data: dict[str, Any]) -> list[str]:
              f"  top discard {data['top_discard'] or '-'}, stock {data['stock_size']}, "
              f"knock <= {data['knock_limit']}"
              + (f", score {' - '.join(map(str, data['scores']))}" if data["scores"] else ""),
-             f"Expert advice ({data['budget_ms']:g} ms, seed {data['seed']}): its choice "
-             "first, then by value (expected points of the hand):"]
+             f"Every choice, best first ({data['budget_ms']:g} ms, seed {data['seed']}, "
+             f"{data['worlds']} worlds; expected points of the hand ± a standard error, the "
+             "coach's values):"]
     for i, a in enumerate(data["advice"], 1):
         note = f"  ({a['note']})" if a["note"] else ""
-        lines.append(f"  {i}) {a['action']:<40} {a['value']:+7.2f}{note}")
+        mark = f"  a mistake: costs {a['loss']:.1f}±{a['loss_error']:.1f}" if a["mistake"] \
+            else ""
+        lines.append(f"  {i}) {a['action']:<40} {a['value']:+7.2f} ±{a['error']:5.2f}"
+                     f"{note}{mark}")
     if data["played"] is not None:
         lines.append(f"Played in the game: {data['played']}")
     return lines

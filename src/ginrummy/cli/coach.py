@@ -28,10 +28,10 @@ def add_coach_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the player to coach, by seat from 0 (default 0: you, in a "
                         "record of ginrummy play)")
     parser.add_argument("--budget", type=float, default=DEFAULT_COACH_BUDGET_MS, metavar="MS",
-                        help="the advisor's search budget per decision in milliseconds "
+                        help="the evaluator's budget per decision in milliseconds "
                         f"(default {DEFAULT_COACH_BUDGET_MS:g}; the hint key uses 250)")
     parser.add_argument("--seed", type=int, default=0,
-                        help="the advisor's random seed (default 0)")
+                        help="the evaluator's random seed (default 0)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
@@ -84,33 +84,48 @@ def short_action(text: str) -> str:
 
 
 def _choices_text(verdict: dict[str, Any]) -> str:
-    ranked = sorted(verdict["choices"], key=lambda c: c["value"], reverse=True)
-    return ", ".join(f"{short_action(c['action'])} {_value(c['value'])}" for c in ranked)
+    """Every choice as the coach lists it: the best (highest value) first, then by value,
+    each with its standard error."""
+    return ", ".join(f"{short_action(c['action'])} {_value(c['value'])}±{c['error']:.1f}"
+                     for c in verdict["choices"])
+
+
+def _cost_text(verdict: dict[str, Any]) -> str:
+    return f"{verdict['cost']:.1f}±{verdict['error']:.1f}"
 
 
 def report_lines(data: dict[str, Any]) -> list[str]:
     """The coach's report as plain text lines (no ``rich``)."""
     lines = [_title(data)]
     for v in data["verdicts"]:
-        mark = " (forced)" if v["forced"] else ("" if v["accurate"] else "  <-- ")
+        mark = " (forced)" if v["forced"] else ("  <-- mistake" if v["mistake"] else "")
         lines.append(f"  hand {v['hand']} move {v['move']:>3} {v['kind']:<8} played "
                      f"{v['played']} {_value(v['played_value'])}, best {v['best']} "
-                     f"{_value(v['best_value'])}, cost {v['cost']:.1f}{mark}")
+                     f"{_value(v['best_value'])}, cost {_cost_text(v)}{mark}")
         lines.append(f"      {_choices_text(v)}")
+        if v.get("reason"):
+            lines.append(f"      why: {v['reason']['text']}; hand {' '.join(v['cards'])}, "
+                         f"discard pile {' '.join(v['discard_pile']) or '-'}")
     lines.extend(_summary_lines(data["summary"]))
     return lines
 
 
 def _title(data: dict[str, Any]) -> str:
-    return (f"Coach for {data['player']} (seat {data['seat']}): {data['budget_ms']:g} ms a "
-            f"decision, seed {data['seed']}; values are expected points of the hand")
+    title = (f"Coach for {data['player']} (seat {data['seat']}): {data['budget_ms']:g} ms a "
+             f"decision, seed {data['seed']}; values are expected points of the hand "
+             "± a standard error")
+    if data.get("capped"):
+        title += (f" (a long match: {data['coached']} of {data['of']} decisions coached, "
+                  f"{data['decision_budget_ms']:g} ms a decision at least)")
+    return title
 
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
     accuracy = summary["accuracy"]
     lines = [f"Accuracy: {'-' if accuracy is None else f'{accuracy:.1f}%'} "
-             f"({summary['accurate']} of {summary['counted']} decisions within "
-             f"{summary['accurate_within']:g} point of the expert's choice)",
+             f"({summary['accurate']} of {summary['counted']} decisions not a mistake: a "
+             f"mistake costs more than {summary['mistake_errors']:g} standard errors and "
+             f"{summary['accurate_within']:g} point)",
              "Points lost: " + ", ".join(f"{kind} {lost:.1f}"
                                          for kind, lost in summary["lost"].items())
              + f"; total {summary['total_lost']:.1f}"]
@@ -118,7 +133,8 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
         lines.append("Costliest moves:")
         for c in summary["costliest"]:
             lines.append(f"  hand {c['hand']} move {c['move']}: {c['played']} instead of "
-                         f"{c['best']} ({c['kind']}, {c['cost']:.1f} points)")
+                         f"{c['best']} ({c['kind']}, {c['cost']:.1f}±{c['error']:.1f} "
+                         "points)" + (f": {c['reason']}" if c.get("reason") else ""))
     return lines
 
 
@@ -131,10 +147,10 @@ def print_rich_report(data: dict[str, Any], console: Any) -> None:
                           ("every choice, best first", "left")):
         table.add_column(name, justify=justify)
     for v in data["verdicts"]:
-        cost = f"{v['cost']:.1f}"
+        cost = _cost_text(v)
         if v["forced"]:
             cost = "forced"
-        elif not v["accurate"]:
+        elif v["mistake"]:
             cost = f"[bold red]{cost}[/]"
         table.add_row(str(v["hand"]), str(v["move"]), v["kind"],
                       f"{short_action(v['played'])} {_value(v['played_value'])}",

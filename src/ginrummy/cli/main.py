@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "reported)")
     add_rules_arguments(simulate, convenience=False)
     simulate.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    simulate.add_argument("--record", metavar="DIR",
+                          help="save each hand as a game record in DIR (made if missing), "
+                          "for replay, coach and verify")
 
     tournament = sub.add_parser(
         "tournament", help="duplicate deals between bots: win rates with confidence intervals",

@@ -4,6 +4,7 @@ convenience flags, turned into a validated :class:`~ginrummy.rules.Ruleset`."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from ginrummy.rules import OPTION_NAMES, OPTIONS, PRESETS, Format, Ruleset, RulesetError
@@ -168,3 +169,17 @@ def seat_names(spec: str, count: int, what: str, repeat: bool = False) -> list[s
         except ValueError as exc:
             raise UsageError(f"{what}: {exc}") from None
     return names
+
+
+def record_directory(text: str | None) -> Path | None:
+    """The ``--record DIR`` directory, made if missing; ``UsageError`` when it cannot be."""
+    if text is None:
+        return None
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--record {text}: not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--record {text}: cannot make the directory ({exc.strerror})") from None
+    return path

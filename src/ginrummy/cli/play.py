@@ -35,7 +35,7 @@ from ginrummy.cli.render import (
     revealed_from,
     score_sheet_lines,
 )
-from ginrummy.cli.turns import HELP, Screen, TurnDialogs
+from ginrummy.cli.turns import HELP, Menu, Screen, TurnDialogs, hint_lines
 from ginrummy.engine import Hand
 from ginrummy.errors import IllegalActionError
 from ginrummy.gameloop import EndlessHand, Seat
@@ -46,8 +46,7 @@ from ginrummy.views import PlayerView, view
 
 HUMAN = 0
 HINT_BUDGET_MS = 250.0
-"""The advisor's search budget for the hint key."""
-HINT_LINES = 3
+"""The evaluator's budget for the hint key."""
 
 
 class Quit(Exception):
@@ -256,7 +255,7 @@ class PlaySession:
                     self.screen.say(self.p.text(HELP))
                     continue
                 if low in ("?", "hint"):
-                    self.show_hint(v, legal)
+                    self.show_hint(v, legal, menu)
                     continue
                 if low == "s":
                     self.dialogs.toggle_sort()
@@ -269,21 +268,14 @@ class PlaySession:
                 if self.allowed(action):
                     return action
 
-    def show_hint(self, v: PlayerView, legal: Sequence[Action]) -> None:
-        """The advisor's top actions for the human's view, with their values."""
-        from ginrummy.bots.advisor import advise  # the expert is loaded only when asked
+    def show_hint(self, v: PlayerView, legal: Sequence[Action], menu: Menu) -> None:
+        """Every choice valued by the coach's evaluator (the same worlds for all), listed
+        with the menu's own keys and in the menu's order; the best (highest value) named."""
+        from ginrummy.bots.evaluate import evaluate  # loaded only when asked
 
-        advice = advise(v, legal, budget_ms=self.hint_budget_ms, seed=self.hint_seed,
-                        safety_stop=False)
-        p = self.p
-        self.screen.say(p.strong(f"Hint (the expert's estimate, in points of this hand, "
-                                 f"{self.hint_budget_ms:g} ms):"))
-        for i, a in enumerate(advice[:HINT_LINES], 1):
-            note = p.dim(f"  ({a.note})") if a.note else ""
-            self.screen.say(f"  {p.strong(str(i) + ')')} {p.text(str(a.action)):<36} "
-                            f"{a.value:+6.1f}{note}")
-        if len(advice) > HINT_LINES:
-            self.screen.say(p.dim(f"  ... {len(advice) - HINT_LINES} more candidates"))
+        evaluated = evaluate(v, legal, self.hint_budget_ms, self.hint_seed)
+        for text in hint_lines(self.p, menu, evaluated, self.hint_budget_ms):
+            self.screen.say(text)
 
     def allowed(self, action: Action) -> bool:
         """Whether the engine accepts the human's action now; reports why not."""

@@ -4,6 +4,12 @@ Deck orders and reshuffles come from one ``random.Random(seed)``; the bots' seed
 from it first and the first dealer after them, then the dealer rotates every hand. A void hand
 counts as a complete hand. ``seconds`` is measured with :func:`time.perf_counter` around the
 playing loop only (no start-up, imports or bot construction).
+
+With ``--record DIR`` every hand is also saved as a game record (docs/records.md),
+``DIR/hand-00001.ginrec.json`` and so on: each hand is a match of its own (a one-hand record,
+unfinished in a match format), which ``replay``, ``coach`` and ``verify`` read. The games
+are the same as without ``--record`` (same decks, same moves); the records' writing is inside
+the timed loop.
 """
 
 from __future__ import annotations
@@ -13,20 +19,29 @@ import json
 import random
 import secrets
 import time
+from pathlib import Path
 from typing import Any
 
 from ginrummy.bots import make_bot
-from ginrummy.cli.options import UsageError, build_ruleset, seat_names
+from ginrummy.cli.options import UsageError, build_ruleset, record_directory, seat_names
 from ginrummy.engine import Hand, deal_order
 from ginrummy.gameloop import MAX_DECISIONS, Stats, play_hand, reshuffles_from
+from ginrummy.match import Match
+from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 from ginrummy.scoring import Outcome
 
 
+def record_path(directory: Path, number: int) -> Path:
+    """Where ``--record`` saves hand ``number`` (from 1)."""
+    return directory / f"hand-{number:05d}.ginrec.json"
+
+
 def simulate(rules: Ruleset, players: list[str], hands: int, seed: int,
-             cap: int = MAX_DECISIONS) -> dict[str, Any]:
+             cap: int = MAX_DECISIONS, record: Path | None = None) -> dict[str, Any]:
     """Play ``hands`` hands; the summary as plain JSON values. A hand past ``cap`` decisions
-    stops the run with :class:`~ginrummy.gameloop.EndlessHand`."""
+    stops the run with :class:`~ginrummy.gameloop.EndlessHand`. With ``record`` (a
+    directory) each hand is saved there as a one-hand game record."""
     n = rules.players
     if len(players) != n:
         raise UsageError(f"{len(players)} players given but the rules have {n} seats")
@@ -39,9 +54,15 @@ def simulate(rules: Ruleset, players: list[str], hands: int, seed: int,
     _play, _Hand, _deal, _count = play_hand, Hand, deal_order, stats.count
     chance = reshuffles_from(rng)
     start = time.perf_counter()
-    for _ in range(hands):
-        hand = _Hand(rules, dealer, _deal(rng=rng))
-        _play(hand, bots, chance, None, cap)
+    for number in range(1, hands + 1):
+        if record is None:
+            hand = _Hand(rules, dealer, _deal(rng=rng))
+            _play(hand, bots, chance, None, cap)
+        else:  # the same deal, played through a match of its own to be recorded
+            match = Match(rules, rng=rng, first_dealer=dealer)
+            hand = match.start_hand(_deal(rng=rng))
+            _play(match, bots, chance, None, cap)
+            GameRecord.from_match(match, players).save(record_path(record, number))
         _count(hand)
         result = hand.result
         if result is not None and result.winner is not None:
@@ -96,9 +117,13 @@ def run_simulate(args: argparse.Namespace) -> int:
         raise UsageError(f"--hands {args.hands}: play at least one hand")
     players = seat_names(args.seats, rules.players, "--players")
     seed = args.seed if args.seed is not None else secrets.randbits(32)
-    data = simulate(rules, players, args.hands, seed)
+    directory = record_directory(args.record)
+    data = simulate(rules, players, args.hands, seed, record=directory)
+    if directory is not None:
+        data["records"] = str(directory)
     if args.json:
         print(json.dumps(data))
     else:
         print("\n".join(summary_lines(data)))
     return 0
+

@@ -15,7 +15,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from ginrummy.cli.extras import needs_extra
-from ginrummy.cli.options import UsageError, build_ruleset, parse_sets, seat_names
+from ginrummy.cli.options import (
+    UsageError,
+    build_ruleset,
+    parse_sets,
+    record_directory,
+    seat_names,
+)
 from ginrummy.rules import OPTIONS
 
 if TYPE_CHECKING:  # the harness is imported only when the command runs
@@ -49,6 +55,9 @@ def add_tournament_arguments(parser: argparse.ArgumentParser) -> None:
                         "of starting a local Ray")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object with the settings, statistics and every game")
+    parser.add_argument("--record", metavar="DIR",
+                        help="save every game as a game record in DIR (made if missing), for "
+                        "replay, coach and verify")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (it is drawn on stderr when stderr is a terminal)")
 
@@ -80,9 +89,11 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     deals = args.hands if args.hands is not None else (args.matches or 100)
     unit = Unit.HAND if args.hands is not None else Unit.MATCH
     seed = args.seed if args.seed is not None else secrets.randbits(32)
+    directory = record_directory(args.record)
     return TournamentConfig(players=tuple(players), rules=rules, deals=deals, seed=seed,
                             unit=unit, budget_ms=args.budget_ms, jobs=args.jobs,
-                            backend=Backend(args.backend), ray_address=args.ray_address)
+                            backend=Backend(args.backend), ray_address=args.ray_address,
+                            record_dir=None if directory is None else str(directory.resolve()))
 
 
 def run_tournament_command(args: argparse.Namespace) -> int:

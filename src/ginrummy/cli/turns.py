@@ -20,6 +20,7 @@ from ginrummy.actions import (
     Pass,
     parse_action,
 )
+from ginrummy.bots.evaluate import Evaluated
 from ginrummy.bots.simple import highest_unmatched
 from ginrummy.cards import CARD_NAMES, Card, mask_of, parse_card, sort_key_rank, sort_key_suit
 from ginrummy.cli.render import Painter, arrangement_text
@@ -42,7 +43,7 @@ How to play (you are seat 0):
   k          knock, when you may (you choose the discard and the melds you lay down)
   g          go gin, when you may
   s          sort your hand by suit / by rank
-  ?, hint    the expert's advice: its best moves with their expected points
+  ?, hint    the coach's values of every choice, with the menu's numbers
   h          this help
   q          quit (asks for confirmation); the game record is saved
 Expert input in the record notation also works: 'stock', 'take', 'pass', 'discard 7h',
@@ -347,6 +348,62 @@ class TurnDialogs:
             if low.isdigit() and 1 <= int(low) <= count:
                 return int(low) - 1
             self.screen.error(f"Type a number from 1 to {count}, or b to go back.")
+
+
+def menu_key(menu: Menu, action: Action, gin: bool = False) -> str | None:
+    """The menu's key of ``action``: its number, ``g`` for a gin (``gin``: the knock
+    leaves no deadwood), ``k`` for a knock (the dialog then asks which discard); ``None``
+    if the menu has none."""
+    for key, choice in menu.keys.items():
+        if choice == action:
+            return key
+    if isinstance(action, Knock):
+        if gin and "g" in menu.keys:
+            return "g"
+        if "k" in menu.keys:
+            return "k"
+    return None
+
+
+def hint_lines(p: Painter, menu: Menu, evaluated: Evaluated, budget_ms: float) -> list[str]:
+    """The hint: every choice with the menu's key, in the menu's order, its value and
+    standard error; the best (highest value) marked, a mistake (a loss beyond the noise)
+    with its cost."""
+    order = {key: i for i, key in enumerate(menu.keys)}
+    rows = []
+    for choice in evaluated.choices:
+        key = menu_key(menu, choice.action, "gin" in choice.note)
+        rows.append((order.get(key, len(order)) if key is not None else len(order), key,
+                     choice))
+    rows.sort(key=lambda r: r[0])
+    best = evaluated.best
+    best_key = menu_key(menu, best.action, "gin" in best.note)
+    head = f"{best_key}) " if best_key else ""
+    lines = [p.strong(f"Hint: the best is {head}{_action_words(best.action, best.note)} "
+                      "(the coach's values, points of this hand ± a standard error, "
+                      f"{evaluated.worlds} worlds, {budget_ms:g} ms):")]
+    for _order, key, choice in rows:
+        label = f"{key})" if key is not None else "  "
+        if choice is best:
+            tag = "best"
+        elif choice.mistake:
+            tag = f"a mistake: costs {choice.loss:.1f}±{choice.loss_error:.1f}"
+        else:
+            tag = f"within the noise of the best ({choice.loss:.1f}±{choice.loss_error:.1f})"
+        note = f", {choice.note}" if choice.note else ""
+        lines.append(f"  {p.strong(label):<4} {_action_words(choice.action, choice.note):<30} "
+                     f"{choice.value:+6.1f} ±{choice.error:4.1f}  {p.dim(tag + note)}")
+    return lines
+
+
+def _action_words(action: Action, note: str = "") -> str:
+    """An action in short words: a knock by its discard (its melds in the dialog)."""
+    if isinstance(action, Knock):
+        if action.discard is None:
+            return "big gin, no discard"
+        word = "gin" if note == "gin" else "knock"
+        return f"{word}, discard {CARD_NAMES[action.discard]}"
+    return str(action)
 
 
 def _all_passed(v: PlayerView) -> bool:

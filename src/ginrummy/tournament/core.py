@@ -7,6 +7,10 @@ reshuffle of that hand from ``(seed, deal, k, r)``, the first dealer (a seat) fr
 ``(seed, deal)`` and player ``p``'s bot seed from ``(seed, deal, p)``. Rotation ``r`` seats
 player ``p`` at seat ``(p + r) % n``; the seats receive the same cards in every rotation, so
 each player holds, in turn, every seat's cards of the deal.
+
+With ``record_dir`` every game is also saved as a game record (docs/records.md) in that
+directory, ``deal-00001-rotation-0.ginrec.json`` and so on (:func:`record_name`), by the
+process that played it: a one-hand game (``hand`` mode) is recorded as a match of one hand.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from ginrummy.actions import Action
@@ -27,6 +32,7 @@ from ginrummy.gameloop import MAX_DECISIONS as MAX_DECISIONS  # re-exported: the
 from ginrummy.gameloop import EndlessHand as EndlessHand
 from ginrummy.gameloop import OnDecision, play_hand
 from ginrummy.match import Match
+from ginrummy.records import GameRecord
 from ginrummy.rules import Format, Ruleset
 from ginrummy.scoring import HandResult, Outcome
 
@@ -72,6 +78,8 @@ class TournamentConfig:
     backend: Backend = Backend.LOCAL
     ray_address: str | None = None
     max_hands: int = 10_000
+    record_dir: str | None = None
+    """Save every game as a game record in this directory (``None``: no records)."""
     budgets: tuple[float | None, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -264,7 +272,13 @@ def play_game(config: TournamentConfig, deal: int, rotation: int,
         return hand.result
 
     winner_seat: int | None
-    if config.unit is Unit.MATCH:
+    names = [config.players[p] for p in seats]
+    if config.unit is Unit.HAND and config.record_dir is not None:
+        match = Match(rules, first_dealer=dealer, rng=random.Random(0))
+        result = play(match.start_hand(deck_order(seed, deal, 0)), match, 0)
+        winner_seat, by_seat = result.winner, result.points
+        _save(config.record_dir, deal, rotation, GameRecord.from_match(match, names))
+    elif config.unit is Unit.MATCH:
         match = Match(rules, rng=random.Random(derive_seed(seed, "match", deal)),
                       first_dealer=dealer)
         number = 0
@@ -275,6 +289,8 @@ def play_game(config: TournamentConfig, deal: int, rotation: int,
             play(match.start_hand(deck_order(seed, deal, number)), match, number)
             number += 1
         winner_seat, by_seat = match.result.winner, match.result.totals
+        if config.record_dir is not None:
+            _save(config.record_dir, deal, rotation, GameRecord.from_match(match, names))
     else:
         hand = Hand(rules, dealer, deck_order(seed, deal, 0))
         result = play(hand, hand, 0)
@@ -299,6 +315,16 @@ def play_game(config: TournamentConfig, deal: int, rotation: int,
         decisions=tuple(len(clocks[by_player[p]]) for p in range(n)),
         latencies=tuple(tuple(clocks[by_player[p]]) for p in range(n)),
     )
+
+
+def record_name(deal: int, rotation: int) -> str:
+    """The file name of the record of game ``(deal, rotation)`` (deals from 0, named from
+    1)."""
+    return f"deal-{deal + 1:05d}-rotation-{rotation}.ginrec.json"
+
+
+def _save(directory: str, deal: int, rotation: int, record: GameRecord) -> None:
+    record.save(Path(directory) / record_name(deal, rotation))
 
 
 def play_deal(config: TournamentConfig, deal: int,

@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from ginrummy.coach import coach_record_json
+from ginrummy.coach import MAX_DECISIONS, coach_record_json
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import seat_for_token
@@ -68,9 +68,10 @@ JOBS_PER_PLAYER = 1
 """Jobs waiting or running for one account (or one guest's seat) at once."""
 JOBS_PER_ADDRESS = 2
 """Jobs waiting or running for one client address at once."""
-MAX_COACHED_DECISIONS = 400
-"""The most decisions of the player analysed in one match (the first ones): an ordinary match
-has under 250; one that two seats made endless by passing discards is cut here."""
+MAX_COACHED_DECISIONS = MAX_DECISIONS
+"""The most decisions of the player analysed in one match (the first ones; the coach's own
+cap): a classic match to 100 has about 120; one that two seats made long by passing discards
+is cut here."""
 CACHE_ENTRIES = 256
 """Reports kept (per match and seat), the least recently asked dropped first."""
 RETRY_MS = 1000
@@ -174,7 +175,7 @@ class CoachService:
         if status != "start":
             return status, report
         job = functools.partial(coach_record_json, document, seat, self.budget_ms,
-                                COACH_SEED, self.max_decisions)
+                                COACH_SEED, max_decisions=self.max_decisions)
         try:
             future = self.pool().submit(job)
         except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh

@@ -51,6 +51,9 @@ export class ReplayPage {
     this.render();
     try {
       this.replay = await api.replay(this.matchId);
+      // ?step=N (from 1) opens that step: the coach's links to a costly move
+      const step = Number(new URLSearchParams(window.location.search).get("step"));
+      if (Number.isInteger(step) && step >= 1) this.index = Math.max(0, Math.min(step, this.steps.length) - 1);
     } catch (error) {
       this.error = accountErrorText(error);
     }
