@@ -51,7 +51,8 @@ SINGLE_HAND = {"format": "single_hand"}
 LONG_HAND = {**SINGLE_HAND, "knock_limit": 0}
 """One hand that only a gin (or the stock's end) ends: the seats' choice knocks at once, and a
 deal that let it knock on its first turns ended the hand before the seats had seen 10
-versions (1 run in 8 failed so; the deal is the fair deal's, not the test's)."""
+versions (1 run in 8 failed so). A gin can still come on the first turns (seen once in about
+20 runs): the test then plays another table."""
 
 
 @pytest.fixture
@@ -144,11 +145,27 @@ async def finish(players: list[SeatPlayer], tasks: list[asyncio.Task[None]],
 
 # ---------------------------------------------------------------------- one table, two processes
 def test_clients_at_different_processes_play_one_table(cluster: Cluster) -> None:
+    """Two seats at two processes neither of which owns the table play its hand through the
+    relay: they end at the same version, saw the same public state at every version both saw,
+    and every acknowledged action is stored once. Tables are played one after another until
+    the seats have compared at least 10 versions (a deal can end in a gin on its first turns:
+    the deal is the fair deal's, not the test's; at most 5 tables)."""
+    compared = 0
+    for number in range(5):
+        compared += play_one_table_at_two_processes(cluster, seed=1 + number)
+        if compared >= 10:
+            break
+    assert compared >= 10, f"the seats compared only {compared} versions in 5 tables"
+
+
+def play_one_table_at_two_processes(cluster: Cluster, seed: int) -> int:
+    """One table's hand played by seats at the two processes that do not own it; checks it
+    and returns how many versions both seats saw."""
     table_id, tokens = open_table(cluster.urls[0], options=LONG_HAND)
     owner = cluster.owner(table_id)
     assert owner is not None, "the new table has no lease holder among the processes"
     others = [i for i in range(3) if i != owner]
-    players = seats_for(cluster, table_id, tokens, (others[0], others[1]), seed=1)
+    players = seats_for(cluster, table_id, tokens, (others[0], others[1]), seed=seed)
 
     async def play() -> None:
         tasks = [asyncio.create_task(p.run()) for p in players]
@@ -160,7 +177,6 @@ def test_clients_at_different_processes_play_one_table(cluster: Cluster) -> None
     assert first.finished.is_set() and second.finished.is_set()
     assert first.version == second.version, "the seats ended at different versions"
     common = set(first.stats.states) & set(second.stats.states)
-    assert len(common) >= 10, f"the seats saw only {len(common)} versions in common"
     assert all(first.stats.states[v] == second.stats.states[v] for v in common), \
         "the two seats saw different public states at the same version"
     assert all(p.stats.drops == 0 and not p.stats.errors for p in players), describe(players)
@@ -168,6 +184,7 @@ def test_clients_at_different_processes_play_one_table(cluster: Cluster) -> None
     check_stored(cluster.db, players)
     row = table_rows(cluster.db, [table_id])[table_id]
     assert row["status"] == "over" and row["version"] == first.version
+    return len(common)
 
 
 # ---------------------------------------------------------------------- SIGKILL of the owner
