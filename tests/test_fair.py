@@ -217,8 +217,9 @@ def test_new_seeds_are_fresh_and_commitment_is_sha256() -> None:
 
 
 def _fair_entry(server_seed: bytes, client_seeds: list[bytes]) -> dict[str, Any]:
+    """A scheme 1 entry (short seeds, as the vectors have: scheme 2 wants 32 bytes)."""
     return fair.FairData(fair.commitment(server_seed), server_seed, tuple(client_seeds),
-                         (False,) * len(client_seeds)).to_json()
+                         (False,) * len(client_seeds), scheme=1).to_json()
 
 
 def test_verify_hand_names_what_differs() -> None:

@@ -142,7 +142,7 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
     assert hands == {len(decks)}
     revealed = reveals(clients[0].frames)
     for number, block in revealed.items():  # each seat's own seed made the deck
-        assert block["server_made"] == [False, False]
+        assert block["server_made"] == [False, False] and block["scheme"] == 2
         assert block["client_seeds"] == [sent[(0, number)], sent[(1, number)]]
     # the record download carries every hand's seeds; ginrummy verify passes, then fails
     # naming the hand when one card of its deck is changed
@@ -159,6 +159,11 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
     ok = verify(path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert ok.stdout.splitlines()[:-1] == [f"hand {n}: verified" for n in sorted(revealed)]
+    assert all(h["fair"]["scheme"] == 2 for h in record["hands"])
+    first = record["hands"][0]["fair"]  # the first dealer came from hand 1's seeds
+    assert record["first_dealer"] == fair.first_dealer(
+        bytes.fromhex(first["server_seed"]), [bytes.fromhex(s) for s in first["client_seeds"]],
+        2)
     assert ok.stdout.splitlines()[-1] == f"{len(revealed)} of {len(revealed)} hands verified"
     last = len(record["hands"])
     cards = record["hands"][-1]["deck"].split()
@@ -206,6 +211,9 @@ def test_arena_matches_with_computers_never_send_a_seed_before_its_hand_ends(
     for number, block in reveals(watcher.frames).items():
         assert block["server_made"] == [s >= humans for s in range(players_count)]
         assert block["client_seeds"][:humans] == [sent[(s, number)] for s in range(humans)]
+        server_seed = bytes.fromhex(block["server_seed"])  # the computers' seeds: derived
+        assert block["scheme"] == 2 and block["client_seeds"][humans:] == [
+            fair.server_made_seed(server_seed, s).hex() for s in range(humans, players_count)]
     # nor is it stored where a client reads: the events and the lobby
     seeds = {b["server_seed"] for b in reveals(watcher.frames).values()}
     stored = server.stored_table(table_id)
@@ -219,6 +227,14 @@ def test_a_client_that_sends_no_seed_gets_one_made_by_the_server(make_server: An
     dealt = ann.wait(lambda m: m["type"] == "state" and m["view"] is not None)
     assert dealt["fair"]["server_made"] == [True, True]
     assert dealt["fair"]["server_seed"] is None and None not in dealt["fair"]["client_seeds"]
+    # made after 0.3 s, yet fixed by the commitment: derived from the committed server seed
+    stored = load_latest(server.app.state.server.accounts.engine, created["table_id"])
+    assert stored is not None and stored.scheme == 2
+    server_seed = bytes.fromhex(stored.server_seed)
+    assert dealt["fair"]["client_seeds"] == [fair.server_made_seed(server_seed, s).hex()
+                                             for s in range(2)]
+    assert dealt["view"]["dealer"] == fair.first_dealer(
+        server_seed, [fair.server_made_seed(server_seed, s) for s in range(2)], 2)
 
 
 def test_bad_seeds_are_refused_with_a_clear_error(make_server: Any) -> None:
@@ -251,46 +267,65 @@ def test_bad_seeds_are_refused_with_a_clear_error(make_server: Any) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
-def test_a_sigkill_between_commitment_and_deal_keeps_the_committed_seed(
+def test_a_sigkill_before_the_deal_keeps_the_commitment_and_the_seeds_sent(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GINRUMMY_FAIR_SEED_SECONDS", "60")  # the deal waits for the seed
+    """Issue 26 point 1: a seed is stored as it arrives; after a restart the hand is dealt
+    under the same commitment from the seeds sent before it, the missing ones made by the
+    server (derived from its seed), and nobody is asked for another seed."""
+    monkeypatch.setenv("GINRUMMY_FAIR_SEED_SECONDS", "60")  # the deal waits for Bob's seed
     db = f"sqlite:///{tmp_path / 'crash.db'}"
     port = free_port()
     process = Process(db, port, tmp_path / "serve.log")
     try:
         remote = Remote(process.base)
         created = httpx.post(f"{process.base}/api/tables", timeout=30,
-                             json={"nickname": "Ann", "bots": {"1": "simple"}, "seeds": True},
+                             json={"nickname": "Ann", "players": 3, "bots": {"2": "simple"},
+                                   "seeds": True},
                              headers={"Origin": process.base}).json()
         table_id = created["table_id"]
+        joined = httpx.post(f"{process.base}/api/tables/{table_id}/join", timeout=30,
+                            json={"nickname": "Bob", "seeds": True},
+                            headers={"Origin": process.base})
+        assert joined.status_code == 200, joined.text
         ann = seeding(remote, table_id, created["token"])
         before = ann.state["fair"] or ann.wait(lambda m: m["type"] == "state"
                                                and m["fair"] is not None)["fair"]
-        assert before["server_seed"] is None and before["client_seeds"][0] is None
-        process.kill()
+        assert before["server_seed"] is None and before["client_seeds"][:2] == [None, None]
+        ann.send({"type": "seed", "hand": 1, "seed": "5a" * 32})
+        ann.wait(lambda m: m["type"] == "state" and m["fair"]["client_seeds"][0] is not None)
+        process.kill()  # Bob's seed never came: the hand was not dealt
         engine = open_engine(db)
         try:
             stored = load_latest(engine, table_id)
         finally:
             engine.dispose()
         assert stored is not None and stored.commitment == before["commitment"]
+        assert stored.client_seeds[0] == "5a" * 32 and stored.deal_version is None
         process = Process(db, port, tmp_path / "serve.log")
         again = seeding(remote, table_id, created["token"])
-        block = again.state["fair"]
-        assert block == before  # the same commitment, still waiting for this seat's seed
-        assert again.state["view"] is None
-        again.send({"type": "seed", "hand": 1, "seed": "5a" * 32})
-        dealt = again.wait(lambda m: m["type"] == "state" and m["view"] is not None)
-        assert dealt["fair"]["commitment"] == before["commitment"]
+        dealt = again.state if again.state["view"] is not None else again.wait(
+            lambda m: m["type"] == "state" and m["view"] is not None)
+        block = dealt["fair"]
+        assert block["commitment"] == before["commitment"]
+        server_seed = bytes.fromhex(stored.server_seed)
+        assert block["client_seeds"] == ["5a" * 32,
+                                         fair.server_made_seed(server_seed, 1).hex(),
+                                         fair.server_made_seed(server_seed, 2).hex()]
+        assert block["server_made"] == [False, True, True]
+        again.send({"type": "seed", "hand": 1, "seed": "6b" * 32})  # too late: refused
+        assert again.wait(lambda m: m["type"] == "error")["code"] == "seed_refused"
         engine = open_engine(db)
         try:
-            deal = next(e for e in _events(engine, table_id) if e.kind == EventKind.DEAL)
+            events = _events(engine, table_id)
         finally:
             engine.dispose()
-        seeds = [bytes.fromhex(s) for s in dealt["fair"]["client_seeds"]]
-        assert seeds[0] == bytes.fromhex("5a" * 32)
-        assert parse_card_list(deal.payload) == fair.deck(bytes.fromhex(stored.server_seed),
-                                                          seeds)
+        seeds = [bytes.fromhex(s) for s in block["client_seeds"]]
+        deal = next(e for e in events if e.kind == EventKind.DEAL)
+        assert parse_card_list(deal.payload) == fair.deck(server_seed, seeds)
+        start = next(e for e in events if e.kind == EventKind.MATCH)
+        assert json.loads(start.payload)["first_dealer"] == fair.first_dealer(server_seed,
+                                                                              seeds, 3)
+        assert dealt["view"]["dealer"] == fair.first_dealer(server_seed, seeds, 3)
     finally:
         process.kill()
 
@@ -353,3 +388,38 @@ def test_the_tables_deals_and_reshuffles_come_from_the_committed_seeds() -> None
         if reshuffles >= 2:
             return
     raise AssertionError(f"only {reshuffles} reshuffles in 200 hands")
+
+
+def test_leaving_before_the_deal_takes_the_seats_seed_with_it(make_server: Any) -> None:
+    """Issue 25 point 12: Bob sends his seed and leaves before the deal; Cid, who takes the
+    seat, sees no seed in it, gives its own, and the hand is dealt from Cid's seed."""
+    server = make_server(fair_seed_seconds=30)  # the deal waits for Ann's seed
+    created = server.create(seeds=True)
+    table_id = created["table_id"]
+    bob_token = server.join(table_id, nickname="Bob", seeds=True)["token"]
+    bob = seeding(server, table_id, bob_token)
+    committed = bob.state["fair"] or bob.wait(lambda m: m["type"] == "state"
+                                              and m["fair"] is not None)["fair"]
+    assert committed["client_seeds"] == [None, None]
+    bob.send({"type": "seed", "hand": 1, "seed": "b0" * 32})
+    bob.wait(lambda m: m["type"] == "state" and m["fair"]["client_seeds"][1] == "b0" * 32)
+    with server.http() as http:
+        left = http.post(f"/api/tables/{table_id}/leave", json={"token": bob_token})
+    assert left.status_code == 200, left.text
+    cid_token = server.join(table_id, nickname="Cid", seeds=True)["token"]
+    cid = seeding(server, table_id, cid_token)
+    block = cid.state["fair"]
+    assert block["commitment"] == committed["commitment"]
+    assert block["client_seeds"][1] is None and block["server_made"][1] is False
+    cid.send({"type": "seed", "hand": 1, "seed": "c1" * 32})
+    cid.wait(lambda m: m["type"] == "state" and m["fair"]["client_seeds"][1] == "c1" * 32)
+    ann = seeding(server, table_id, created["token"])
+    ann.send({"type": "seed", "hand": 1, "seed": "a0" * 32})
+    dealt = ann.wait(lambda m: m["type"] == "state" and m["view"] is not None)
+    assert dealt["fair"]["client_seeds"] == ["a0" * 32, "c1" * 32]
+    assert dealt["fair"]["server_made"] == [False, False]
+    stored = load_latest(server.app.state.server.accounts.engine, table_id)
+    assert stored is not None and stored.client_seeds == ["a0" * 32, "c1" * 32]
+    deck = dealt_decks(server, table_id)[0]
+    assert deck == fair.deck(bytes.fromhex(stored.server_seed),
+                             [bytes.fromhex("a0" * 32), bytes.fromhex("c1" * 32)])
