@@ -24,6 +24,7 @@ from test_crash_restart import Process, Remote
 
 from ginrummy import fair
 from ginrummy.cards import parse_card_list
+from ginrummy.rules import Ruleset
 from ginrummy.server.core.kinds import EventKind
 from ginrummy.storage import open_engine, players
 from ginrummy.storage.fairseeds import load_latest
@@ -139,8 +140,8 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
             watcher.recv(0.05)
     decks = dealt_decks(server, table_id)
     hands = {check_no_early_seed(c, decks) for c in (*clients.values(), watcher)}
-    assert hands == {len(decks)}
     revealed = reveals(clients[0].frames)
+    assert hands == {len(revealed)}
     for number, block in revealed.items():  # each seat's own seed made the deck
         assert block["server_made"] == [False, False] and block["scheme"] == 2
         assert block["client_seeds"] == [sent[(0, number)], sent[(1, number)]]
@@ -152,19 +153,27 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
         record = http.get(f"/api/matches/{match.id}/record").json()
         replayed = http.get(f"/api/matches/{match.id}/replay").json()
     assert replayed["fair"] == [h["fair"] for h in record["hands"]]
-    assert [h["fair"]["commitment"] for h in record["hands"]] == \
-        [revealed[n]["commitment"] for n in sorted(revealed)]
+    assert len(record["hands"]) == len(decks)
+    # a void hand's seed is not sent while the match goes on (R4.8): only the record has it
+    void = {n for n, h in enumerate(record["hands"], 1) if h["result"]["outcome"] == "void"}
+    assert set(revealed) == set(range(1, len(decks) + 1)) - void
+    for number in void:
+        seed = record["hands"][number - 1]["fair"]["server_seed"]
+        assert all(seed not in text for c in (*clients.values(), watcher) for text in c.texts)
+    assert [h["fair"]["commitment"] for n, h in enumerate(record["hands"], 1)
+            if n not in void] == [revealed[n]["commitment"] for n in sorted(revealed)]
     path = tmp_path / "match.ginrec.json"
     path.write_text(json.dumps(record))
     ok = verify(path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert ok.stdout.splitlines()[:-1] == [f"hand {n}: verified" for n in sorted(revealed)]
+    assert ok.stdout.splitlines()[:-1] == [f"hand {n}: verified"
+                                           for n in range(1, len(decks) + 1)]
     assert all(h["fair"]["scheme"] == 2 for h in record["hands"])
     first = record["hands"][0]["fair"]  # the first dealer came from hand 1's seeds
     assert record["first_dealer"] == fair.first_dealer(
         bytes.fromhex(first["server_seed"]), [bytes.fromhex(s) for s in first["client_seeds"]],
         2)
-    assert ok.stdout.splitlines()[-1] == f"{len(revealed)} of {len(revealed)} hands verified"
+    assert ok.stdout.splitlines()[-1] == f"{len(decks)} of {len(decks)} hands verified"
     last = len(record["hands"])
     cards = record["hands"][-1]["deck"].split()
     cards[0], cards[1] = cards[1], cards[0]
@@ -178,6 +187,19 @@ def dealt_decks(server: LiveServer, table_id: str) -> list[list[int]]:
     """The decks of the table's deal events, in order."""
     return [parse_card_list(e.payload) for e in server.stored_table(table_id).events
             if e.kind == EventKind.DEAL]
+
+
+def void_hands(server: LiveServer, table_id: str) -> set[int]:
+    """The numbers of the table's match's void hands (R4.8), from its stored events."""
+    from ginrummy.server.players.replay import replay_match
+
+    stored = server.stored_table(table_id)
+    events = [e for e in stored.events if e.kind in (EventKind.MATCH, EventKind.DEAL,
+                                                     EventKind.ACTION)]
+    match, _steps = replay_match(Ruleset.from_dict(stored.rules, name=stored.preset),
+                                 stored.pool_chips, events)
+    return {n for n, hand in enumerate(match.hands, 1)
+            if hand.result is not None and hand.result.void}
 
 
 def verify(path: Path) -> subprocess.CompletedProcess[str]:
@@ -207,7 +229,9 @@ def test_arena_matches_with_computers_never_send_a_seed_before_its_hand_ends(
             watcher.recv(0.05)
     decks = dealt_decks(server, table_id)
     counts = {check_no_early_seed(c, decks) for c in (*clients.values(), watcher)}
-    assert counts == {len(decks)}
+    void = void_hands(server, table_id)
+    assert counts == {len(decks) - len(void)}  # a void hand's seed waits for the match end
+    assert set(reveals(watcher.frames)) == set(range(1, len(decks) + 1)) - void
     for number, block in reveals(watcher.frames).items():
         assert block["server_made"] == [s >= humans for s in range(players_count)]
         assert block["client_seeds"][:humans] == [sent[(s, number)] for s in range(humans)]
@@ -384,7 +408,10 @@ def test_the_tables_deals_and_reshuffles_come_from_the_committed_seeds() -> None
                                            hand.to_move, "bot")
             table.apply_event(event)
         block = fair_block(table)
-        assert block is not None and block["server_seed"] == seeds.server_seed.hex()
+        if hand.result is not None and hand.result.void and not match.over:
+            assert block is not None and block["withheld"] is True  # until the match ends
+        else:
+            assert block is not None and block["server_seed"] == seeds.server_seed.hex()
         if reshuffles >= 2:
             return
     raise AssertionError(f"only {reshuffles} reshuffles in 200 hands")
@@ -423,3 +450,56 @@ def test_leaving_before_the_deal_takes_the_seats_seed_with_it(make_server: Any) 
     deck = dealt_decks(server, table_id)[0]
     assert deck == fair.deck(bytes.fromhex(stored.server_seed),
                              [bytes.fromhex("a0" * 32), bytes.fromhex("c1" * 32)])
+
+
+def test_a_void_hands_seed_waits_for_the_matchs_end() -> None:
+    """Issue 26 point 6 (R4.8: after a void hand no hand is shown): the seed of a void hand,
+    which shows every hand, is not in the fair block while the match goes on (``withheld``);
+    a hand that ends by a knock or gin is revealed at once; the match's end reveals the void
+    hand's seed too. Random players (who rarely knock: voids are common)."""
+    from ginrummy.bots import make_bot
+    from ginrummy.server.play.fairdeal import fair_block, new_fair_hand
+    from ginrummy.server.play.table import GameTable, Seat, table_rules
+    from ginrummy.views import view
+
+    seats = [Seat(0, "bot", "A", "random"), Seat(1, "bot", "B", "random")]
+    table = GameTable("f2", "fair", "classic", table_rules(Ruleset.preset("classic")), True,
+                      None, 0, None, seats)
+    bots = [make_bot("random", 3), make_bot("random", 4)]
+    seen = {"void": 0, "scored": 0}
+    for _ in range(60):
+        match = table.match
+        if match is None:
+            table.fair = seeds = new_fair_hand(table, set())
+            table.apply_event(table.match_event())
+        if table.match is not None and table.match.needs_deal:
+            if table.match.hands:
+                table.fair = seeds = new_fair_hand(table, set())
+            deal = table.deal_event()
+            table.apply_event(deal)
+            seeds.deal_version = deal.version
+        running = table.match
+        assert running is not None
+        hand = running.hand
+        while not hand.over:
+            seen_view = view(running, hand.to_move)
+            table.apply_event(table.action_event(
+                bots[hand.to_move].choose(seen_view, hand.legal_actions()), hand.to_move, "bot"))
+        block = fair_block(table)
+        assert block is not None
+        if hand.result is not None and hand.result.void and not running.over:
+            seen["void"] += 1
+            assert block["server_seed"] is None and block["withheld"] is True
+            if seen["scored"]:
+                break
+        else:
+            seen["scored"] += 1
+            assert block["server_seed"] == seeds.server_seed.hex() and "withheld" not in block
+        assert running.over is False, "the target was reached before a void hand"
+    assert seen["void"] and seen["scored"], seen
+    # the match ends (a resignation): the void hand's seed is shown
+    table.apply_event(table.resign_event(0))
+    assert table.match is not None and table.match.over
+    block = fair_block(table)
+    assert block is not None and block["server_seed"] == seeds.server_seed.hex()
+    assert "withheld" not in block

@@ -225,19 +225,35 @@ def dealt(table: SeededTable) -> FairHand | None:
 
 
 def revealed(table: SeededTable, fh: FairHand) -> bool:
-    """True once ``fh``'s hand is over (or will never be played on): its seed may be sent."""
+    """True once ``fh``'s hand is over (or will never be played on): its seed may be sent;
+    a void hand's only once the match is over (:func:`withheld`)."""
     if table.stuck is not None:
         return True
     if fh.deal_version is None:
         return False
-    return table.running_hand() is None
+    return table.running_hand() is None and not withheld(table)
+
+
+def withheld(table: SeededTable) -> bool:
+    """True while the latest hand was void and its match goes on: its seed, which shows
+    every hand, waits for the match's end (R4.8: after a void hand no hand is shown)."""
+    match = table.match
+    if match is None or match.over or not match.hands:
+        return False
+    result = match.hands[-1].result
+    return result is not None and result.void
 
 
 def fair_block(table: SeededTable) -> dict[str, Any] | None:
     """The ``fair`` field of a state (docs/protocol.md): the latest committed hand's
     commitment and client seeds, its server seed once the hand is over (then anyone can
-    recompute the deck; the state names no card the seat did not see)."""
+    recompute the deck; the state names no card the seat did not see); a void hand's seed
+    only at the match's end (``withheld`` until then)."""
     fh = table.fair
     if fh is None:
         return None
-    return {**fh.public(), "server_seed": fh.server_seed.hex() if revealed(table, fh) else None}
+    if revealed(table, fh):
+        return {**fh.public(), "server_seed": fh.server_seed.hex()}
+    if fh.deal_version is not None and table.stuck is None and withheld(table):
+        return {**fh.public(), "server_seed": None, "withheld": True}
+    return {**fh.public(), "server_seed": None}
