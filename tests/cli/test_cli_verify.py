@@ -303,3 +303,24 @@ def test_a_hand_of_server_made_seeds_only_rests_on_the_servers_word(
     report = json.loads(cli("verify", _write(tmp_path, record), "--json").out)
     assert report["server_word_hands"] == [1, 2]
     assert [h["server_word"] for h in report["hands"]] == [True, True]
+
+
+def test_the_doc_example_of_weaker_verdicts(cli: Callable[..., Run], tmp_path: Path) -> None:
+    """docs/fair.md's example: hand 1 on the server's word, hand 2 by the scheme 1 rules."""
+    hands = iter(range(100))
+
+    def mixed(rng: Any, players: int) -> tuple[bytes, list[bytes], tuple[bool, ...]]:
+        if next(hands) == 0:  # every seed server-made
+            server_seed = rng.randbytes(32)
+            return (server_seed, [fair.server_made_seed(server_seed, s) for s in range(2)],
+                    (True, True))
+        return hand_seeds(rng, players)
+
+    record = fair_match_record(8, target=25, max_hands=2, make_seeds=mixed)
+    del record["hands"][1]["fair"]["scheme"]
+    run = cli("verify", _write(tmp_path, record))
+    assert run.code == 0, run.out
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "fair.md").read_text(encoding="utf-8")
+    block = doc.split("```text\nhand 1: verified (on the server's word", 1)[1]
+    expected = ("hand 1: verified (on the server's word" + block.split("```", 1)[0]).splitlines()
+    assert _lines(run) == expected
