@@ -49,7 +49,8 @@ def page(server: ServerProcess, browser: Browser) -> Iterator[Page]:
         window.__fairUrl = app.replace(/app\\.js$/, "fair.js");
         const m = await import(window.__fairUrl);
         window.__sent = [];
-        window.__deals = new m.FairDeals({ send: (msg) => { window.__sent.push(msg); return true; } });
+        const send = (msg) => { window.__sent.push(msg); return true; };
+        window.__deals = new m.FairDeals({ send });
     }""")
     yield opened
     assert opened.errors == [], opened.errors  # type: ignore[attr-defined]
@@ -105,7 +106,8 @@ def feed(page: Page, states: list[dict[str, Any]]) -> dict[str, Any]:
         const mark = deals.mark(last);
         return { result: deals.results.get(key), classes: mark.className,
                  verdict: mark.querySelector(".fair-verdict").textContent,
-                 checked: [...mark.querySelectorAll(".fair-checked li")].map((li) => li.textContent),
+                 checked: [...mark.querySelectorAll(".fair-checked li")]
+                     .map((li) => li.textContent),
                  serverWord: Boolean(mark.querySelector(".fair-server-word")) };
     }""", states))
 
