@@ -3,7 +3,7 @@
 Rows stored before are scheme 1 (their server-made seeds random, their first dealer drawn by
 the server): they keep being verified by the scheme 1 rules, and say so.
 
-Revision ID: 0006_fair_scheme
+Revision ID: 0006
 Revises: 0005
 Create Date: 2026-12-06
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006_fair_scheme"
+revision = "0006"
 down_revision = "0005"
 branch_labels = None
 depends_on = None
