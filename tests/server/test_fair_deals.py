@@ -503,3 +503,34 @@ def test_a_void_hands_seed_waits_for_the_matchs_end() -> None:
     block = fair_block(table)
     assert block is not None and block["server_seed"] == seeds.server_seed.hex()
     assert "withheld" not in block
+
+
+def test_a_restart_after_a_seat_was_emptied_leaves_its_seed_to_the_next_person(
+        tmp_path: Path) -> None:
+    """Issue 25 point 12 across a restart: the seats taken get their seeds made by the
+    server (nobody is asked again), the empty seat waits for the next person's own."""
+    from server_helpers import live_server
+
+    with live_server(tmp_path, fair_seed_seconds=30) as server:
+        created = server.create(seeds=True)
+        table_id = created["table_id"]
+        bob_token = server.join(table_id, nickname="Bob", seeds=True)["token"]
+        bob = seeding(server, table_id, bob_token)
+        if bob.state["fair"] is None:
+            bob.wait(lambda m: m["type"] == "state" and m["fair"] is not None)
+        bob.send({"type": "seed", "hand": 1, "seed": "b0" * 32})
+        bob.wait(lambda m: m["type"] == "state" and m["fair"]["client_seeds"][1] is not None)
+        with server.http() as http:
+            left = http.post(f"/api/tables/{table_id}/leave", json={"token": bob_token})
+        assert left.status_code == 200, left.text
+    with live_server(tmp_path, fair_seed_seconds=30) as server:
+        cid = seeding(server, table_id, server.join(table_id, nickname="Cid",
+                                                    seeds=True)["token"])
+        block = cid.state["fair"]
+        assert block["client_seeds"][1] is None and block["server_made"] == [True, False]
+        cid.send({"type": "seed", "hand": 1, "seed": "c1" * 32})
+        dealt = cid.wait(lambda m: m["type"] == "state" and m["view"] is not None)
+        stored = load_latest(server.app.state.server.accounts.engine, table_id)
+        assert stored is not None
+        assert dealt["fair"]["client_seeds"] == [
+            fair.server_made_seed(bytes.fromhex(stored.server_seed), 0).hex(), "c1" * 32]

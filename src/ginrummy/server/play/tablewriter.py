@@ -117,7 +117,8 @@ class TableWriter:
             if stored is not None:  # a hand committed before a restart deals from its seed
                 self.table.fair = self.fair_stored = FairHand.from_stored(stored)
                 if stored.deal_version is None:  # never asked again under this commitment:
-                    self.table.fair.make_missing()  # the seeds not stored are the server's
+                    self.table.fair.make_missing([  # the seeds not stored are the server's
+                        s.seat for s in self.table.seats if s.kind != SeatKind.EMPTY])
             for seat in self.table.seats:  # taken by an administrator: the computer plays it
                 seat.away = seat.away or seat.token_hash == REVOKED_TOKEN
             self.presence.hold_absent(self.table)
