@@ -200,7 +200,7 @@ def check_verify(inst: Install) -> None:
     from fair_helpers import fair_match_record
 
     fair = inst.work / "fair.ginrec.json"
-    fair.write_text(json.dumps(fair_match_record(3, target=25)))
+    fair.write_text(json.dumps(fair_match_record(8, target=25)))
     hands = len(json.loads(fair.read_text())["hands"])
     last = ok(inst.gin("verify", str(fair))).stdout.splitlines()[-1]
     assert last == f"{hands} of {hands} hands verified", last

@@ -50,9 +50,72 @@ server_seeds = st.binary(min_size=32, max_size=32)
 
 
 def test_the_doc_has_deal_and_reshuffle_vectors() -> None:
-    assert sum("deal" in v for v in VECTORS) >= 4
+    assert sum("deal" in v for v in VECTORS) >= 6
     assert sum("order" in v for v in VECTORS) >= 2
     assert {len(seeds_of(v)[1]) for v in VECTORS if "deal" in v} >= {2, 3, 4}
+    assert any("rejected_word" in v for v in VECTORS)  # issue 26 point 7
+    assert any(v.get("scheme") == "2" and "first_dealer" in v for v in VECTORS)
+
+
+def draws_without_rejection(server_seed: bytes, client_seeds: list[bytes]) -> list[int]:
+    """The deck of a verifier that forgets rejection sampling (``w mod n`` always)."""
+    stream = fair.keystream(server_seed, client_seeds, "deal")
+    words = [int.from_bytes(b[k:k + 4], "big") for b in (next(stream) for _ in range(8))
+             for k in range(0, 32, 4)]
+    order = list(range(52))
+    for n, i in enumerate(range(51, 0, -1)):
+        j = words[n] % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@pytest.mark.parametrize("vector", [v for v in VECTORS if "rejected_word" in v],
+                         ids=lambda v: v["vector"])
+def test_the_rejection_vector_rejects_its_word(vector: dict[str, str]) -> None:
+    """Issue 26 point 7: a vector where rejection sampling matters."""
+    server_seed, client_seeds = seeds_of(vector)
+    blocks = fair.keystream(server_seed, client_seeds, "deal")
+    block3 = [next(blocks) for _ in range(4)][3]
+    assert block3.hex() == vector["block3"]
+    index = int(vector["rejected_word"])  # a word of block 3 (words 24-31)
+    word = int.from_bytes(block3[(index - 24) * 4:(index - 23) * 4], "big")
+    bound = 52 - index  # the draw of word `index`, none rejected before it: below 52 - index
+    assert word >= fair.rejection_limit(bound)
+    drawer = fair.UniformDrawer(fair.keystream(server_seed, client_seeds, "deal"))
+    for i in range(51, 51 - index, -1):
+        drawer.below(i + 1)
+    assert drawer.rejected == 0
+    drawer.below(bound)
+    assert drawer.rejected == 1
+    assert format_cards(fair.deck(server_seed, client_seeds)) == vector["deal"]
+    assert format_cards(draws_without_rejection(server_seed, client_seeds)) != vector["deal"]
+    for other in (v for v in VECTORS if "deal" in v and v is not vector):
+        seeds = seeds_of(other)
+        assert fair.deck(*seeds) == draws_without_rejection(*seeds)  # none needs it
+
+
+@pytest.mark.parametrize("vector", [v for v in VECTORS if v.get("scheme") == "2"],
+                         ids=lambda v: v["vector"])
+def test_scheme2_vectors_of_the_doc(vector: dict[str, str]) -> None:
+    """Issue 26 points 1 and 3: server-made seeds and the first dealer from the seeds."""
+    server_seed, client_seeds = seeds_of(vector)
+    made = [m == "true" for m in vector["server_made"].split()]
+    derived = [fair.server_made_seed(server_seed, seat).hex()
+               for seat in range(len(client_seeds))]
+    assert derived == vector["server_made_seeds"].split()
+    assert all(seed.hex() == derived[seat] for seat, seed in enumerate(client_seeds)
+               if made[seat])
+    players = len(client_seeds)
+    assert fair.first_dealer(server_seed, client_seeds, players) == int(vector["first_dealer"])
+    assert next(fair.keystream(server_seed, client_seeds, "first-dealer")).hex() == \
+        vector["first_dealer_block0"]
+    entry = fair.FairData(fair.commitment(server_seed), server_seed, tuple(client_seeds),
+                          tuple(made), 2)
+    dealt = fair.deck(server_seed, client_seeds)
+    dealer = int(vector["first_dealer"])
+    assert fair.verify_hand(entry, dealt, players=players, dealer=dealer) == []
+    assert fair.verify_hand(entry, dealt, players=players, dealer=1 - dealer) == [
+        f"the first dealer is seat {1 - dealer}, the seeds give seat {dealer}"]
 
 
 @pytest.mark.parametrize("vector", [v for v in VECTORS if "deal" in v],
@@ -217,8 +280,9 @@ def test_new_seeds_are_fresh_and_commitment_is_sha256() -> None:
 
 
 def _fair_entry(server_seed: bytes, client_seeds: list[bytes]) -> dict[str, Any]:
+    """A scheme 1 entry (short seeds, as the vectors have: scheme 2 wants 32 bytes)."""
     return fair.FairData(fair.commitment(server_seed), server_seed, tuple(client_seeds),
-                         (False,) * len(client_seeds)).to_json()
+                         (False,) * len(client_seeds), scheme=1).to_json()
 
 
 def test_verify_hand_names_what_differs() -> None:

@@ -7,6 +7,12 @@ sampling (no modulo bias). Reshuffles of the discard pile (R4.7) use the same se
 own purpose label (:func:`reshuffle_order`). After the hand the seed is revealed and
 :func:`verify_hand` checks a played hand against it.
 
+Scheme 2 (the current one) binds everything the server itself draws to its commitment: a
+seat's server-made seed is :func:`server_made_seed` (HMAC of the server seed and the seat),
+the match's first dealer is :func:`first_dealer` of the first hand's seeds, and a hand has
+exactly one 32-byte client seed per seat. Scheme 1 records (no ``scheme`` key) are checked by
+their own, weaker rules and say so (:func:`weaknesses`).
+
 Standard library only, no I/O: the engine still takes its deck as input.
 """
 
@@ -24,11 +30,19 @@ from ginrummy.cards import NUM_CARDS, Card, format_cards
 from ginrummy.engine import CHANCE, Hand
 
 DOMAIN = b"ginrummy-fair-v1"
-"""The domain-separation label that starts every HMAC message."""
+"""The domain-separation label that starts every HMAC message of the shuffle."""
+SERVER_MADE_DOMAIN = b"ginrummy-fair-v2\0server-made\0"
+"""The start of the HMAC message that derives a server-made client seed (scheme 2)."""
+FIRST_DEALER_PURPOSE = "first-dealer"
+"""The purpose label of the stream that draws a match's first dealer (scheme 2)."""
 SEED_BYTES = 32
-"""The length of a server seed, and of the client seeds the server makes."""
+"""The length of a server seed, and of every client seed of a scheme 2 hand."""
 MAX_CLIENT_SEED_BYTES = 64
-"""The longest client seed accepted."""
+"""The longest client seed the shuffle takes (scheme 1 records; the test vectors)."""
+SCHEMES = (1, 2)
+"""The fair-block schemes a verifier knows; 2 is what the server deals by now."""
+SCHEME = 2
+"""The scheme of the hands the server deals now."""
 _WORD_BYTES = 4
 _WORD_RANGE = 1 << (8 * _WORD_BYTES)
 
@@ -44,8 +58,20 @@ def new_server_seed() -> bytes:
 
 
 def new_client_seed() -> bytes:
-    """A server-made client seed, for a computer seat or a client that did not answer."""
+    """A random client seed (what a client sends; scheme 1 servers made theirs this way)."""
     return secrets.token_bytes(SEED_BYTES)
+
+
+def server_made_seed(server_seed: bytes, seat: int) -> bytes:
+    """The client seed the server makes for ``seat`` (a computer, or a client that sent none
+    in time), scheme 2: ``HMAC-SHA256(server seed, "ginrummy-fair-v2" 0x00 "server-made" 0x00
+    seat)``, seat as 4 bytes big-endian. Fixed by the commitment, so the server cannot choose
+    it after seeing the players' seeds; a verifier recomputes it."""
+    _check_server_seed(server_seed)
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 1 << 32:
+        raise FairError(f"bad seat {seat!r}")
+    return hmac.new(bytes(server_seed), SERVER_MADE_DOMAIN + seat.to_bytes(4, "big"),
+                    hashlib.sha256).digest()
 
 
 def commitment(server_seed: bytes) -> str:
@@ -155,6 +181,15 @@ def reshuffle_order(server_seed: bytes, client_seeds: Sequence[bytes], index: in
     return shuffle(server_seed, client_seeds, f"reshuffle{index}", cards)
 
 
+def first_dealer(server_seed: bytes, client_seeds: Sequence[bytes], players: int) -> int:
+    """The seat that deals a match's first hand (R2.2), scheme 2: the first draw below
+    ``players`` of the stream with purpose ``"first-dealer"`` of that hand's seeds."""
+    if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+        raise FairError(f"players must be 1 or more, got {players!r}")
+    drawer = UniformDrawer(keystream(server_seed, client_seeds, FIRST_DEALER_PURPOSE))
+    return drawer.below(players)
+
+
 def reshuffle_for(hand: Hand, server_seed: bytes, client_seeds: Sequence[bytes]) -> Reshuffle:
     """The hand's next reshuffle as a chance action (for ``hand.apply``): the discards below
     the top card ordered by :func:`reshuffle_order` with index ``hand.reshuffles + 1``."""
@@ -177,22 +212,29 @@ def _hex_bytes(value: Any, what: str) -> bytes:
 @dataclass(frozen=True)
 class FairData:
     """A hand's ``fair`` entry in a game record (docs/records.md): the commitment, the
-    server seed once revealed, the client seeds by seat and which of them the server made."""
+    server seed once revealed, the client seeds by seat, which of them the server made, and
+    the scheme whose rules it follows (1 when the entry names none)."""
 
     commitment: str
     server_seed: bytes | None
     client_seeds: tuple[bytes | None, ...]
     server_made: tuple[bool, ...]
+    scheme: int = SCHEME
 
     @classmethod
     def from_json(cls, data: Any) -> FairData:
-        """Read ``{"commitment", "server_seed", "client_seeds", "server_made"}``."""
+        """Read ``{"scheme", "commitment", "server_seed", "client_seeds", "server_made"}``
+        (no ``scheme``: 1, the entries written before scheme 2)."""
         if not isinstance(data, Mapping):
             raise FairError(f"fair data must be an object, got {data!r}")
         missing = [k for k in ("commitment", "server_seed", "client_seeds", "server_made")
                    if k not in data]
         if missing:
             raise FairError(f"fair data lacks {', '.join(missing)}")
+        scheme = data.get("scheme", 1)
+        if isinstance(scheme, bool) or scheme not in SCHEMES:
+            raise FairError(f"unknown fair scheme {scheme!r}: this verifier knows "
+                            f"{', '.join(map(str, SCHEMES))}")
         promise = data["commitment"]
         if not isinstance(promise, str) or len(_hex_bytes(promise, "commitment")) != 32:
             raise FairError(f"commitment must be 64 hex digits, got {promise!r}")
@@ -209,24 +251,61 @@ class FairData:
             None if s is None else _hex_bytes(s, f"client seed of seat {i}")
             for i, s in enumerate(seeds)
         )
-        return cls(promise.lower(), server_seed, client_seeds, tuple(made))
+        return cls(promise.lower(), server_seed, client_seeds, tuple(made), int(scheme))
 
     def to_json(self) -> dict[str, Any]:
-        """The record's JSON form (hex strings, null where not known)."""
+        """The record's JSON form (hex strings, null where not known; ``scheme`` written
+        from scheme 2 on, so a scheme 1 entry reads back as it was)."""
+        scheme = {} if self.scheme == 1 else {"scheme": self.scheme}
         return {
+            **scheme,
             "commitment": self.commitment,
             "server_seed": None if self.server_seed is None else self.server_seed.hex(),
             "client_seeds": [None if s is None else s.hex() for s in self.client_seeds],
             "server_made": list(self.server_made),
         }
 
+    @property
+    def on_server_word(self) -> bool:
+        """True when the server made every client seed (computers, silent clients): the
+        deck is consistent with the commitment but no seed the server did not choose went
+        into it."""
+        return all(self.server_made)
+
+
+SCHEME1_WEAKNESSES = {
+    "server_made": "scheme 1: its server-made seeds are not derived from the committed "
+                   "server seed, so the server could have chosen them after seeing the "
+                   "players' seeds",
+    "first_dealer": "scheme 1: the first dealer was drawn by the server, not from the seeds",
+}
+"""What a scheme 1 hand does not prove (docs/fair.md, *Schemes*), by concern."""
+
+
+def weaknesses(fair: FairData, first_hand: bool = False) -> list[str]:
+    """What the rules of ``fair``'s scheme leave unproven for this hand (empty for scheme
+    2): scheme 1's server-made seeds (when it has any) and its first dealer (when
+    ``first_hand``)."""
+    if fair.scheme != 1:
+        return []
+    found = []
+    if any(fair.server_made):
+        found.append(SCHEME1_WEAKNESSES["server_made"])
+    if first_hand:
+        found.append(SCHEME1_WEAKNESSES["first_dealer"])
+    return found
+
 
 def verify_hand(fair: FairData | Mapping[str, Any], played_deck: Sequence[Card],
-                reshuffles: Sequence[Sequence[Card]] = ()) -> list[str]:
+                reshuffles: Sequence[Sequence[Card]] = (), *, players: int | None = None,
+                dealer: int | None = None) -> list[str]:
     """What differs between a played hand and its seeds; an empty list means verified.
 
     ``played_deck`` is the hand's deck as dealt, ``reshuffles`` the order of each
-    ``Reshuffle`` action in the order played.
+    ``Reshuffle`` action in the order played. ``players``: the seats, each of which must have
+    exactly one client seed. ``dealer``: the first hand's dealer, for a scheme 2 hand that
+    starts a match (its first dealer is drawn from its seeds). Scheme 2 also needs each
+    server-made seed to be :func:`server_made_seed` and every client seed to be 32 bytes.
     """
     try:
         data = fair if isinstance(fair, FairData) else FairData.from_json(fair)
@@ -239,10 +318,15 @@ def verify_hand(fair: FairData | Mapping[str, Any], played_deck: Sequence[Card],
         return [f"the server seed has {len(data.server_seed)} bytes, not {SEED_BYTES}"]
     if hashlib.sha256(data.server_seed).hexdigest() != data.commitment:
         problems.append("the commitment does not match the revealed server seed")
+    if players is not None and len(data.client_seeds) != players:
+        problems.append(f"{len(data.client_seeds)} client seeds for {players} seats: each "
+                        "seat gives exactly one")
     missing = [str(i) for i, s in enumerate(data.client_seeds) if s is None]
     if missing:
         return [*problems, f"no client seed for seat {', '.join(missing)}"]
     seeds = [s for s in data.client_seeds if s is not None]
+    if data.scheme >= 2:
+        problems.extend(_scheme2_problems(data.server_seed, seeds, data.server_made))
     try:
         expected = deck(data.server_seed, seeds)
     except FairError as exc:
@@ -255,6 +339,22 @@ def verify_hand(fair: FairData | Mapping[str, Any], played_deck: Sequence[Card],
             problems.append(f"reshuffle {k}: {exc}")
             continue
         problems.extend(_compare(f"reshuffle {k}", list(order), wanted))
+    if data.scheme >= 2 and dealer is not None:
+        drawn = first_dealer(data.server_seed, seeds, players or len(seeds))
+        if dealer != drawn:
+            problems.append(f"the first dealer is seat {dealer}, the seeds give seat {drawn}")
+    return problems
+
+
+def _scheme2_problems(server_seed: bytes, seeds: Sequence[bytes],
+                      server_made: Sequence[bool]) -> list[str]:
+    problems = [f"client seed of seat {seat} has {len(seed)} bytes; scheme 2 seeds are "
+                f"{SEED_BYTES}" for seat, seed in enumerate(seeds) if len(seed) != SEED_BYTES]
+    problems.extend(
+        f"the server-made seed of seat {seat} is not the one its server seed gives "
+        f"(HMAC-SHA256 of seat {seat}): the server could have chosen it"
+        for seat, (seed, made) in enumerate(zip(seeds, server_made, strict=True))
+        if made and seed != server_made_seed(server_seed, seat))
     return problems
 
 
@@ -270,7 +370,9 @@ def _compare(what: str, played: list[Card], expected: list[Card]) -> list[str]:
 
 
 __all__ = [
-    "DOMAIN", "SEED_BYTES", "FairData", "FairError", "UniformDrawer", "client_digest",
-    "commitment", "deck", "keystream", "new_client_seed", "new_server_seed",
-    "rejection_limit", "reshuffle_for", "reshuffle_order", "shuffle", "verify_hand",
+    "DOMAIN", "FIRST_DEALER_PURPOSE", "SCHEME", "SCHEMES", "SEED_BYTES", "SERVER_MADE_DOMAIN",
+    "FairData", "FairError", "UniformDrawer", "client_digest", "commitment", "deck",
+    "first_dealer", "keystream", "new_client_seed", "new_server_seed", "rejection_limit",
+    "reshuffle_for", "reshuffle_order", "server_made_seed", "shuffle", "verify_hand",
+    "weaknesses",
 ]

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from cli_helpers import Run
 
-from fair_helpers import fair_match_record
+from fair_helpers import fair_match_record, hand_seeds
+from ginrummy import fair
 from ginrummy.bots import make_bot
 from ginrummy.gameloop import play_match
 from ginrummy.records import GameRecord
@@ -24,7 +25,7 @@ from ginrummy.rules import Ruleset
 @pytest.fixture(scope="module")
 def fair_record() -> dict[str, Any]:
     """A whole match of random bots, every deal and reshuffle from seeds."""
-    record = fair_match_record(3, target=25)
+    record = fair_match_record(8, target=25)
     assert record["result"] is not None and len(record["hands"]) >= 3
     assert any(a.startswith("reshuffle ") for a in record["hands"][1]["actions"])
     return record
@@ -155,8 +156,11 @@ def test_json_output(cli: Callable[..., Run], tmp_path: Path,
     assert report["record"] == path and report["verified"] is False
     first, second = report["hands"][:2]
     assert first == {"hand": 1, "verified": False, "commitment": "0" * 64, "problems": [
-        "the commitment does not match the revealed server seed"]}
+        "the commitment does not match the revealed server seed"], "scheme": None,
+        "server_word": False, "weaknesses": []}
     assert second["verified"] is True and second["problems"] == []
+    assert second["scheme"] == 2 and second["server_word"] is False
+    assert report["server_word_hands"] == [] and report["scheme1_hands"] == []
     assert second["commitment"] == fair_record["hands"][1]["fair"]["commitment"]
     run = cli("verify", _write(tmp_path, fair_record), "--json")
     assert run.code == 0 and json.loads(run.out)["verified"] is True
@@ -214,3 +218,109 @@ def test_the_doc_examples_are_this_commands_output(cli: Callable[..., Run], tmp_
     run = cli("verify", _write(tmp_path, data))
     assert run.code == 1
     assert _lines(run) == _doc_output("ginrummy verify tampered.ginrec.json")
+
+
+# ----------------------------------------------------------------- a dishonest server (issue 26)
+def ground_seeds(rng: Any, players: int) -> tuple[bytes, list[bytes], tuple[bool, ...]]:
+    """A dishonest server's hand: it knows its seed and seat 0's, and grinds seat 1's
+    "server-made" seed until the deal gives seat 1 (the dealer's opponent when seat 0
+    deals... whoever sits at odd deck positions) all four aces among its ten cards."""
+    server_seed, seeds, made = hand_seeds(rng, players)
+    for tries in range(200_000):
+        candidate = tries.to_bytes(32, "big")
+        dealt = fair.deck(server_seed, [seeds[0], candidate])
+        if sum(card % 13 == 0 for card in dealt[0:20:2]) == 4:
+            return server_seed, [seeds[0], candidate], made
+    raise AssertionError("no ground seed found")
+
+
+def test_a_ground_server_made_seed_is_rejected(cli: Callable[..., Run],
+                                               tmp_path: Path) -> None:
+    record = fair_match_record(8, target=25, max_hands=1, make_seeds=ground_seeds)
+    entry = record["hands"][0]
+    assert entry["fair"]["server_made"] == [False, True]
+    assert sum(c.startswith("A") for c in entry["deck"].split()[0:20:2]) == 4
+    run = cli("verify", _write(tmp_path, record))
+    assert run.code == 1
+    assert ("hand 1: NOT verified: the server-made seed of seat 1 is not the one its server "
+            "seed gives (HMAC-SHA256 of seat 1): the server could have chosen it") in run.out
+    # the same record under scheme 1 passes its rules, and says what they leave unproven
+    del entry["fair"]["scheme"]
+    run = cli("verify", _write(tmp_path, record))
+    assert run.code == 0, run.out
+    assert _lines(run)[0] == ("hand 1: verified (scheme 1: its server-made seeds are not "
+                              "derived from the committed server seed, so the server could "
+                              "have chosen them after seeing the players' seeds) (scheme 1: "
+                              "the first dealer was drawn by the server, not from the seeds)")
+    assert _lines(run)[-1] == "1 of 1 hands verified, 1 by the weaker scheme 1 rules"
+    report = json.loads(cli("verify", _write(tmp_path, record), "--json").out)
+    assert report["scheme1_hands"] == [1] and report["hands"][0]["scheme"] == 1
+    assert len(report["hands"][0]["weaknesses"]) == 2
+
+
+def test_three_seeds_for_two_seats_are_rejected(cli: Callable[..., Run],
+                                                tmp_path: Path) -> None:
+    def three(rng: Any, players: int) -> tuple[bytes, list[bytes], tuple[bool, ...]]:
+        server_seed, seeds, made = hand_seeds(rng, players)
+        return server_seed, [*seeds, rng.randbytes(32)], (*made, False)
+
+    record = fair_match_record(8, target=25, max_hands=1, make_seeds=three)
+    assert len(record["hands"][0]["fair"]["client_seeds"]) == 3
+    run = cli("verify", _write(tmp_path, record))
+    assert run.code == 1
+    assert _lines(run)[0] == ("hand 1: NOT verified: 3 client seeds for 2 seats: each seat "
+                              "gives exactly one")
+    del record["hands"][0]["fair"]["scheme"]  # one seed per seat holds for scheme 1 too
+    assert cli("verify", _write(tmp_path, record)).code == 1
+
+
+def test_a_changed_first_dealer_is_rejected(cli: Callable[..., Run], tmp_path: Path) -> None:
+    honest = fair_match_record(8, target=25, max_hands=1)
+    drawn = honest["first_dealer"]
+    record = fair_match_record(8, target=25, max_hands=1, first_dealer=1 - drawn)
+    assert record["hands"][0]["fair"] == honest["hands"][0]["fair"]  # the same seeds
+    run = cli("verify", _write(tmp_path, record))
+    assert run.code == 1
+    assert _lines(run)[0] == (f"hand 1: NOT verified: the first dealer is seat {1 - drawn}, "
+                              f"the seeds give seat {drawn}")
+    assert cli("verify", _write(tmp_path, honest)).code == 0
+
+
+def test_a_hand_of_server_made_seeds_only_rests_on_the_servers_word(
+        cli: Callable[..., Run], tmp_path: Path) -> None:
+    def computers(rng: Any, players: int) -> tuple[bytes, list[bytes], tuple[bool, ...]]:
+        server_seed = rng.randbytes(32)
+        return (server_seed, [fair.server_made_seed(server_seed, s) for s in range(players)],
+                (True,) * players)
+
+    record = fair_match_record(8, target=25, max_hands=2, make_seeds=computers)
+    run = cli("verify", _write(tmp_path, record))
+    assert run.code == 0, run.out
+    assert _lines(run) == [
+        "hand 1: verified (on the server's word: the server made every client seed)",
+        "hand 2: verified (on the server's word: the server made every client seed)",
+        "2 of 2 hands verified, 2 on the server's word"]
+    report = json.loads(cli("verify", _write(tmp_path, record), "--json").out)
+    assert report["server_word_hands"] == [1, 2]
+    assert [h["server_word"] for h in report["hands"]] == [True, True]
+
+
+def test_the_doc_example_of_weaker_verdicts(cli: Callable[..., Run], tmp_path: Path) -> None:
+    """docs/fair.md's example: hand 1 on the server's word, hand 2 by the scheme 1 rules."""
+    hands = iter(range(100))
+
+    def mixed(rng: Any, players: int) -> tuple[bytes, list[bytes], tuple[bool, ...]]:
+        if next(hands) == 0:  # every seed server-made
+            server_seed = rng.randbytes(32)
+            return (server_seed, [fair.server_made_seed(server_seed, s) for s in range(2)],
+                    (True, True))
+        return hand_seeds(rng, players)
+
+    record = fair_match_record(8, target=25, max_hands=2, make_seeds=mixed)
+    del record["hands"][1]["fair"]["scheme"]
+    run = cli("verify", _write(tmp_path, record))
+    assert run.code == 0, run.out
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "fair.md").read_text(encoding="utf-8")
+    block = doc.split("```text\nhand 1: verified (on the server's word", 1)[1]
+    expected = ("hand 1: verified (on the server's word" + block.split("```", 1)[0]).splitlines()
+    assert _lines(run) == expected

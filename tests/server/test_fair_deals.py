@@ -24,6 +24,7 @@ from test_crash_restart import Process, Remote
 
 from ginrummy import fair
 from ginrummy.cards import parse_card_list
+from ginrummy.rules import Ruleset
 from ginrummy.server.core.kinds import EventKind
 from ginrummy.storage import open_engine, players
 from ginrummy.storage.fairseeds import load_latest
@@ -139,10 +140,10 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
             watcher.recv(0.05)
     decks = dealt_decks(server, table_id)
     hands = {check_no_early_seed(c, decks) for c in (*clients.values(), watcher)}
-    assert hands == {len(decks)}
     revealed = reveals(clients[0].frames)
+    assert hands == {len(revealed)}
     for number, block in revealed.items():  # each seat's own seed made the deck
-        assert block["server_made"] == [False, False]
+        assert block["server_made"] == [False, False] and block["scheme"] == 2
         assert block["client_seeds"] == [sent[(0, number)], sent[(1, number)]]
     # the record download carries every hand's seeds; ginrummy verify passes, then fails
     # naming the hand when one card of its deck is changed
@@ -152,14 +153,27 @@ def test_two_accounts_play_a_match_dealt_from_their_seeds_and_the_record_verifie
         record = http.get(f"/api/matches/{match.id}/record").json()
         replayed = http.get(f"/api/matches/{match.id}/replay").json()
     assert replayed["fair"] == [h["fair"] for h in record["hands"]]
-    assert [h["fair"]["commitment"] for h in record["hands"]] == \
-        [revealed[n]["commitment"] for n in sorted(revealed)]
+    assert len(record["hands"]) == len(decks)
+    # a void hand's seed is not sent while the match goes on (R4.8): only the record has it
+    void = {n for n, h in enumerate(record["hands"], 1) if h["result"]["outcome"] == "void"}
+    assert set(revealed) == set(range(1, len(decks) + 1)) - void
+    for number in void:
+        seed = record["hands"][number - 1]["fair"]["server_seed"]
+        assert all(seed not in text for c in (*clients.values(), watcher) for text in c.texts)
+    assert [h["fair"]["commitment"] for n, h in enumerate(record["hands"], 1)
+            if n not in void] == [revealed[n]["commitment"] for n in sorted(revealed)]
     path = tmp_path / "match.ginrec.json"
     path.write_text(json.dumps(record))
     ok = verify(path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert ok.stdout.splitlines()[:-1] == [f"hand {n}: verified" for n in sorted(revealed)]
-    assert ok.stdout.splitlines()[-1] == f"{len(revealed)} of {len(revealed)} hands verified"
+    assert ok.stdout.splitlines()[:-1] == [f"hand {n}: verified"
+                                           for n in range(1, len(decks) + 1)]
+    assert all(h["fair"]["scheme"] == 2 for h in record["hands"])
+    first = record["hands"][0]["fair"]  # the first dealer came from hand 1's seeds
+    assert record["first_dealer"] == fair.first_dealer(
+        bytes.fromhex(first["server_seed"]), [bytes.fromhex(s) for s in first["client_seeds"]],
+        2)
+    assert ok.stdout.splitlines()[-1] == f"{len(decks)} of {len(decks)} hands verified"
     last = len(record["hands"])
     cards = record["hands"][-1]["deck"].split()
     cards[0], cards[1] = cards[1], cards[0]
@@ -173,6 +187,19 @@ def dealt_decks(server: LiveServer, table_id: str) -> list[list[int]]:
     """The decks of the table's deal events, in order."""
     return [parse_card_list(e.payload) for e in server.stored_table(table_id).events
             if e.kind == EventKind.DEAL]
+
+
+def void_hands(server: LiveServer, table_id: str) -> set[int]:
+    """The numbers of the table's match's void hands (R4.8), from its stored events."""
+    from ginrummy.server.players.replay import replay_match
+
+    stored = server.stored_table(table_id)
+    events = [e for e in stored.events if e.kind in (EventKind.MATCH, EventKind.DEAL,
+                                                     EventKind.ACTION)]
+    match, _steps = replay_match(Ruleset.from_dict(stored.rules, name=stored.preset),
+                                 stored.pool_chips, events)
+    return {n for n, hand in enumerate(match.hands, 1)
+            if hand.result is not None and hand.result.void}
 
 
 def verify(path: Path) -> subprocess.CompletedProcess[str]:
@@ -202,10 +229,15 @@ def test_arena_matches_with_computers_never_send_a_seed_before_its_hand_ends(
             watcher.recv(0.05)
     decks = dealt_decks(server, table_id)
     counts = {check_no_early_seed(c, decks) for c in (*clients.values(), watcher)}
-    assert counts == {len(decks)}
+    void = void_hands(server, table_id)
+    assert counts == {len(decks) - len(void)}  # a void hand's seed waits for the match end
+    assert set(reveals(watcher.frames)) == set(range(1, len(decks) + 1)) - void
     for number, block in reveals(watcher.frames).items():
         assert block["server_made"] == [s >= humans for s in range(players_count)]
         assert block["client_seeds"][:humans] == [sent[(s, number)] for s in range(humans)]
+        server_seed = bytes.fromhex(block["server_seed"])  # the computers' seeds: derived
+        assert block["scheme"] == 2 and block["client_seeds"][humans:] == [
+            fair.server_made_seed(server_seed, s).hex() for s in range(humans, players_count)]
     # nor is it stored where a client reads: the events and the lobby
     seeds = {b["server_seed"] for b in reveals(watcher.frames).values()}
     stored = server.stored_table(table_id)
@@ -219,6 +251,14 @@ def test_a_client_that_sends_no_seed_gets_one_made_by_the_server(make_server: An
     dealt = ann.wait(lambda m: m["type"] == "state" and m["view"] is not None)
     assert dealt["fair"]["server_made"] == [True, True]
     assert dealt["fair"]["server_seed"] is None and None not in dealt["fair"]["client_seeds"]
+    # made after 0.3 s, yet fixed by the commitment: derived from the committed server seed
+    stored = load_latest(server.app.state.server.accounts.engine, created["table_id"])
+    assert stored is not None and stored.scheme == 2
+    server_seed = bytes.fromhex(stored.server_seed)
+    assert dealt["fair"]["client_seeds"] == [fair.server_made_seed(server_seed, s).hex()
+                                             for s in range(2)]
+    assert dealt["view"]["dealer"] == fair.first_dealer(
+        server_seed, [fair.server_made_seed(server_seed, s) for s in range(2)], 2)
 
 
 def test_bad_seeds_are_refused_with_a_clear_error(make_server: Any) -> None:
@@ -251,46 +291,65 @@ def test_bad_seeds_are_refused_with_a_clear_error(make_server: Any) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
-def test_a_sigkill_between_commitment_and_deal_keeps_the_committed_seed(
+def test_a_sigkill_before_the_deal_keeps_the_commitment_and_the_seeds_sent(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GINRUMMY_FAIR_SEED_SECONDS", "60")  # the deal waits for the seed
+    """Issue 26 point 1: a seed is stored as it arrives; after a restart the hand is dealt
+    under the same commitment from the seeds sent before it, the missing ones made by the
+    server (derived from its seed), and nobody is asked for another seed."""
+    monkeypatch.setenv("GINRUMMY_FAIR_SEED_SECONDS", "60")  # the deal waits for Bob's seed
     db = f"sqlite:///{tmp_path / 'crash.db'}"
     port = free_port()
     process = Process(db, port, tmp_path / "serve.log")
     try:
         remote = Remote(process.base)
         created = httpx.post(f"{process.base}/api/tables", timeout=30,
-                             json={"nickname": "Ann", "bots": {"1": "simple"}, "seeds": True},
+                             json={"nickname": "Ann", "players": 3, "bots": {"2": "simple"},
+                                   "seeds": True},
                              headers={"Origin": process.base}).json()
         table_id = created["table_id"]
+        joined = httpx.post(f"{process.base}/api/tables/{table_id}/join", timeout=30,
+                            json={"nickname": "Bob", "seeds": True},
+                            headers={"Origin": process.base})
+        assert joined.status_code == 200, joined.text
         ann = seeding(remote, table_id, created["token"])
         before = ann.state["fair"] or ann.wait(lambda m: m["type"] == "state"
                                                and m["fair"] is not None)["fair"]
-        assert before["server_seed"] is None and before["client_seeds"][0] is None
-        process.kill()
+        assert before["server_seed"] is None and before["client_seeds"][:2] == [None, None]
+        ann.send({"type": "seed", "hand": 1, "seed": "5a" * 32})
+        ann.wait(lambda m: m["type"] == "state" and m["fair"]["client_seeds"][0] is not None)
+        process.kill()  # Bob's seed never came: the hand was not dealt
         engine = open_engine(db)
         try:
             stored = load_latest(engine, table_id)
         finally:
             engine.dispose()
         assert stored is not None and stored.commitment == before["commitment"]
+        assert stored.client_seeds[0] == "5a" * 32 and stored.deal_version is None
         process = Process(db, port, tmp_path / "serve.log")
         again = seeding(remote, table_id, created["token"])
-        block = again.state["fair"]
-        assert block == before  # the same commitment, still waiting for this seat's seed
-        assert again.state["view"] is None
-        again.send({"type": "seed", "hand": 1, "seed": "5a" * 32})
-        dealt = again.wait(lambda m: m["type"] == "state" and m["view"] is not None)
-        assert dealt["fair"]["commitment"] == before["commitment"]
+        dealt = again.state if again.state["view"] is not None else again.wait(
+            lambda m: m["type"] == "state" and m["view"] is not None)
+        block = dealt["fair"]
+        assert block["commitment"] == before["commitment"]
+        server_seed = bytes.fromhex(stored.server_seed)
+        assert block["client_seeds"] == ["5a" * 32,
+                                         fair.server_made_seed(server_seed, 1).hex(),
+                                         fair.server_made_seed(server_seed, 2).hex()]
+        assert block["server_made"] == [False, True, True]
+        again.send({"type": "seed", "hand": 1, "seed": "6b" * 32})  # too late: refused
+        assert again.wait(lambda m: m["type"] == "error")["code"] == "seed_refused"
         engine = open_engine(db)
         try:
-            deal = next(e for e in _events(engine, table_id) if e.kind == EventKind.DEAL)
+            events = _events(engine, table_id)
         finally:
             engine.dispose()
-        seeds = [bytes.fromhex(s) for s in dealt["fair"]["client_seeds"]]
-        assert seeds[0] == bytes.fromhex("5a" * 32)
-        assert parse_card_list(deal.payload) == fair.deck(bytes.fromhex(stored.server_seed),
-                                                          seeds)
+        seeds = [bytes.fromhex(s) for s in block["client_seeds"]]
+        deal = next(e for e in events if e.kind == EventKind.DEAL)
+        assert parse_card_list(deal.payload) == fair.deck(server_seed, seeds)
+        start = next(e for e in events if e.kind == EventKind.MATCH)
+        assert json.loads(start.payload)["first_dealer"] == fair.first_dealer(server_seed,
+                                                                              seeds, 3)
+        assert dealt["view"]["dealer"] == fair.first_dealer(server_seed, seeds, 3)
     finally:
         process.kill()
 
@@ -349,7 +408,129 @@ def test_the_tables_deals_and_reshuffles_come_from_the_committed_seeds() -> None
                                            hand.to_move, "bot")
             table.apply_event(event)
         block = fair_block(table)
-        assert block is not None and block["server_seed"] == seeds.server_seed.hex()
+        if hand.result is not None and hand.result.void and not match.over:
+            assert block is not None and block["withheld"] is True  # until the match ends
+        else:
+            assert block is not None and block["server_seed"] == seeds.server_seed.hex()
         if reshuffles >= 2:
             return
     raise AssertionError(f"only {reshuffles} reshuffles in 200 hands")
+
+
+def test_leaving_before_the_deal_takes_the_seats_seed_with_it(make_server: Any) -> None:
+    """Issue 25 point 12: Bob sends his seed and leaves before the deal; Cid, who takes the
+    seat, sees no seed in it, gives its own, and the hand is dealt from Cid's seed."""
+    server = make_server(fair_seed_seconds=30)  # the deal waits for Ann's seed
+    created = server.create(seeds=True)
+    table_id = created["table_id"]
+    bob_token = server.join(table_id, nickname="Bob", seeds=True)["token"]
+    bob = seeding(server, table_id, bob_token)
+    committed = bob.state["fair"] or bob.wait(lambda m: m["type"] == "state"
+                                              and m["fair"] is not None)["fair"]
+    assert committed["client_seeds"] == [None, None]
+    bob.send({"type": "seed", "hand": 1, "seed": "b0" * 32})
+    bob.wait(lambda m: m["type"] == "state" and m["fair"]["client_seeds"][1] == "b0" * 32)
+    with server.http() as http:
+        left = http.post(f"/api/tables/{table_id}/leave", json={"token": bob_token})
+    assert left.status_code == 200, left.text
+    cid_token = server.join(table_id, nickname="Cid", seeds=True)["token"]
+    cid = seeding(server, table_id, cid_token)
+    block = cid.state["fair"]
+    assert block["commitment"] == committed["commitment"]
+    assert block["client_seeds"][1] is None and block["server_made"][1] is False
+    cid.send({"type": "seed", "hand": 1, "seed": "c1" * 32})
+    cid.wait(lambda m: m["type"] == "state" and m["fair"]["client_seeds"][1] == "c1" * 32)
+    ann = seeding(server, table_id, created["token"])
+    ann.send({"type": "seed", "hand": 1, "seed": "a0" * 32})
+    dealt = ann.wait(lambda m: m["type"] == "state" and m["view"] is not None)
+    assert dealt["fair"]["client_seeds"] == ["a0" * 32, "c1" * 32]
+    assert dealt["fair"]["server_made"] == [False, False]
+    stored = load_latest(server.app.state.server.accounts.engine, table_id)
+    assert stored is not None and stored.client_seeds == ["a0" * 32, "c1" * 32]
+    deck = dealt_decks(server, table_id)[0]
+    assert deck == fair.deck(bytes.fromhex(stored.server_seed),
+                             [bytes.fromhex("a0" * 32), bytes.fromhex("c1" * 32)])
+
+
+def test_a_void_hands_seed_waits_for_the_matchs_end() -> None:
+    """Issue 26 point 6 (R4.8: after a void hand no hand is shown): the seed of a void hand,
+    which shows every hand, is not in the fair block while the match goes on (``withheld``);
+    a hand that ends by a knock or gin is revealed at once; the match's end reveals the void
+    hand's seed too. Random players (who rarely knock: voids are common)."""
+    from ginrummy.bots import make_bot
+    from ginrummy.server.play.fairdeal import fair_block, new_fair_hand
+    from ginrummy.server.play.table import GameTable, Seat, table_rules
+    from ginrummy.views import view
+
+    seats = [Seat(0, "bot", "A", "random"), Seat(1, "bot", "B", "random")]
+    table = GameTable("f2", "fair", "classic", table_rules(Ruleset.preset("classic")), True,
+                      None, 0, None, seats)
+    bots = [make_bot("random", 3), make_bot("random", 4)]
+    seen = {"void": 0, "scored": 0}
+    for _ in range(60):
+        match = table.match
+        if match is None:
+            table.fair = seeds = new_fair_hand(table, set())
+            table.apply_event(table.match_event())
+        if table.match is not None and table.match.needs_deal:
+            if table.match.hands:
+                table.fair = seeds = new_fair_hand(table, set())
+            deal = table.deal_event()
+            table.apply_event(deal)
+            seeds.deal_version = deal.version
+        running = table.match
+        assert running is not None
+        hand = running.hand
+        while not hand.over:
+            seen_view = view(running, hand.to_move)
+            table.apply_event(table.action_event(
+                bots[hand.to_move].choose(seen_view, hand.legal_actions()), hand.to_move, "bot"))
+        block = fair_block(table)
+        assert block is not None
+        if hand.result is not None and hand.result.void and not running.over:
+            seen["void"] += 1
+            assert block["server_seed"] is None and block["withheld"] is True
+            if seen["scored"]:
+                break
+        else:
+            seen["scored"] += 1
+            assert block["server_seed"] == seeds.server_seed.hex() and "withheld" not in block
+        assert running.over is False, "the target was reached before a void hand"
+    assert seen["void"] and seen["scored"], seen
+    # the match ends (a resignation): the void hand's seed is shown
+    table.apply_event(table.resign_event(0))
+    assert table.match is not None and table.match.over
+    block = fair_block(table)
+    assert block is not None and block["server_seed"] == seeds.server_seed.hex()
+    assert "withheld" not in block
+
+
+def test_a_restart_after_a_seat_was_emptied_leaves_its_seed_to_the_next_person(
+        tmp_path: Path) -> None:
+    """Issue 25 point 12 across a restart: the seats taken get their seeds made by the
+    server (nobody is asked again), the empty seat waits for the next person's own."""
+    from server_helpers import live_server
+
+    with live_server(tmp_path, fair_seed_seconds=30) as server:
+        created = server.create(seeds=True)
+        table_id = created["table_id"]
+        bob_token = server.join(table_id, nickname="Bob", seeds=True)["token"]
+        bob = seeding(server, table_id, bob_token)
+        if bob.state["fair"] is None:
+            bob.wait(lambda m: m["type"] == "state" and m["fair"] is not None)
+        bob.send({"type": "seed", "hand": 1, "seed": "b0" * 32})
+        bob.wait(lambda m: m["type"] == "state" and m["fair"]["client_seeds"][1] is not None)
+        with server.http() as http:
+            left = http.post(f"/api/tables/{table_id}/leave", json={"token": bob_token})
+        assert left.status_code == 200, left.text
+    with live_server(tmp_path, fair_seed_seconds=30) as server:
+        cid = seeding(server, table_id, server.join(table_id, nickname="Cid",
+                                                    seeds=True)["token"])
+        block = cid.state["fair"]
+        assert block["client_seeds"][1] is None and block["server_made"] == [True, False]
+        cid.send({"type": "seed", "hand": 1, "seed": "c1" * 32})
+        dealt = cid.wait(lambda m: m["type"] == "state" and m["view"] is not None)
+        stored = load_latest(server.app.state.server.accounts.engine, table_id)
+        assert stored is not None
+        assert dealt["fair"]["client_seeds"] == [
+            fair.server_made_seed(bytes.fromhex(stored.server_seed), 0).hex(), "c1" * 32]

@@ -1,6 +1,7 @@
 """Provably fair deals in a real browser (issue 16; docs/fair.md): two people play a hand
 through the page; both pages get the hand's commitment before their cards and send their own
-client seed, the seed is revealed only after the hand, each page checks the deal itself (Web
+client seed, the seed is revealed only after the hand (a void hand's only at the match's end:
+the page says so, and play goes on to the next hand), each page checks the deal itself (Web
 Crypto) and shows the verified mark, and ``ginrummy verify`` passes on the stored record."""
 
 from __future__ import annotations
@@ -74,12 +75,24 @@ def test_two_people_see_the_commitment_first_then_the_verified_deal(
     entry.wait_for()
     entry.locator(".join-button").click()
     bob.wait_for_selector("#my-hand")
-    play_until([ann, bob], {"next", "over"})
+    hand = 1
+    for _ in range(6):  # a void hand's seed waits for the match's end (R4.8): play on
+        play_until([ann, bob], {"next", "over"})
+        ann.wait_for_selector("#fair-mark, .fair-withheld")
+        if not ann.locator(".fair-withheld").count():
+            break
+        for page in (ann, bob):
+            assert page.inner_text(".fair-withheld").startswith(f"Hand {hand} was void: ")
+            page.click("#next-hand")
+        for page in (ann, bob):
+            page.wait_for_function("() => document.getElementById('table-page')"
+                                   ".dataset.await !== 'next'")
+        hand += 1
     for page in (ann, bob):
         mark = page.locator("#fair-mark")
         mark.wait_for()
         assert "verified" in (mark.get_attribute("class") or "").split()
-        assert page.inner_text("#fair-mark .fair-verdict") == "Deal of hand 1 verified"
+        assert page.inner_text("#fair-mark .fair-verdict") == f"Deal of hand {hand} verified"
     # what each page was sent: the commitment before its cards, its own seed in the deck,
     # the seed only once the hand was over, and no card it may not know
     sent = {name: [f.message for f in frames.frames if f.recipient == name]
@@ -87,14 +100,17 @@ def test_two_people_see_the_commitment_first_then_the_verified_deal(
     seeds_of_hand = None
     for seat, name in enumerate(("ann", "bob")):
         states = [m for m in sent[name] if m["type"] == "state"]
-        committed = next(i for i, m in enumerate(states) if (m.get("fair") or {}).get("hand") == 1)
-        dealt = next(i for i, m in enumerate(states) if m["view"] is not None)
+        committed = next(i for i, m in enumerate(states)
+                         if (m.get("fair") or {}).get("hand") == hand)
+        dealt = next(i for i, m in enumerate(states)
+                     if m["view"] is not None and m["view"]["hand_number"] == hand)
         assert committed < dealt, f"{name} saw cards before the commitment"
         assert states[committed]["fair"]["server_seed"] is None
         reveal = next(i for i, m in enumerate(states)
                       if (m.get("fair") or {}).get("server_seed") is not None)
         assert states[reveal]["view"]["phase"] == "over"
         block = states[reveal]["fair"]
+        assert block["hand"] == hand  # the void hands before it: not revealed
         assert block["commitment"] == states[committed]["fair"]["commitment"]
         assert block["server_made"] == [False, False]
         assert block["client_seeds"][seat] is not None
@@ -104,7 +120,11 @@ def test_two_people_see_the_commitment_first_then_the_verified_deal(
         assert block["server_seed"] not in before
     assert leaks(frames.frames) == []
     record = stored_record(server, table)
-    assert record["hands"][0]["fair"]["server_seed"] == seeds_of_hand["server_seed"]
+    assert record["hands"][hand - 1]["fair"]["server_seed"] == seeds_of_hand["server_seed"]
+    for void in record["hands"][:hand - 1]:  # their seeds: in the record, in no frame
+        assert void["result"]["outcome"] == "void"
+        assert all(void["fair"]["server_seed"] not in json.dumps(f.message)
+                   for f in frames.frames)
     path = tmp_path / "table.ginrec.json"
     path.write_text(json.dumps(record))
     verified = subprocess.run(

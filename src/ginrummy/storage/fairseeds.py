@@ -2,7 +2,8 @@
 
 :func:`save_commitment` stores a hand's server seed and commitment (an
 :class:`~ginrummy.storage.Apply` for the group committer) before the commitment is sent;
-:func:`save_deal` stores the seats' client seeds and the deal's version with the deal.
+:func:`save_seeds` stores the client seeds as they arrive (a restart deals from them) and
+:func:`save_deal` stores them with the deal's version, with the deal.
 Reads run in a worker thread, never on the event loop. Nothing here is readable by a
 client: the server sends a seed only once its hand is over (:mod:`ginrummy.server.play.fairdeal`).
 """
@@ -34,6 +35,8 @@ class StoredSeeds:
     client_seeds: list[str | None]
     server_made: list[bool]
     deal_version: int | None = None
+    scheme: int = 2
+    """The fair scheme (docs/fair.md): 1 for the hands committed before scheme 2."""
 
 
 def save_commitment(table_id: str, seeds: StoredSeeds) -> Apply:
@@ -41,10 +44,29 @@ def save_commitment(table_id: str, seeds: StoredSeeds) -> Apply:
     values = {"table_id": table_id, "version": seeds.version, "hand": seeds.hand,
               "server_seed": seeds.server_seed, "commitment": seeds.commitment,
               "client_seeds": json.dumps(seeds.client_seeds),
-              "server_made": json.dumps(seeds.server_made), "deal_version": None}
+              "server_made": json.dumps(seeds.server_made), "deal_version": None,
+              "scheme": seeds.scheme}
 
     def run(conn: Connection) -> None:
         conn.execute(insert(HAND_SEEDS).values(values))
+    return Apply(run)
+
+
+def save_seeds(table_id: str, seeds: StoredSeeds) -> Apply:
+    """The write of a hand's client seeds known so far and who made them (before the deal:
+    each seed received is stored at once)."""
+    row = HAND_SEEDS.c
+
+    def run(conn: Connection) -> None:
+        done = conn.execute(
+            update(HAND_SEEDS)
+            .where(row.table_id == table_id, row.version == seeds.version,
+                   row.deal_version.is_(None))
+            .values(client_seeds=json.dumps(seeds.client_seeds),
+                    server_made=json.dumps(seeds.server_made)))
+        if done.rowcount != 1:
+            raise LookupError(f"table {table_id}: no undealt hand committed at version "
+                              f"{seeds.version}")
     return Apply(run)
 
 
@@ -70,7 +92,7 @@ def _stored(found: Any) -> StoredSeeds:
     m = found._mapping
     return StoredSeeds(m["version"], m["hand"], m["server_seed"], m["commitment"],
                        json.loads(m["client_seeds"]), json.loads(m["server_made"]),
-                       m["deal_version"])
+                       m["deal_version"], m["scheme"])
 
 
 def load_latest(engine: Engine, table_id: str) -> StoredSeeds | None:

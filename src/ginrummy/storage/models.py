@@ -357,6 +357,9 @@ class HandSeedRow(Base):
     """JSON list, one per seat: hex, or null until the deal."""
     server_made: Mapped[str] = mapped_column(Text)
     """JSON list, one per seat: true where the server made the seat's client seed."""
+    scheme: Mapped[int] = mapped_column(Integer, server_default="1", default=2)
+    """The fair scheme (docs/fair.md): 1 for rows stored before scheme 2 (their server-made
+    seeds are random, their first dealer not drawn from the seeds), 2 since."""
 
 
 # ----------------------------------------------------------------------------- cluster

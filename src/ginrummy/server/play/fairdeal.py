@@ -4,11 +4,13 @@
 For each hand the table writer draws a server seed (:func:`ginrummy.fair.new_server_seed`)
 and stores it with its commitment before any connection learns the commitment. Each seat
 whose client offered seeds (``hello``, or create/join while still on its way) sends a client
-seed; every other seat (a computer, a person away, a client that does not offer seeds) gets
-one made by the server at once, and a client that does not answer within
-``fair_seed_seconds`` gets one too; both are announced as server-made. The deck is
-:func:`ginrummy.fair.deck` of the seeds, a reshuffle :func:`ginrummy.fair.reshuffle_order`.
-The server seed is sent only once the hand is over.
+seed, stored as soon as it arrives; every other seat (a computer, a person away, a client
+that does not offer seeds) gets one made by the server at once, and a client that does not
+answer within ``fair_seed_seconds`` gets one too; both are announced as server-made and are
+:func:`ginrummy.fair.server_made_seed` of the server seed (scheme 2), fixed by the commitment.
+The match's first dealer is :func:`ginrummy.fair.first_dealer` of its first hand's seeds. The
+deck is :func:`ginrummy.fair.deck` of the seeds, a reshuffle
+:func:`ginrummy.fair.reshuffle_order`. The server seed is sent only once the hand is over.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ginrummy.engine import Hand
 from ginrummy.match import Match
 from ginrummy.server.core.protocol import Code, MessageError
 from ginrummy.storage import Apply
-from ginrummy.storage.fairseeds import StoredSeeds, save_commitment, save_deal
+from ginrummy.storage.fairseeds import StoredSeeds, save_commitment, save_deal, save_seeds
 
 SEED_HEX_DIGITS = 2 * fair.SEED_BYTES
 """A ``seed`` message's seed: 32 bytes as 64 hex digits."""
@@ -44,6 +46,8 @@ class FairHand:
     """The version of its ``deal`` event, once dealt."""
     deadline: float | None = None
     """Unix time after which the missing client seeds are made by the server."""
+    scheme: int = fair.SCHEME
+    """The fair scheme of the hand (1: committed by a server older than scheme 2)."""
     commitment: str = field(init=False)
     _public: tuple[list[bytes | None], list[bool], dict[str, Any]] | None = field(
         default=None, init=False, repr=False, compare=False)
@@ -59,7 +63,7 @@ class FairHand:
         cached = self._public
         if cached is None or cached[0] != self.client_seeds or cached[1] != self.server_made:
             cached = self._public = (list(self.client_seeds), list(self.server_made), {
-                "hand": self.hand, "commitment": self.commitment,
+                "hand": self.hand, "scheme": self.scheme, "commitment": self.commitment,
                 "client_seeds": self.client_seeds_hex(), "server_made": list(self.server_made)})
         return cached[2]
 
@@ -68,7 +72,7 @@ class FairHand:
         """A hand's seeds as the database has them."""
         made = cls(stored.version, stored.hand, bytes.fromhex(stored.server_seed),
                    [None if s is None else bytes.fromhex(s) for s in stored.client_seeds],
-                   list(stored.server_made), stored.deal_version)
+                   list(stored.server_made), stored.deal_version, scheme=stored.scheme)
         if made.commitment != stored.commitment:
             raise ValueError(f"hand {stored.hand}: the stored commitment does not match the "
                              "stored server seed")
@@ -77,7 +81,8 @@ class FairHand:
     def stored(self) -> StoredSeeds:
         """The row's values."""
         return StoredSeeds(self.version, self.hand, self.server_seed.hex(), self.commitment,
-                           self.client_seeds_hex(), list(self.server_made), self.deal_version)
+                           self.client_seeds_hex(), list(self.server_made), self.deal_version,
+                           self.scheme)
 
     def client_seeds_hex(self) -> list[str | None]:
         """The client seeds as hex (``None`` where not given yet)."""
@@ -101,12 +106,30 @@ class FairHand:
 
     def make_missing(self, seats: list[int] | None = None) -> None:
         """The server makes the seeds no client gave (announced by ``server_made``), of
-        ``seats`` only if given."""
+        ``seats`` only if given: :func:`ginrummy.fair.server_made_seed`, which the
+        commitment fixed before any client seed was known."""
         for seat in self.missing() if seats is None else seats:
             if self.client_seeds[seat] is not None:
                 continue
-            self.client_seeds[seat] = fair.new_client_seed()
+            self.client_seeds[seat] = fair.server_made_seed(self.server_seed, seat)
             self.server_made[seat] = True
+
+    def clear(self, seat: int) -> tuple[bytes | None, bool]:
+        """The seat's person left before the deal: its seed goes (the next person in the
+        seat gives its own, with a new wait for it); returns what was there (for
+        :meth:`restore`)."""
+        was = self.client_seeds[seat], self.server_made[seat]
+        self.client_seeds[seat], self.server_made[seat] = None, False
+        self.deadline = None
+        return was
+
+    def restore(self, seat: int, was: tuple[bytes | None, bool]) -> None:
+        """Undo :meth:`clear` (its write failed)."""
+        self.client_seeds[seat], self.server_made[seat] = was
+
+    def first_dealer(self, players: int) -> int:
+        """The match's first dealer when this hand starts one (all seeds known)."""
+        return fair.first_dealer(self.server_seed, self.seeds(), players)
 
     def seeds(self) -> list[bytes]:
         """Every seat's client seed (all must be known)."""
@@ -127,6 +150,11 @@ class FairHand:
     def commitment_write(self, table_id: str) -> Apply:
         """The write that stores the server seed (before the commitment is sent)."""
         return save_commitment(table_id, self.stored())
+
+    def seeds_write(self, table_id: str) -> Apply:
+        """The write of the client seeds known so far (a seed is stored as it arrives, so
+        that a restart deals from it and never asks for another under the same commitment)."""
+        return save_seeds(table_id, self.stored())
 
     def deal_write(self, table_id: str, deal_version: int) -> Apply:
         """The write of the client seeds and the deal's version (with the deal; the deal
@@ -164,17 +192,14 @@ class SeededTable(Protocol):
 
 def new_fair_hand(table: SeededTable, contributors: set[int]) -> FairHand:
     """The next hand's seeds, committed at the table's next version: a new server seed; a
-    server-made client seed for every seat not in ``contributors`` (the seats whose client
-    offered seeds, or whose person is on the way)."""
+    server-made client seed (derived from it) for every seat not in ``contributors`` (the
+    seats whose client offered seeds, or whose person is on the way)."""
     match = table.match
     number = 1 if match is None or match.over else len(match.hands) + 1
     seats = len(table.seats)
     made = FairHand(table.version + 1, number, fair.new_server_seed(), [None] * seats,
                     [False] * seats)
-    for seat in range(seats):
-        if seat not in contributors:
-            made.client_seeds[seat] = fair.new_client_seed()
-            made.server_made[seat] = True
+    made.make_missing([seat for seat in range(seats) if seat not in contributors])
     return made
 
 
@@ -200,19 +225,35 @@ def dealt(table: SeededTable) -> FairHand | None:
 
 
 def revealed(table: SeededTable, fh: FairHand) -> bool:
-    """True once ``fh``'s hand is over (or will never be played on): its seed may be sent."""
+    """True once ``fh``'s hand is over (or will never be played on): its seed may be sent;
+    a void hand's only once the match is over (:func:`withheld`)."""
     if table.stuck is not None:
         return True
     if fh.deal_version is None:
         return False
-    return table.running_hand() is None
+    return table.running_hand() is None and not withheld(table)
+
+
+def withheld(table: SeededTable) -> bool:
+    """True while the latest hand was void and its match goes on: its seed, which shows
+    every hand, waits for the match's end (R4.8: after a void hand no hand is shown)."""
+    match = table.match
+    if match is None or match.over or not match.hands:
+        return False
+    result = match.hands[-1].result
+    return result is not None and result.void
 
 
 def fair_block(table: SeededTable) -> dict[str, Any] | None:
     """The ``fair`` field of a state (docs/protocol.md): the latest committed hand's
     commitment and client seeds, its server seed once the hand is over (then anyone can
-    recompute the deck; the state names no card the seat did not see)."""
+    recompute the deck; the state names no card the seat did not see); a void hand's seed
+    only at the match's end (``withheld`` until then)."""
     fh = table.fair
     if fh is None:
         return None
-    return {**fh.public(), "server_seed": fh.server_seed.hex() if revealed(table, fh) else None}
+    if revealed(table, fh):
+        return {**fh.public(), "server_seed": fh.server_seed.hex()}
+    if fh.deal_version is not None and table.stuck is None and withheld(table):
+        return {**fh.public(), "server_seed": None, "withheld": True}
+    return {**fh.public(), "server_seed": None}

@@ -201,8 +201,12 @@ class GameTable:
 
     # ----------------------------------------------------------------- new events
     def match_event(self) -> StoredEvent:
-        """The event that starts a match (random first dealer, R2.2)."""
-        first = secrets.SystemRandom().randrange(self.rules.players)
+        """The event that starts a match: its first dealer (R2.2) drawn from the first
+        hand's committed seeds (:func:`ginrummy.fair.first_dealer`); without any (a table
+        built by hand), with ``secrets.SystemRandom``."""
+        seeds = pending(self)
+        first = (secrets.SystemRandom().randrange(self.rules.players) if seeds is None
+                 else seeds.first_dealer(self.rules.players))
         return StoredEvent(self.version + 1, EventKind.MATCH, json.dumps({"first_dealer": first}))
 
     def deal_event(self) -> StoredEvent:

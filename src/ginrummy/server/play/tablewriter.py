@@ -116,6 +116,9 @@ class TableWriter:
                 None, load_latest, self.commits.repository.engine, self.table.id)
             if stored is not None:  # a hand committed before a restart deals from its seed
                 self.table.fair = self.fair_stored = FairHand.from_stored(stored)
+                if stored.deal_version is None:  # never asked again under this commitment:
+                    self.table.fair.make_missing([  # the seeds not stored are the server's
+                        s.seat for s in self.table.seats if s.kind != SeatKind.EMPTY])
             for seat in self.table.seats:  # taken by an administrator: the computer plays it
                 seat.away = seat.away or seat.token_hash == REVOKED_TOKEN
             self.presence.hold_absent(self.table)
@@ -332,10 +335,18 @@ class TableWriter:
                 conn.send(error(Code.SEED_REFUSED, f"hand {msg.hand} is not waiting for "
                                 "client seeds"))
                 return
+            seat = conn.seat
             try:
-                seeds.give(conn.seat, parse_seed(msg.hand, msg.seed))
+                seeds.give(seat, parse_seed(msg.hand, msg.seed))
             except MessageError as exc:
                 conn.send(error(exc.code, str(exc)))
+                return
+            try:  # stored before anyone learns it: a restart deals from it, never asks again
+                await self.commits.committer.commit([seeds.seeds_write(self.table.id)],
+                                                    self.table.id)
+            except CommitFailed as exc:
+                seeds.restore(seat, (None, False))
+                conn.send(error(Code.STORAGE, f"the seed could not be stored: {exc}"))
                 return
             if seeds.complete:
                 await self._advance()
@@ -484,8 +495,8 @@ class TableWriter:
             extra = self.hooks.leave(table, seat)
             values = {"kind": SeatKind.EMPTY, "name": None, "token_hash": None,
                       "account_id": None, "rematch": False}
-            await self._commit([], [UpdateSeat(table.id, seat.seat, values), *extra],
-                               bump=True)
+            await self._commit_emptied(seat.seat, [UpdateSeat(table.id, seat.seat, values),
+                                                   *extra])
             seat.kind, seat.name, seat.token_hash, seat.account_id = (SeatKind.EMPTY, None,
                                                                       None, None)
             self.timers.release(seat.seat)
@@ -494,6 +505,21 @@ class TableWriter:
                     conn.close(Close.FORBIDDEN, "you left this seat")
             self.broadcast()
             self._watch_idle()
+
+    async def _commit_emptied(self, seat_no: int, writes: list[WriteOp]) -> None:
+        """Commit ``writes`` that empty a seat before the first deal; the seat's client seed
+        for the hand waiting to be dealt goes with it (the next person gives its own)."""
+        waiting = pending(self.table)
+        was = None if waiting is None else waiting.clear(seat_no)
+        extra = [] if waiting is None else [waiting.seeds_write(self.table.id)]
+        self.seeding_seats.discard(seat_no)
+        self.seeders = {c for c in self.seeders if c.seat != seat_no}
+        try:
+            await self._commit([], [*writes, *extra], bump=True)
+        except CommitFailed:
+            if waiting is not None and was is not None:
+                waiting.restore(seat_no, was)
+            raise
 
     async def bind_account(self, seat_no: int, account_id: int, name: str) -> None:
         """A guest's seat becomes an account's (the guest signed up): the seat takes the
@@ -541,8 +567,8 @@ class TableWriter:
                 values: dict[str, object] = {"kind": SeatKind.EMPTY, "name": None,
                                              "token_hash": None, "account_id": None,
                                              "rematch": False}
-                await self._commit([], [UpdateSeat(table.id, seat_no, values),
-                                        *self.hooks.leave(table, seat), *extra], bump=True)
+                await self._commit_emptied(seat_no, [UpdateSeat(table.id, seat_no, values),
+                                                     *self.hooks.leave(table, seat), *extra])
                 if seat.account_id is not None:
                     self.barred.add(seat.account_id)
                 seat.kind, seat.name, seat.token_hash, seat.account_id = (SeatKind.EMPTY, None,

@@ -93,7 +93,9 @@ def fair_entries(stored: Sequence[StoredSeeds]) -> list[dict[str, Any] | None]:
     for seeds in stored:
         while len(entries) < seeds.hand - 1:
             entries.append(None)
-        entries.append({"commitment": seeds.commitment, "server_seed": seeds.server_seed,
+        scheme = {} if seeds.scheme == 1 else {"scheme": seeds.scheme}
+        entries.append({**scheme, "commitment": seeds.commitment,
+                        "server_seed": seeds.server_seed,
                         "client_seeds": list(seeds.client_seeds),
                         "server_made": list(seeds.server_made)})
     return entries
