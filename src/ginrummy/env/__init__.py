@@ -2,19 +2,23 @@
 pettingzoo): a PettingZoo AEC environment (:func:`env`, :func:`raw_env`), a Gymnasium
 single-agent wrapper (:class:`GinRummyGym`), a vectorised form (:class:`VectorGinRummy`), the
 fixed action space (:mod:`ginrummy.env.actions`) and the observation tensor
-(:mod:`ginrummy.env.observation`). docs/env.md has the whole tour."""
+(:mod:`ginrummy.env.observation`), and the engine in OpenSpiel's shape
+(:class:`OpenSpielState`, :data:`OPENSPIEL_RULES`). docs/env.md has the whole tour."""
 
 from ginrummy.env.actions import NUM_ACTIONS, action_name, decode, encode, legal_ids
 from ginrummy.env.aec import GinRummyAEC, env, raw_env
 from ginrummy.env.gym import GinRummyGym
 from ginrummy.env.observation import OBS_SIZE, encode_view
+from ginrummy.env.openspiel_game import OPENSPIEL_RULES, OpenSpielState
 from ginrummy.env.vector import VectorGinRummy
 
 __all__ = [
     "NUM_ACTIONS",
     "OBS_SIZE",
+    "OPENSPIEL_RULES",
     "GinRummyAEC",
     "GinRummyGym",
+    "OpenSpielState",
     "VectorGinRummy",
     "action_name",
     "decode",
