@@ -20,6 +20,7 @@ Pure Python, no OpenSpiel needed; :mod:`ginrummy.env.pyspiel_game` registers it 
 
 from __future__ import annotations
 
+import random
 from itertools import product
 
 from ginrummy.actions import DISCARDS, DRAW_DISCARD, DRAW_STOCK, PASS, Knock, LayOff
@@ -60,6 +61,13 @@ def _value(mask: int) -> int:
     return total
 
 
+def _mask(cards: list[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
 def _meld_ids(mask: int) -> list[int]:
     """OpenSpiel's ids of every meld (at most five cards) within ``mask``."""
     return [os_id for meld, os_id in _MELD_MASKS if meld & mask == meld]
@@ -83,6 +91,8 @@ class OpenSpielState:
         self.layoffs: list[int] = []  # our cards laid off by the defender so far
         self.layoffs_done = False
         self.history: list[int] = []
+        self.actors: list[int] = []  # per history entry: the player, or -1 for the deal
+        # (a stock card chance picks is the drawer's)
 
     # ------------------------------------------------------------------ queries
     def is_chance_node(self) -> bool:
@@ -221,6 +231,7 @@ class OpenSpielState:
         if action not in legal:
             raise ValueError(f"OpenSpiel id {action!r} is not legal here; legal: {legal}")
         self.history.append(action)
+        self.actors.append(-1 if self.hand is None else self.hand.to_move)
         if self.hand is None:
             self._deal(our_card(action))
             return
@@ -296,9 +307,86 @@ class OpenSpielState:
         other.__dict__.update(self.__dict__)
         other.dealt, other.drawn = list(self.dealt), list(self.drawn)
         other.melds, other.layoffs = list(self.melds), list(self.layoffs)
-        other.history = list(self.history)
+        other.history, other.actors = list(self.history), list(self.actors)
         other.hand = None if self.hand is None else self.hand.copy()
         return other
+
+    @classmethod
+    def replay(cls, history: list[int], rules: Ruleset = OPENSPIEL_RULES) -> OpenSpielState:
+        """The state after playing ``history`` (each id checked) from the start."""
+        state = cls(rules)
+        for action in history:
+            state.apply_action(action)
+        return state
+
+    # ------------------------------------------------------------------ information
+    def information_state_string(self, player: int) -> str:
+        """Everything ``player`` has seen, in order (perfect recall): the cards dealt to him
+        and the upcard, every player's move, and the stock cards he drew himself (another
+        player's drawn card is ``?``). Two histories give the same string exactly when the
+        player cannot tell them apart."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        own = range(10) if player == 0 else range(10, 20)
+        parts = [f"p{player}"]
+        for i, (action, actor) in enumerate(zip(self.history, self.actors, strict=True)):
+            if i < _DEALT:
+                parts.append(str(action) if i in own or i == _DEALT - 1 else "?")
+            elif self._is_chance_entry(i):
+                parts.append(f"d{action}" if actor == player else "d?")
+            else:
+                parts.append(f"{actor}:{action}")
+        return " ".join(parts)
+
+    def _is_chance_entry(self, index: int) -> bool:
+        """Whether history entry ``index`` (after the deal) is the stock card chance picked
+        for a draw: the entry after ``53``, which nothing else follows (cards are 0-51)."""
+        return index > _DEALT and self.history[index - 1] == OS_DRAW_STOCK
+
+    def resample_from_infostate(self, player: int, rng: random.Random) -> OpenSpielState:
+        """A state ``player`` cannot tell from this one (a determinisation, for ISMCTS): the
+        other player's unseen cards drawn uniformly from every card ``player`` has not seen,
+        his past made consistent with it (the cards he discarded came from his deal or from
+        his stock draws before each discard), the same history otherwise. Once a knock has
+        started every hand is shown (R4.8) and the state is its own sample, as in OpenSpiel's
+        ``ResampleFromInfostate``; so it is while the cards are dealt. Future stock cards are
+        chance nodes, so the stock needs no order."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        hand = self.hand
+        if hand is None or hand.knock is not None or self.knocking or hand.over:
+            return self.clone()
+        other = 1 - player
+        probe = OpenSpielState(self.rules)
+        deadline: dict[int, int] = {}  # other's discards of cards he did not take: when
+        draws: list[int] = []  # history indices of the stock cards chance picked for him
+        for i, action in enumerate(self.history):
+            current = probe.hand
+            if current is not None and self.actors[i] == other:
+                if probe.drawing:
+                    draws.append(i)
+                elif action < 52 and not current.known[other] >> our_card(action) & 1:
+                    deadline[our_card(action)] = i
+            probe.apply_action(action)
+        hidden = hand.hands[other] & ~hand.known[other]
+        count = hidden.bit_count()
+        unseen = [c for c in range(52)
+                  if (hidden | _mask(hand.stock)) >> c & 1]
+        rng.shuffle(unseen)
+        sample = unseen[:count]
+        never = len(self.history) + 1
+        sourced = sorted(deadline, key=deadline.__getitem__) + sample
+        times = [deadline.get(c, never) for c in sourced]
+        initial, drawn = sourced[:10], sourced[10:]
+        if len(drawn) != len(draws) or any(t <= d for t, d in zip(times[10:], draws,
+                                                                     strict=True)):
+            raise AssertionError("no consistent past found; please report this history")
+        history = list(self.history)
+        first = 0 if other == 0 else 10
+        history[first:first + 10] = [os_card(c) for c in initial]
+        for index, card in zip(draws, drawn, strict=True):
+            history[index] = os_card(card)
+        return OpenSpielState.replay(history, self.rules)
 
     def __str__(self) -> str:
         return f"<OpenSpielState history={self.history} hand={self.hand!r}>"
