@@ -11,6 +11,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
+from ginrummy.env.history import encode_history
 from ginrummy.env.observation import OBS_SIZE, PileMemory, encode_with_mask
 from ginrummy.rules import Ruleset
 from ginrummy.views import PlayerView, view
@@ -97,6 +98,11 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
     def view(self, agent: str) -> PlayerView:
         """The agent's view of the current hand: everything its seat may know."""
         return view(self.game.match, self._seats[agent])
+
+    def information_state(self, agent: str) -> npt.NDArray[np.int64]:
+        """The agent's information state as a history encoding (:mod:`ginrummy.env.history`):
+        unlike the compact observation, different for any two different information states."""
+        return encode_history(self.view(agent))
 
     def observe(self, agent: str) -> Observation:
         """The agent's observation tensor and, on its turn, its legal action ids."""
