@@ -77,8 +77,10 @@ class VectorGinRummy:
 
     def reset(self, seed: int | None = None) -> tuple[
             npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-        """Deal every game; the same ``seed`` replays the same games for the same actions."""
-        self._rng = random.Random(seed)
+        """Deal every game; the same ``seed`` replays the same games for the same actions,
+        and no seed goes on with the vector's generator where it stands."""
+        if seed is not None:
+            self._rng = random.Random(seed)
         for game in self.games:
             game.reset(self._rng.getrandbits(63))
         return self.observe()
