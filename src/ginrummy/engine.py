@@ -234,6 +234,25 @@ class Hand:
             clone._apply(seat, action)
         return clone
 
+    def clone(self) -> Hand:
+        """An independent copy made field by field (a few times faster than :meth:`copy`, for
+        searches that copy a state at every node); like :meth:`copy` it has no ``on_over``
+        callback. Equal to :meth:`copy` in every field (``tests/test_engine_clone.py``)."""
+        other = Hand.__new__(Hand)
+        fields = self.__dict__.copy()
+        fields["_on_over"] = None
+        fields["hands"] = self.hands[:]
+        fields["discards"] = self.discards[:]
+        fields["stock"] = self.stock[:]
+        fields["log"] = self.log[:]
+        fields["seat_logs"] = [log[:] for log in self.seat_logs]
+        fields["discard_history"] = self.discard_history[:]
+        fields["known"] = self.known[:]
+        fields["defences"] = self.defences[:]
+        fields["laid_off"] = [cards[:] for cards in self.laid_off]
+        other.__dict__ = fields
+        return other
+
     def __getstate__(self) -> dict[str, Any]:
         """Pickling and ``copy.deepcopy`` leave out the ``on_over`` callback: a copy of a
         match's hand is free-standing (a pickled match links its hands again)."""
