@@ -10,6 +10,7 @@ import gymnasium
 from ginrummy.env.actions import NUM_ACTIONS, action_name, decode, encode, legal_ids
 from ginrummy.env.aec import GinRummyAEC, env, raw_env
 from ginrummy.env.core import MAX_DECISIONS
+from ginrummy.env.determinise import determinise
 from ginrummy.env.gym import GinRummyGym
 from ginrummy.env.observation import OBS_SIZE, encode_view
 from ginrummy.env.openspiel_game import OPENSPIEL_RULES, OpenSpielState
@@ -32,6 +33,7 @@ __all__ = [
     "VectorGinRummy",
     "action_name",
     "decode",
+    "determinise",
     "encode",
     "encode_view",
     "env",
