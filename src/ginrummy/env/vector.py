@@ -153,7 +153,7 @@ class VectorGinRummy:
             shown = hands if hand.knock is not None else hand.known
             taken = hand.taken
             phase = hand.phase
-            if phase is _DRAW:  # legal_bits(hand), inline for the cheap phases
+            if phase is _DRAW and not hand.wall:  # legal_bits(hand), inline when cheap
                 bits = 1 if hand.stock_only or not length else _DRAW_BOTH
             elif phase is _OFFER:
                 bits = _OFFER_BITS
