@@ -12,6 +12,7 @@ from ginrummy.env.aec import GinRummyAEC, env, raw_env
 from ginrummy.env.core import MAX_DECISIONS
 from ginrummy.env.determinise import determinise
 from ginrummy.env.gym import GinRummyGym
+from ginrummy.env.gym_vector import GinRummyVectorEnv
 from ginrummy.env.observation import OBS_SIZE, encode_view
 from ginrummy.env.openspiel_game import OPENSPIEL_RULES, OpenSpielState
 from ginrummy.env.vector import VectorGinRummy
@@ -29,6 +30,7 @@ __all__ = [
     "OPENSPIEL_RULES",
     "GinRummyAEC",
     "GinRummyGym",
+    "GinRummyVectorEnv",
     "OpenSpielState",
     "VectorGinRummy",
     "action_name",
