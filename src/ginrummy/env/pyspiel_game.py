@@ -22,7 +22,9 @@ from ginrummy.env.openspiel_codec import OS_NUM_ACTIONS, openspiel_action_text
 from ginrummy.env.openspiel_game import OpenSpielState
 
 SHORT_NAME = "python_ginrummy"
-_MAX_SCORE = 98 + 25  # OpenSpiel's kMaxPossibleDeadwood plus the gin bonus
+_MAX_SCORE = 100 + 25  # ten 10-point cards left unmelded after a gin (R4.2), plus the bonus
+# (OpenSpiel's own bound, kMaxPossibleDeadwood 98 + 25, forgets that a defender may keep his
+# melds after a gin)
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
