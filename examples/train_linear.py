@@ -7,7 +7,9 @@ two-player ``eaai`` hands against the ``random`` computer player (a random seat 
 and learns from each hand's points
 (zero-sum, divided by 25) minus a running baseline. Every ``--eval-every`` training hands it
 plays ``--eval-hands`` greedy hands against ``random`` and against ``simple`` (the same deals
-for every checkpoint) and records its points per hand; the learning curve goes to ``--png``
+for every checkpoint; ties between equally likely ids broken at random, so the untrained agent
+plays uniformly among the legal ids) and records its points per hand and its share of hands
+won with a 95% Wilson interval; the learning curve goes to ``--png``
 (matplotlib, when installed) and the figures to standard output.
 
     python examples/train_linear.py [--hands 2000] [--seed 1] \
@@ -107,7 +109,10 @@ def play_hand(env: GinRummyGym, policy: LinearPolicy, rng: np.random.Generator, 
         legal = np.flatnonzero(observation["action_mask"])
         features = action_features(observation["observation"], legal)
         probs = policy.probabilities(features)
-        pick = int(probs.argmax()) if greedy else int(rng.choice(len(legal), p=probs))
+        if greedy:  # the likeliest id, ties broken at random: untrained, uniform play
+            pick = int(rng.choice(np.flatnonzero(probs >= probs.max() * (1 - 1e-9))))
+        else:
+            pick = int(rng.choice(len(legal), p=probs))
         decisions.append((features, pick, probs))
         observation, reward, terminated, truncated, _ = env.step(int(legal[pick]))
         total += float(reward)
@@ -115,12 +120,25 @@ def play_hand(env: GinRummyGym, policy: LinearPolicy, rng: np.random.Generator, 
     return total, decisions
 
 
+def wilson(wins: int, hands: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate."""
+    if not hands:
+        return 0.0, 1.0
+    rate = wins / hands
+    centre = (rate + z * z / (2 * hands)) / (1 + z * z / hands)
+    half = z * np.sqrt(rate * (1 - rate) / hands + z * z / (4 * hands * hands)) / (
+        1 + z * z / hands)
+    return round(float(centre - half), 3), round(float(centre + half), 3)
+
+
 def evaluate(policy: LinearPolicy, opponent: str, hands: int, rng: np.random.Generator
-             ) -> float:
-    """Greedy points per hand against ``opponent`` (zero-sum points, not divided)."""
+             ) -> tuple[float, float, tuple[float, float]]:
+    """Greedy play against ``opponent``: points per hand (zero-sum, not divided), the share
+    of hands won and its 95% interval."""
     env = GinRummyGym(opponents=opponent, seat=None)
-    return float(np.mean([play_hand(env, policy, rng, 10_000_000 + i, True)[0]
-                          for i in range(hands)]))
+    points = [play_hand(env, policy, rng, 10_000_000 + i, True)[0] for i in range(hands)]
+    wins = sum(p > 0 for p in points)
+    return float(np.mean(points)), wins / hands, wilson(wins, hands)
 
 
 def train(args: argparse.Namespace) -> dict[str, object]:
@@ -129,13 +147,17 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     policy = LinearPolicy()
     env = GinRummyGym(opponents="random", seat=None, reward_scale=1 / 25)
     baseline = 0.0
-    curve: list[dict[str, float]] = []
+    curve: list[dict[str, object]] = []
     start = time.perf_counter()
     for hand in range(args.hands + 1):
         if hand % args.eval_every == 0:
-            row = {"hands": hand, "seconds": round(time.perf_counter() - start, 1),
-                   "vs_random": evaluate(policy, "random", args.eval_hands, rng),
-                   "vs_simple": evaluate(policy, "simple", args.eval_hands, rng)}
+            row: dict[str, object] = {"hands": hand,
+                                      "seconds": round(time.perf_counter() - start, 1)}
+            for opponent in ("random", "simple"):
+                points, rate, interval = evaluate(policy, opponent, args.eval_hands, rng)
+                row[f"vs_{opponent}"] = round(points, 2)
+                row[f"won_vs_{opponent}"] = rate
+                row[f"won_vs_{opponent}_95"] = interval
             curve.append(row)
             print(json.dumps(row), flush=True)
         if hand == args.hands:
