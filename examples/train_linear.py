@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +40,9 @@ from ginrummy.env.actions import (
 from ginrummy.solver import deadwood_mask
 
 Array = npt.NDArray[np.float64]
+OBS_LR = 0.1
+"""The observation weights learn at this fraction of ``--lr`` (387 inputs a kind, against ten
+features)."""
 
 
 FEATURES = ("stock", "take", "pass", "take gain", "discard", "knock", "gin",
@@ -84,36 +88,60 @@ def _mask(plane: Array) -> int:
     return mask
 
 
+KINDS = 7  # stock, take, pass, discard, knock, big gin, layoff
+
+
+def action_kinds(legal: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """Each legal id's kind (0-6), which picks its row of the observation weights."""
+    kinds = np.full(len(legal), 3)
+    kinds[legal == DRAW_STOCK_ID] = 0
+    kinds[legal == TAKE_ID] = 1
+    kinds[legal == PASS_ID] = 2
+    kinds[(legal >= KNOCK_BASE) & (legal < BIG_GIN_ID)] = 4
+    kinds[legal == BIG_GIN_ID] = 5
+    kinds[legal == LAYOFF_ID] = 6
+    return kinds
+
+
 class LinearPolicy:
-    """``softmax(features @ theta)`` over the legal ids (features: :func:`action_features`)."""
+    """``softmax(features @ theta + W[kind] @ observation)`` over the legal ids: the ten
+    features of :func:`action_features`, and the whole observation tensor weighed by one row
+    of ``W`` per kind of id (so the policy learns from the observation itself too)."""
 
-    def __init__(self) -> None:
+    def __init__(self, observation_size: int = 387) -> None:
         self.theta = np.zeros(len(FEATURES))
+        self.w = np.zeros((KINDS, observation_size))
 
-    def probabilities(self, features: Array) -> Array:
+    def probabilities(self, features: Array, kinds: npt.NDArray[np.intp] | None = None,
+                      observation: Array | None = None) -> Array:
         """The policy's probability of each legal id (rows of ``features``)."""
         logits = features @ self.theta
+        if kinds is not None and observation is not None:
+            logits = logits + self.w[kinds] @ observation
         logits -= logits.max()
         weights = np.exp(logits)
         return weights / weights.sum()
 
 
 def play_hand(env: GinRummyGym, policy: LinearPolicy, rng: np.random.Generator, seed: int,
-              greedy: bool) -> tuple[float, list[tuple[Array, int, Array]]]:
-    """One hand: the agent's total reward and its decisions (features, pick, p)."""
+              greedy: bool) -> tuple[float, list[tuple[Array, int, Array, Any, Any]]]:
+    """One hand: the agent's total reward and its decisions (features, pick, p, kinds,
+    observation)."""
     observation, _ = env.reset(seed=seed)
     decisions = []
     total = 0.0
     done = False
     while not done:
         legal = np.flatnonzero(observation["action_mask"])
-        features = action_features(observation["observation"], legal)
-        probs = policy.probabilities(features)
+        tensor = observation["observation"].astype(np.float64)
+        features = action_features(tensor, legal)
+        kinds = action_kinds(legal)
+        probs = policy.probabilities(features, kinds, tensor)
         if greedy:  # the likeliest id, ties broken at random: untrained, uniform play
             pick = int(rng.choice(np.flatnonzero(probs >= probs.max() * (1 - 1e-9))))
         else:
             pick = int(rng.choice(len(legal), p=probs))
-        decisions.append((features, pick, probs))
+        decisions.append((features, pick, probs, kinds, tensor))
         observation, reward, terminated, truncated, _ = env.step(int(legal[pick]))
         total += float(reward)
         done = terminated or truncated
@@ -165,8 +193,12 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         total, decisions = play_hand(env, policy, rng, args.seed * 1_000_003 + hand, False)
         advantage = total - baseline
         baseline += 0.01 * (total - baseline)
-        for features, pick, probs in decisions:  # grad log p = phi(a) - E_p[phi]
+        for features, pick, probs, kinds, tensor in decisions:  # grad log p = phi(a) - E[phi]
             policy.theta += args.lr * advantage * (features[pick] - probs @ features)
+            share = -probs
+            share[pick] += 1.0
+            np.add.at(policy.w, kinds, (args.lr * OBS_LR * advantage * share)[:, None]
+                      * tensor[None, :])
     return {"curve": curve, "seconds": round(time.perf_counter() - start, 1),
             "theta": dict(zip(FEATURES, policy.theta.round(2).tolist(), strict=True))}
 

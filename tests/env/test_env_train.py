@@ -44,6 +44,6 @@ def test_the_untrained_greedy_agent_plays_uniformly_among_the_legal_ids() -> Non
     picks = []
     for seed in range(20):
         _, decisions = module.play_hand(game, policy, rng, seed, True)
-        picks += [pick for features, pick, _ in decisions if len(features) > 2]
+        picks += [d[1] for d in decisions if len(d[0]) > 2]
     assert len(picks) > 100 and np.mean([p == 0 for p in picks]) < 0.5
     assert module.wilson(50, 100) == (0.404, 0.596)
