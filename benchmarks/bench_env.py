@@ -138,6 +138,62 @@ def _pettingzoo_round(python: str, seconds: float) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def clone_times(rounds: int, positions: int = 200) -> dict[str, list[float]]:
+    """Microseconds per copy of a state, each round over the same ``positions`` positions of
+    random two-player eaai hands: ``Hand.copy`` (a replay), ``Hand.clone`` (field by field),
+    ``copy.deepcopy`` of the AEC env, and OpenSpiel's ``state.clone()`` (its own hands)."""
+    import copy
+    import random
+    import time
+
+    from ginrummy import Ruleset
+    from ginrummy.engine import Hand
+    from ginrummy.env import raw_env
+
+    rng = random.Random(0)
+    hands: list[Hand] = []
+    while len(hands) < positions:
+        hand = Hand.deal(Ruleset.preset("eaai"), dealer=0, seed=rng.getrandbits(32))
+        for _ in range(rng.randint(0, 40)):
+            if hand.over:
+                break
+            hand.apply(rng.choice(hand.legal_actions()))
+        hands.append(hand)
+    game = raw_env()
+    game.reset(seed=1)
+    contenders: dict[str, Any] = {
+        "Hand.copy": lambda: [h.copy() for h in hands],
+        "Hand.clone": lambda: [h.clone() for h in hands],
+        "deepcopy(env)": lambda: [copy.deepcopy(game) for _ in range(positions // 10)],
+    }
+    try:
+        import pyspiel
+
+        states = []
+        spiel = pyspiel.load_game("gin_rummy")
+        while len(states) < positions:
+            state = spiel.new_initial_state()
+            for _ in range(rng.randint(21, 80)):
+                if state.is_terminal():
+                    break
+                state.apply_action(rng.choice(state.legal_actions()))
+            states.append(state)
+        contenders["OpenSpiel clone()"] = lambda: [st.clone() for st in states]
+    except ImportError:
+        pass
+    counts = {"deepcopy(env)": positions // 10}
+    out: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, run in contenders.items():
+            start, repeats = time.process_time(), 0
+            while time.process_time() - start < 0.5:
+                run()
+                repeats += 1
+            elapsed = time.process_time() - start
+            out[name].append(elapsed / (repeats * counts.get(name, positions)) * 1e6)
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the rounds and print the table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -150,7 +206,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", help="comma-separated contenders to run (default: all)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only-pettingzoo", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--clone", action="store_true",
+                        help="microseconds per copy of a state instead (3 rounds)")
     args = parser.parse_args(argv)
+    if args.clone:
+        for name, times in clone_times(args.rounds).items():
+            print(f"{name:<20}{statistics.median(times):>9.1f} us  "
+                  f"(rounds: {', '.join(f'{t:.1f}' for t in times)})")
+        return
     if args.only_pettingzoo:
         steps, cpu = measure(pettingzoo_runs(), args.seconds)
         print(steps / cpu)

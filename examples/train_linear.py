@@ -7,7 +7,9 @@ two-player ``eaai`` hands against the ``random`` computer player (a random seat 
 and learns from each hand's points
 (zero-sum, divided by 25) minus a running baseline. Every ``--eval-every`` training hands it
 plays ``--eval-hands`` greedy hands against ``random`` and against ``simple`` (the same deals
-for every checkpoint) and records its points per hand; the learning curve goes to ``--png``
+for every checkpoint; ties between equally likely ids broken at random, so the untrained agent
+plays uniformly among the legal ids) and records its points per hand and its share of hands
+won with a 95% Wilson interval; the learning curve goes to ``--png``
 (matplotlib, when installed) and the figures to standard output.
 
     python examples/train_linear.py [--hands 2000] [--seed 1] \
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +40,9 @@ from ginrummy.env.actions import (
 from ginrummy.solver import deadwood_mask
 
 Array = npt.NDArray[np.float64]
+OBS_LR = 0.1
+"""The observation weights learn at this fraction of ``--lr`` (387 inputs a kind, against ten
+features)."""
 
 
 FEATURES = ("stock", "take", "pass", "take gain", "discard", "knock", "gin",
@@ -82,45 +88,85 @@ def _mask(plane: Array) -> int:
     return mask
 
 
+KINDS = 7  # stock, take, pass, discard, knock, big gin, layoff
+
+
+def action_kinds(legal: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """Each legal id's kind (0-6), which picks its row of the observation weights."""
+    kinds = np.full(len(legal), 3)
+    kinds[legal == DRAW_STOCK_ID] = 0
+    kinds[legal == TAKE_ID] = 1
+    kinds[legal == PASS_ID] = 2
+    kinds[(legal >= KNOCK_BASE) & (legal < BIG_GIN_ID)] = 4
+    kinds[legal == BIG_GIN_ID] = 5
+    kinds[legal == LAYOFF_ID] = 6
+    return kinds
+
+
 class LinearPolicy:
-    """``softmax(features @ theta)`` over the legal ids (features: :func:`action_features`)."""
+    """``softmax(features @ theta + W[kind] @ observation)`` over the legal ids: the ten
+    features of :func:`action_features`, and the whole observation tensor weighed by one row
+    of ``W`` per kind of id (so the policy learns from the observation itself too)."""
 
-    def __init__(self) -> None:
+    def __init__(self, observation_size: int = 387) -> None:
         self.theta = np.zeros(len(FEATURES))
+        self.w = np.zeros((KINDS, observation_size))
 
-    def probabilities(self, features: Array) -> Array:
+    def probabilities(self, features: Array, kinds: npt.NDArray[np.intp] | None = None,
+                      observation: Array | None = None) -> Array:
         """The policy's probability of each legal id (rows of ``features``)."""
         logits = features @ self.theta
+        if kinds is not None and observation is not None:
+            logits = logits + self.w[kinds] @ observation
         logits -= logits.max()
         weights = np.exp(logits)
         return weights / weights.sum()
 
 
 def play_hand(env: GinRummyGym, policy: LinearPolicy, rng: np.random.Generator, seed: int,
-              greedy: bool) -> tuple[float, list[tuple[Array, int, Array]]]:
-    """One hand: the agent's total reward and its decisions (features, pick, p)."""
+              greedy: bool) -> tuple[float, list[tuple[Array, int, Array, Any, Any]]]:
+    """One hand: the agent's total reward and its decisions (features, pick, p, kinds,
+    observation)."""
     observation, _ = env.reset(seed=seed)
     decisions = []
     total = 0.0
     done = False
     while not done:
         legal = np.flatnonzero(observation["action_mask"])
-        features = action_features(observation["observation"], legal)
-        probs = policy.probabilities(features)
-        pick = int(probs.argmax()) if greedy else int(rng.choice(len(legal), p=probs))
-        decisions.append((features, pick, probs))
+        tensor = observation["observation"].astype(np.float64)
+        features = action_features(tensor, legal)
+        kinds = action_kinds(legal)
+        probs = policy.probabilities(features, kinds, tensor)
+        if greedy:  # the likeliest id, ties broken at random: untrained, uniform play
+            pick = int(rng.choice(np.flatnonzero(probs >= probs.max() * (1 - 1e-9))))
+        else:
+            pick = int(rng.choice(len(legal), p=probs))
+        decisions.append((features, pick, probs, kinds, tensor))
         observation, reward, terminated, truncated, _ = env.step(int(legal[pick]))
         total += float(reward)
         done = terminated or truncated
     return total, decisions
 
 
+def wilson(wins: int, hands: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate."""
+    if not hands:
+        return 0.0, 1.0
+    rate = wins / hands
+    centre = (rate + z * z / (2 * hands)) / (1 + z * z / hands)
+    half = z * np.sqrt(rate * (1 - rate) / hands + z * z / (4 * hands * hands)) / (
+        1 + z * z / hands)
+    return round(float(centre - half), 3), round(float(centre + half), 3)
+
+
 def evaluate(policy: LinearPolicy, opponent: str, hands: int, rng: np.random.Generator
-             ) -> float:
-    """Greedy points per hand against ``opponent`` (zero-sum points, not divided)."""
+             ) -> tuple[float, float, tuple[float, float]]:
+    """Greedy play against ``opponent``: points per hand (zero-sum, not divided), the share
+    of hands won and its 95% interval."""
     env = GinRummyGym(opponents=opponent, seat=None)
-    return float(np.mean([play_hand(env, policy, rng, 10_000_000 + i, True)[0]
-                          for i in range(hands)]))
+    points = [play_hand(env, policy, rng, 10_000_000 + i, True)[0] for i in range(hands)]
+    wins = sum(p > 0 for p in points)
+    return float(np.mean(points)), wins / hands, wilson(wins, hands)
 
 
 def train(args: argparse.Namespace) -> dict[str, object]:
@@ -129,13 +175,17 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     policy = LinearPolicy()
     env = GinRummyGym(opponents="random", seat=None, reward_scale=1 / 25)
     baseline = 0.0
-    curve: list[dict[str, float]] = []
+    curve: list[dict[str, object]] = []
     start = time.perf_counter()
     for hand in range(args.hands + 1):
         if hand % args.eval_every == 0:
-            row = {"hands": hand, "seconds": round(time.perf_counter() - start, 1),
-                   "vs_random": evaluate(policy, "random", args.eval_hands, rng),
-                   "vs_simple": evaluate(policy, "simple", args.eval_hands, rng)}
+            row: dict[str, object] = {"hands": hand,
+                                      "seconds": round(time.perf_counter() - start, 1)}
+            for opponent in ("random", "simple"):
+                points, rate, interval = evaluate(policy, opponent, args.eval_hands, rng)
+                row[f"vs_{opponent}"] = round(points, 2)
+                row[f"won_vs_{opponent}"] = rate
+                row[f"won_vs_{opponent}_95"] = interval
             curve.append(row)
             print(json.dumps(row), flush=True)
         if hand == args.hands:
@@ -143,8 +193,12 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         total, decisions = play_hand(env, policy, rng, args.seed * 1_000_003 + hand, False)
         advantage = total - baseline
         baseline += 0.01 * (total - baseline)
-        for features, pick, probs in decisions:  # grad log p = phi(a) - E_p[phi]
+        for features, pick, probs, kinds, tensor in decisions:  # grad log p = phi(a) - E[phi]
             policy.theta += args.lr * advantage * (features[pick] - probs @ features)
+            share = -probs
+            share[pick] += 1.0
+            np.add.at(policy.w, kinds, (args.lr * OBS_LR * advantage * share)[:, None]
+                      * tensor[None, :])
     return {"curve": curve, "seconds": round(time.perf_counter() - start, 1),
             "theta": dict(zip(FEATURES, policy.theta.round(2).tolist(), strict=True))}
 

@@ -30,6 +30,7 @@ class StockEnd(StrEnum):
 
     VOID_AT_TWO = "void_at_two"
     RESHUFFLE = "reshuffle"
+    WALL = "wall"
 
 
 class UndercutTies(StrEnum):
@@ -44,6 +45,7 @@ class LayoffChain(StrEnum):
 
     OWN = "own"
     NONE = "none"
+    TWO = "two"
 
 
 class NextDealer(StrEnum):
@@ -258,6 +260,8 @@ class Ruleset:
         "R6.4", 1, maximum=MAX_POINTS, formats=_SINGLE))
     no_rediscard_of_taken_card: bool = field(default=True, metadata=_bool("R3.3"))
     discard_history_visible: bool = field(default=False, metadata=_bool("R3.4"))
+    melds_after_gin: bool = field(default=False, metadata=_bool("R4.2"))
+    openspiel_limits: bool = field(default=False, metadata=_bool("R4.9"))
     name: str = field(default="custom", compare=False)
 
     def __post_init__(self) -> None:
@@ -402,3 +406,10 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 """The four presets of docs/rules.md R7; seed 003's site is ``arena`` with
 ``undercut_ties="defender", payout_threshold=50`` (R7.1)."""
+
+OPENSPIEL_OPTIONS: dict[str, Any] = dict(
+    no_rediscard_of_taken_card=False, undercut_ties="strict", stock_end="wall",
+    layoff_chain="two", melds_after_gin=True, openspiel_limits=True,
+)
+"""The options that make ``eaai`` play exactly as OpenSpiel's ``gin_rummy`` (R7.3):
+``Ruleset.preset("eaai", **OPENSPIEL_OPTIONS)``, also ``ginrummy.env.OPENSPIEL_RULES``."""

@@ -25,8 +25,9 @@ from ginrummy.bots.belief import World
 from ginrummy.bots.expert import ExpertBot, discard_scorer, knock_scorer, playout_rules
 from ginrummy.bots.rollout import DISCARD, DRAW, OFFER, PlayoutRules, Step, hand_value, play_out
 from ginrummy.engine import CHANCE, Hand, Phase
-from ginrummy.rules import OPTION_NAMES, Ruleset, StockEnd, UpcardOffer
+from ginrummy.rules import OPENSPIEL_OPTIONS, OPTION_NAMES, Ruleset, StockEnd, UpcardOffer
 from ginrummy.solver import best_melds_mask, deadwood_mask
+from ginrummy.solver.openspiel import openspiel_min_deadwood
 from ginrummy.views import view
 
 # Every option that changes how a hand is played or scored, each varied from its default
@@ -35,7 +36,8 @@ IN_PLAY = {
     "players", "hand_size", "format", "target", "upcard_offer", "stock_end", "max_reshuffles",
     "knock_limit", "gin_bonus", "undercut_bonus", "undercut_ties", "layoff_chain",
     "oklahoma_spades_double", "oklahoma_knock_limit", "big_gin", "big_gin_bonus",
-    "knocker_undercut_penalty", "no_rediscard_of_taken_card",
+    "knocker_undercut_penalty", "no_rediscard_of_taken_card", "melds_after_gin",
+    "openspiel_limits",
 }
 BETWEEN_HANDS = {
     "next_dealer", "game_bonus", "line_bonus", "shutout_bonus", "payout", "payout_threshold",
@@ -81,6 +83,10 @@ CONFIGS: dict[str, Ruleset] = {
     "hand-size-10-3": Ruleset.preset("arena", players=3, hand_size=10),
     "hand-size-4-4": Ruleset.preset("arena", players=4, hand_size=4),
     "rediscard-allowed": Ruleset.preset("eaai", no_rediscard_of_taken_card=False),
+    "wall": Ruleset.preset("eaai", stock_end="wall", knock_limit=3),
+    "layoff-two": Ruleset.preset("classic", layoff_chain="two"),
+    "melds-after-gin": Ruleset.preset("playok", knock_limit=5, melds_after_gin=True),
+    "openspiel": Ruleset.preset("eaai", **OPENSPIEL_OPTIONS),
 }
 DEALS = 40
 """Deals per configuration; each is played out from the deal and from a later position."""
@@ -96,6 +102,9 @@ SEEN: dict[str, set[str]] = {
     "layoff-own-3": {"layoff"},
     "big-gin": {"big_gin"},
     "gin-only": {"gin", "void"},
+    "wall": {"void"},
+    "layoff-two": {"layoff"},
+    "melds-after-gin": {"gin"},
 }
 """What some deals of a configuration must show, so that each path is exercised."""
 
@@ -165,7 +174,10 @@ def _check_moves(hand: Hand, trace: list[Step]) -> Step:
                 rest = hand.hands[step.seat] & ~(1 << card)
                 assert step.deadwood == deadwood_mask(rest)
                 knock = Knock(card, best_melds_mask(rest).melds)
-                assert hand.is_legal(knock) == (step.deadwood <= hand.knock_limit), step
+                open_ = hand.rules.openspiel_limits is False or openspiel_min_deadwood(
+                    hand.hands[step.seat], hand.rules.cards_per_hand) <= hand.knock_limit
+                assert hand.is_legal(knock) == (step.deadwood <= hand.knock_limit
+                                                and open_), step
         hand.apply(step.action)
         if step.end == "knock":
             return step
@@ -187,6 +199,9 @@ def _check_end(hand: Hand, end: Step, value: float, ctx: PlayoutRules, root: int
         return hand.result.outcome.value
     assert value == 0.0
     if end.end == "floor":
+        if hand.rules.stock_end is StockEnd.WALL:  # the play-out passed at the wall
+            assert hand.over and hand.result is not None and hand.result.void
+            return "void"
         if hand.rules.stock_end is StockEnd.VOID_AT_TWO:
             assert hand.over and hand.result is not None and hand.result.void
             assert len(hand.stock) <= 2

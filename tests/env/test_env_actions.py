@@ -70,3 +70,32 @@ def test_names_and_chance() -> None:
         encode(Reshuffle((1, 2)))
     with pytest.raises(ValueError, match=r"outside 0\.\.108"):
         action_name(109)
+
+
+def test_the_ids_follow_the_engine_under_the_openspiel_options() -> None:
+    """R4.7 wall and R4.9: the legal ids are the engine's legal moves, in env() and in the
+    vector's rows, over whole hands (with walls, knocks and the take limit)."""
+    import numpy as np
+
+    from ginrummy.env import VectorGinRummy, raw_env
+    from ginrummy.rules import OPENSPIEL_OPTIONS
+
+    game = raw_env(options=OPENSPIEL_OPTIONS)
+    vector = VectorGinRummy(8, options=OPENSPIEL_OPTIONS)
+    _, masks, _ = vector.reset(seed=1)
+    rng = np.random.default_rng(1)
+    walls = 0
+    for seed in range(60):
+        game.reset(seed=seed)
+        while not game.game.over:
+            hand = game.game.hand
+            walls += hand.wall
+            assert legal_ids(hand) == sorted({encode(a) for a in hand.legal_actions()})
+            game.step(int(rng.choice(legal_ids(hand))))
+        for _ in range(40):
+            for row, g in enumerate(vector.games):
+                expected = sorted({encode(a) for a in g.hand.legal_actions()})
+                assert list(np.flatnonzero(masks[row])) == expected
+            actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+            _, masks, _, _, _, _ = vector.step(actions)
+    assert walls > 0

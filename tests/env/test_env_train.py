@@ -24,3 +24,26 @@ def test_linear_agent_learns_to_beat_random() -> None:
     assert abs(first["vs_random"]) < 15          # untrained: a random player
     assert last["vs_random"] > 25                # trained: wins clearly against random
     assert last["vs_simple"] > first["vs_simple"] + 15
+
+
+def test_the_untrained_greedy_agent_plays_uniformly_among_the_legal_ids() -> None:
+    """Zero weights make every legal id equally likely: the greedy evaluation then picks
+    among them at random (it used to take the lowest id and never knock)."""
+    import numpy as np
+
+    from ginrummy.env import GinRummyGym
+
+    spec = importlib.util.spec_from_file_location("train_linear",
+                                                  ROOT / "examples/train_linear.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    policy = module.LinearPolicy()
+    game = GinRummyGym(opponents="random", seat=0)
+    rng = np.random.default_rng(0)
+    picks = []
+    for seed in range(20):
+        _, decisions = module.play_hand(game, policy, rng, seed, True)
+        picks += [d[1] for d in decisions if len(d[0]) > 2]
+    assert len(picks) > 100 and np.mean([p == 0 for p in picks]) < 0.5
+    assert module.wilson(50, 100) == (0.404, 0.596)

@@ -167,3 +167,32 @@ def test_a_seed_replays_every_episode_after_the_auto_resets() -> None:
     assert ends >= 8
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
     assert not np.array_equal(first[0], other[0])
+
+
+def test_the_aec_rows_of_the_seat_to_move_are_the_views_encoding() -> None:
+    """env()'s row of the seat to move, built with its pile memory kept between views, is
+    the encoding of the seat's view with a fresh memory and its legal ids, in every preset."""
+    from ginrummy.env import raw_env
+    from ginrummy.env.observation import PileMemory, encode_with_mask
+
+    rng = np.random.default_rng(0)
+    rows = 0
+    for kwargs in ({}, {"preset": "arena", "players": 3}, {"preset": "arena", "players": 4},
+                   {"preset": "classic", "episode": "match",
+                    "options": {"stock_end": "reshuffle", "discard_history_visible": True}}):
+        game = raw_env(**kwargs)
+        for seed in range(6):
+            game.reset(seed=seed)
+            for _agent in game.agent_iter(max_iter=400):
+                observation, _, terminated, truncated, _ = game.last()
+                if terminated or truncated:
+                    game.step(None)
+                    continue
+                seen = view(game.game.match, game.game.to_move)
+                tensor, mask = encode_with_mask(seen, PileMemory().below_top(seen),
+                                                legal_bits(game.game.hand), NUM_ACTIONS)
+                assert (observation["observation"] == tensor).all()
+                assert (observation["action_mask"] == mask).all()
+                rows += 1
+                game.step(int(rng.choice(np.flatnonzero(mask))))
+    assert rows > 1_000

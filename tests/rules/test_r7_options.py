@@ -11,7 +11,7 @@ from ginrummy.rules import OPTION_NAMES, PRESETS, Ruleset, RulesetError
 COMMON = dict(
     knock_limit=10, oklahoma_spades_double=False, oklahoma_knock_limit=False, big_gin=False,
     big_gin_bonus=31, next_dealer="alternate", no_rediscard_of_taken_card=True,
-    discard_history_visible=False,
+    discard_history_visible=False, melds_after_gin=False, openspiel_limits=False,
 )
 TABLE = {
     "classic": COMMON | dict(
@@ -54,14 +54,16 @@ def test_R7_presets_follow_the_table(name):
 # the values column of the R7 table, as the schema states it (and validation enforces it)
 VALUES = {
     "players": "2-4", "hand_size": "1-10", "format": "match, single_hand", "target": "1-10000",
-    "upcard_offer": "none, non_dealer_first, dealer_first", "stock_end": "void_at_two, reshuffle",
+    "upcard_offer": "none, non_dealer_first, dealer_first",
+    "stock_end": "void_at_two, reshuffle, wall",
     "max_reshuffles": "0-10", "knock_limit": "0-10", "gin_bonus": "0-1000",
-    "undercut_bonus": "0-1000", "undercut_ties": "defender, strict", "layoff_chain": "own, none",
+    "undercut_bonus": "0-1000", "undercut_ties": "defender, strict",
+    "layoff_chain": "own, none, two",
     "oklahoma_spades_double": "on/off", "oklahoma_knock_limit": "on/off", "big_gin": "on/off",
     "big_gin_bonus": "0-1000", "next_dealer": "alternate, winner, loser", "game_bonus": "0-1000",
     "line_bonus": "0-1000", "shutout_bonus": "0-1000", "knocker_undercut_penalty": "0-1000",
     "payout": "linear_cap", "payout_threshold": "1-1000", "no_rediscard_of_taken_card": "on/off",
-    "discard_history_visible": "on/off",
+    "discard_history_visible": "on/off", "melds_after_gin": "on/off", "openspiel_limits": "on/off",
 }
 TWO_PLAYERS_ONLY = {"format": ["match"], "upcard_offer": ["dealer_first"],
                     "next_dealer": ["winner", "loser"]}
@@ -136,7 +138,7 @@ ALTERNATIVES = {
     "big_gin": True, "big_gin_bonus": 50, "next_dealer": "loser", "game_bonus": 7,
     "line_bonus": 3, "shutout_bonus": 0, "knocker_undercut_penalty": 0,
     "payout": "linear_cap", "payout_threshold": 1, "no_rediscard_of_taken_card": False,
-    "discard_history_visible": True,
+    "discard_history_visible": True, "melds_after_gin": True, "openspiel_limits": True,
 }
 
 

@@ -18,8 +18,10 @@ laying off as well as he can (the solver's :func:`~ginrummy.solver.layoff_option
 :func:`~ginrummy.solver.defence_deadwood_mask`, the engine's layoff rules); in a match, a
 hand that takes its winner to the target counts ``MATCH_BONUS`` more (or less) for ``root``.
 The stock running out ends the hand with no score (a reshuffle, R4.7, is not simulated: the
-hand counts as void), and so does a play-out still going after ``MAX_TURNS`` turns (cards
-passed back and forth without a stock draw).
+hand counts as void; at the ``wall`` the next player takes the last discard if the policy then
+knocks), and so does a play-out still going after ``MAX_TURNS`` turns (cards passed back and
+forth without a stock draw). With ``openspiel_limits`` (R4.9) a knock also needs OpenSpiel's
+deadwood estimate; its 50-take limit is not counted (the policy takes only cards that meld).
 
 The turn rules restated here for speed (the upcard offer and its passes, who draws after
 them, the stock floor, the knock limit, big gin, the card just taken) are the engine's:
@@ -48,6 +50,7 @@ from ginrummy.solver import (
 from ginrummy.solver import defence_deadwood_mask as defence_deadwood
 from ginrummy.solver.discards import discard_deadwoods_mask, loose_cards_mask
 from ginrummy.solver.melds import ranks_held
+from ginrummy.solver.openspiel import openspiel_min_deadwood
 
 __all__ = [
     "DISCARD",
@@ -108,7 +111,13 @@ class PlayoutRules:
     @property
     def stock_floor(self) -> int:
         """The hand ends with no score once the stock is down to this many cards."""
-        return 2 if self.rules.stock_end is StockEnd.VOID_AT_TWO else 0
+        return 0 if self.rules.stock_end is StockEnd.RESHUFFLE else 2
+
+    def knock_open(self, cards: int) -> bool:
+        """R4.9: with ``openspiel_limits`` a knock needs OpenSpiel's deadwood estimate of the
+        cards before the discard within the limit (otherwise always true)."""
+        return not self.rules.openspiel_limits or openspiel_min_deadwood(
+            cards, self.rules.cards_per_hand) <= self.knock_limit
 
 
 def wants_card(hand: int, card: int) -> bool:
@@ -329,17 +338,38 @@ def play_out(ctx: PlayoutRules, hands: list[int], stock: list[int], top: int | N
             card, dw = policy_discard(hand, taken, loose)
         hand ^= 1 << card
         hands[seat] = hand
-        if dw <= limit:
+        if dw <= limit and ctx.knock_open(hand | 1 << card):
             return _knock(ctx, hands, seat, hand, card, taken, stock, top, root, trace)
         if trace is not None:
             trace.append(Step(seat, Discard(card), (), taken, dw, len(stock), card))
         top = card
         taken = None
         if len(stock) <= floor:
+            if ctx.rules.stock_end is StockEnd.WALL:
+                return _wall(ctx, hands, (seat + 1) % n, stock, card, root, trace)
             if trace is not None:
                 trace.append(Step(seat, None, stock=len(stock), top=top, end="floor"))
             return 0.0
         seat = (seat + 1) % n
+
+
+def _wall(ctx: PlayoutRules, hands: list[int], seat: int, stock: list[int], top: int,
+          root: int, trace: list[Step] | None) -> float:
+    """R4.7 ``wall``: ``seat`` takes the last discard if the policy then knocks, else passes
+    and the hand is void."""
+    with_top = hands[seat] | 1 << top
+    forbidden = top if ctx.rules.no_rediscard_of_taken_card else None
+    card, dw = policy_discard(with_top, forbidden)
+    if dw <= ctx.knock_limit and ctx.knock_open(with_top):
+        if trace is not None:
+            trace.append(Step(seat, DRAW_DISCARD, (), stock=len(stock)))
+        rest = with_top ^ 1 << card
+        hands[seat] = rest
+        return _knock(ctx, hands, seat, rest, card, top, stock, None, root, trace)
+    if trace is not None:
+        trace.append(Step(seat, PASS, (), None, None, len(stock), top))
+        trace.append(Step(seat, None, stock=len(stock), top=top, end="floor"))
+    return 0.0
 
 
 def _knock(ctx: PlayoutRules, hands: list[int], seat: int, rest: int, discard: int | None,

@@ -76,6 +76,11 @@ _DISCARD_PHASE, _DRAW_PHASE, _OFFER_PHASE, _LAYOFF_PHASE = (
 
 def legal_bits(hand: Hand) -> int:
     """The legal ids of the seat to move as an int bitmask (bit ``i``: id ``i`` is legal)."""
+    if hand.wall or hand.rules.openspiel_limits:  # R4.7 wall, R4.9: the engine decides
+        bits = 0
+        for action in hand.legal_actions():
+            bits |= 1 << encode(action)
+        return bits
     phase = hand.phase
     if phase is _DISCARD_PHASE:
         cards = hand.hands[hand.to_move]

@@ -11,6 +11,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
+from ginrummy.env.history import encode_history
 from ginrummy.env.observation import OBS_SIZE, PileMemory, encode_with_mask
 from ginrummy.rules import Ruleset
 from ginrummy.views import PlayerView, view
@@ -97,6 +98,41 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
     def view(self, agent: str) -> PlayerView:
         """The agent's view of the current hand: everything its seat may know."""
         return view(self.game.match, self._seats[agent])
+
+    STATE_OBSERVATIONS = 0
+    """:meth:`state`: each seat's observation (4 x 387, zeros for absent seats) from here,"""
+    STATE_HANDS = 4 * OBS_SIZE
+    """then each seat's cards (4 x 52),"""
+    STATE_STOCK = STATE_HANDS + 4 * 52
+    """then each card's place in the stock (1 for its top card, 1 - i/52 for the i-th below
+    it, 0 when not in the stock): 1,808 numbers in all."""
+    STATE_SIZE = STATE_STOCK + 52
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The space of :meth:`state`."""
+        return spaces.Box(0.0, 1.0, (self.STATE_SIZE,), dtype=np.float32)
+
+    def state(self) -> npt.NDArray[np.float32]:
+        """The full state, for centralised critics (never an agent's input: it holds every
+        hidden card and the stock order): every seat's observation, every seat's cards, the
+        order of the stock."""
+        out = np.zeros(self.STATE_SIZE, dtype=np.float32)
+        for seat, agent in enumerate(self.possible_agents):
+            start = self.STATE_OBSERVATIONS + seat * OBS_SIZE
+            out[start:start + OBS_SIZE] = self.observe(agent)["observation"]
+        hand = self.game.hand
+        for seat in range(len(self.possible_agents)):
+            for card in hand.hand_of(seat):
+                out[self.STATE_HANDS + 52 * seat + card] = 1.0
+        for depth, card in enumerate(reversed(hand.stock)):
+            out[self.STATE_STOCK + card] = 1.0 - depth / 52
+        return out
+
+    def information_state(self, agent: str) -> npt.NDArray[np.int64]:
+        """The agent's information state as a history encoding (:mod:`ginrummy.env.history`):
+        unlike the compact observation, different for any two different information states."""
+        return encode_history(self.view(agent))
 
     def observe(self, agent: str) -> Observation:
         """The agent's observation tensor and, on its turn, its legal action ids."""

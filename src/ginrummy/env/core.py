@@ -90,14 +90,12 @@ class Game:
         self._bits = -1
 
     def reset(self, seed: int | None = None) -> None:
-        """A new episode; the same ``seed`` plays the same deals and reshuffles."""
-        self.rng = random.Random(seed)
-        self.match = Match(self.config.rules, rng=self.rng)
-        self.hand = self.match.start_hand()
-        self.decisions = 0
-        self.over = False
-        self.truncated = False
-        self._bits = -1
+        """A new episode; the same ``seed`` plays the same deals and reshuffles. Without a
+        seed the generator goes on where it stands (after ``reset(seed=7)``, a plain
+        ``reset()`` continues the seeded stream, as Gymnasium and PettingZoo do)."""
+        if seed is not None:
+            self.rng = random.Random(seed)
+        self.redeal()
 
     def redeal(self) -> None:
         """A new episode dealt from the game's generator as it stands (no new seeding: the

@@ -7,6 +7,7 @@ from typing import Any, SupportsFloat
 
 import gymnasium
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from ginrummy.bots import Bot, make_bot, parse_spec
@@ -102,6 +103,12 @@ class GinRummyGym(gymnasium.Env[dict[str, Any], np.int64]):
         reward += self._play_opponents()
         return (self._observe(), reward, game.over and not game.truncated, game.truncated,
                 {"seat": self.seat})
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal ids now as 109 booleans (sb3-contrib's ``MaskablePPO`` asks for this);
+        all false once the episode is over."""
+        bits = 0 if self._ended_illegally else self.game.legal_bits()
+        return np.array([bits >> i & 1 for i in range(NUM_ACTIONS)], dtype=np.bool_)
 
     def view(self) -> PlayerView:
         """The agent's view of the current hand."""

@@ -32,7 +32,7 @@ from ginrummy.actions import (
     Meld,
     Pass,
 )
-from ginrummy.cards import rank_of, suit_of
+from ginrummy.cards import card_name, rank_of, suit_of
 from ginrummy.engine import Hand
 from ginrummy.env.actions import decode, encode
 
@@ -46,8 +46,8 @@ OS_NUM_ACTIONS = 241
 _SUIT_TO_OS = (0, 3, 2, 1)  # ours s h d c -> OpenSpiel s c d h (its own inverse)
 
 __all__ = ["OPENSPIEL_MELDS", "OS_NUM_ACTIONS", "from_openspiel", "id_from_openspiel",
-           "id_to_openspiel", "knock_from_openspiel", "meld_ids", "os_card", "our_card",
-           "to_openspiel"]
+           "id_to_openspiel", "knock_from_openspiel", "meld_from_openspiel", "meld_ids",
+           "openspiel_action_text", "os_card", "our_card", "to_openspiel"]
 
 
 def os_card(card: int) -> int:
@@ -93,6 +93,30 @@ def meld_ids(meld: Meld) -> list[int]:
             raise ValueError(f"{part} is not a meld OpenSpiel knows")
         out.append(_MELD_ID[key])
     return out
+
+
+def meld_from_openspiel(os_id: int) -> Meld:
+    """Our meld (cards ascending) of OpenSpiel's meld id 56-240."""
+    if not isinstance(os_id, int) or not OS_MELD_BASE <= os_id < OS_NUM_ACTIONS:
+        raise ValueError(f"OpenSpiel meld ids are {OS_MELD_BASE}..{OS_NUM_ACTIONS - 1}, "
+                         f"got {os_id!r}")
+    return tuple(sorted(OPENSPIEL_MELDS[os_id - OS_MELD_BASE]))
+
+
+def openspiel_action_text(os_id: int) -> str:
+    """What any of OpenSpiel's 241 ids means, in OpenSpiel's own words (its
+    ``ActionToString`` without the player): ``7h``, ``Draw upcard``, ``Draw stock``, ``Pass``,
+    ``Knock`` or a meld's cards (``AsAcAd``)."""
+    if not isinstance(os_id, int) or not 0 <= os_id < OS_NUM_ACTIONS:
+        raise ValueError(f"OpenSpiel action ids are 0..{OS_NUM_ACTIONS - 1}, got {os_id!r}")
+    words = {OS_DRAW_UPCARD: "Draw upcard", OS_DRAW_STOCK: "Draw stock", OS_PASS: "Pass",
+             OS_KNOCK: "Knock"}
+    if os_id < 52:
+        return card_name(our_card(os_id))
+    if os_id in words:
+        return words[os_id]
+    cards = sorted(os_card(c) for c in meld_from_openspiel(os_id))
+    return "".join(card_name(our_card(c)) for c in cards)
 
 
 def to_openspiel(action: Action) -> list[int]:

@@ -26,9 +26,16 @@ from ginrummy.env.actions import (
     legal_bits,
 )
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
-from ginrummy.env.observation import PHASE_INDEX, decode_words, number_divisors, onehot_word
+from ginrummy.env.observation import (
+    PHASE_INDEX,
+    decode_words,
+    encode_view,
+    number_divisors,
+    onehot_word,
+)
 from ginrummy.rules import Ruleset
 from ginrummy.solver import deadwood_mask
+from ginrummy.views import view
 
 __all__ = ["VectorGinRummy", "VectorStep"]
 
@@ -70,6 +77,9 @@ class VectorGinRummy:
         self._piles: list[tuple[object, int, int]] = [((), 0, 0)] * num_envs
         """Each game's discard pile as last read: (the list, its length, the mask below its
         top), so that a row reads only the card an action put on or took off."""
+        self.final_observations: dict[int, tuple[int, npt.NDArray[np.float32]]] = {}
+        """After :meth:`step`: for each game that ended in it, the seat that moved last and
+        its observation of the ended game (before the game was dealt again)."""
         self._divisors = number_divisors(rules.target or 0)
         self._onehots = [[onehot_word(phase, dealer, self.players)
                           for dealer in range(self.players)] for phase in range(5)]
@@ -77,8 +87,10 @@ class VectorGinRummy:
 
     def reset(self, seed: int | None = None) -> tuple[
             npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-        """Deal every game; the same ``seed`` replays the same games for the same actions."""
-        self._rng = random.Random(seed)
+        """Deal every game; the same ``seed`` replays the same games for the same actions,
+        and no seed goes on with the vector's generator where it stands."""
+        if seed is not None:
+            self._rng = random.Random(seed)
         for game in self.games:
             game.reset(self._rng.getrandbits(63))
         return self.observe()
@@ -95,13 +107,16 @@ class VectorGinRummy:
         for index, (action, bits) in enumerate(zip(ids, self._legal, strict=True)):
             if type(action) is not int or not 0 <= action < NUM_ACTIONS or not bits >> action & 1:
                 self._refuse(index, action)  # before any game moves: a refused call changes nothing
+        self.final_observations = {}
         for index, (action, game) in enumerate(zip(ids, self.games, strict=True)):
+            mover = game.hand.to_move
             got = game.play_legal_id(action)
             if got is not None:
                 rewards[index] = got
             if game.over:
                 truncated[index] = game.truncated
                 terminated[index] = not game.truncated
+                self.final_observations[index] = (mover, encode_view(view(game.match, mover)))
                 game.redeal()
         obs, masks, seats = self.observe()
         return obs, masks, seats, rewards, terminated, truncated
@@ -151,7 +166,7 @@ class VectorGinRummy:
             shown = hands if hand.knock is not None else hand.known
             taken = hand.taken
             phase = hand.phase
-            if phase is _DRAW:  # legal_bits(hand), inline for the cheap phases
+            if phase is _DRAW and not hand.wall:  # legal_bits(hand), inline when cheap
                 bits = 1 if hand.stock_only or not length else _DRAW_BOTH
             elif phase is _OFFER:
                 bits = _OFFER_BITS

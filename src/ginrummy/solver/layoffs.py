@@ -47,10 +47,12 @@ class Chaining(StrEnum):
     """Several of his own consecutive cards (8h then 9h onto 5h 6h 7h)."""
     NONE = "none"
     """Only the card adjacent to the knocker's own cards."""
+    TWO = "two"
+    """At most two cards beyond each end of the knocker's run (OpenSpiel's ``gin_rummy``)."""
 
 
 LayoffChainLike = Chaining | str
-"""A :class:`Chaining` or its value, ``"own"`` or ``"none"``."""
+"""A :class:`Chaining` or its value, ``"own"``, ``"none"`` or ``"two"``."""
 
 
 def _names(cards: Iterable[int]) -> str:
@@ -121,7 +123,7 @@ def _chain(chain: LayoffChainLike) -> Chaining:
     try:
         return Chaining(chain)
     except ValueError:
-        raise ValueError(f"layoff chain {chain!r}: expected 'own' or 'none'") from None
+        raise ValueError(f"layoff chain {chain!r}: expected 'own', 'none' or 'two'") from None
 
 
 def _table(
@@ -196,7 +198,7 @@ def _reach(kind: MeldKind, cards: Sequence[int], extra: Sequence[int], table: in
 
 def _limit(chain: Chaining) -> int:
     """How many cards one defender may add to one end of a run (R4.5)."""
-    return 1 if chain is Chaining.NONE else LANE
+    return 1 if chain is Chaining.NONE else 2 if chain is Chaining.TWO else LANE
 
 
 def _targets(
@@ -357,6 +359,9 @@ def _check_one(target: LayoffTarget, group: list[int], rule: Chaining) -> str | 
             if (card % LANE == 0 and hi == LANE - 1) or (card % LANE == LANE - 1 and lo == 0):
                 return f"{CARD_NAMES[card]} cannot extend {desc}: runs never wrap"
             gap = abs(card % LANE - (lo if side is below else hi))
+            if rule is Chaining.TWO and k == len(allowed) == 2 and gap == 3:
+                return (f"{CARD_NAMES[card]} cannot extend {desc}: at most two cards beyond "
+                        "each end of the knocker's run (layoff chain 'two')")
             if rule is Chaining.NONE and k == len(allowed) == 1 and gap == 2:
                 return (f"{CARD_NAMES[card]} cannot extend {desc}: only a card adjacent to the "
                         "knocker's own cards may be laid off (layoff chain 'none')")
