@@ -57,10 +57,16 @@ def test_every_admin_route_refuses_guests_and_players(server: LiveServer) -> Non
     assert log_rows(server) == []  # nothing refused was done
 
 
-def seated_pair(server: LiveServer, bob: User) -> tuple[dict[str, Any], Client, Client,
-                                                         dict[str, Any]]:
-    """Ann (a guest) creates a 2-seat table, Bob's account joins; both connected."""
-    created = server.create(nickname="Ann")
+def seated_pair(server: LiveServer, bob: User, ann_user: User | None = None
+                ) -> tuple[dict[str, Any], Client, Client, dict[str, Any]]:
+    """Ann (a guest, or ``ann_user``'s account) creates a 2-seat table, Bob's account joins;
+    both connected."""
+    if ann_user is None:
+        created = server.create(nickname="Ann")
+    else:
+        made = post(server, "/api/tables", {"nickname": "Ann"}, ann_user)
+        assert made.status_code == 201, made.text
+        created = made.json()
     table_id = created["table_id"]
     with server.http() as client:
         joined = client.post(f"/api/tables/{table_id}/join", json={"nickname": "ignored"},
@@ -156,7 +162,9 @@ def test_kick_refuses_bad_input_and_changes_nothing(server: LiveServer) -> None:
 def test_mute_refuses_chat_until_unmuted(server: LiveServer) -> None:
     admin = add_user(server, "Boss", "admin")
     bob = add_user(server, "Bobby")
-    _created, ann, bob_ws, _joined = seated_pair(server, bob)
+    # Ann is an account: a guest at Bobby's address (every client here is 127.0.0.1) is
+    # silenced with him (test_moderation_reach.py::test_a_mute_follows_the_account_to_its_address)
+    _created, ann, bob_ws, _joined = seated_pair(server, bob, add_user(server, "Annie"))
     muted = post(server, "/api/admin/mute", {"name": "bobby", "minutes": 30}, admin)
     assert muted.status_code == 200, muted.text
     assert muted.json()["name"] == "Bobby" and muted.json()["muted_until"].endswith("Z")

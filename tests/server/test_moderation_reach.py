@@ -3,7 +3,7 @@ account, and log-outs that close sockets (issue 25, points 5 and 9; docs/moderat
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from moderation_helpers import (
@@ -134,6 +134,52 @@ def test_a_mute_follows_the_account_into_a_spectator_socket(server: LiveServer) 
         client.close()
 
 
+def said(client: Client, text: str) -> dict[str, Any]:
+    """Send a chat line from ``client``; what it hears back first: its own line or an error."""
+    client.send({"type": "chat", "text": text})
+    return client.wait(lambda m: m["type"] in ("error", "chat")
+                       and (m["type"] == "error" or m.get("text") == text))
+
+
+def test_a_mute_follows_the_account_to_its_address(server: LiveServer) -> None:
+    """While Bobby's mute lasts, a guest chatting from an address Bobby was seen at (every
+    client of the tests is 127.0.0.1) is refused with ``muted``, saying until when; another
+    account at that address chats on; the mute's end (by time, or the unmute) frees the
+    guest's chat."""
+    admin = add_user(server, "Boss", "admin")
+    bob, cy = add_user(server, "Bobby"), add_user(server, "Cyril")
+    table_id, token = seated_account(server, bob)  # Bobby seen here: he joined a table
+    guest_table = server.create(nickname="Zed", bots={"1": "simple"})
+    guest = Client.open(server, str(guest_table["table_id"]), str(guest_table["token"]))
+    cy_ws = open_as(server, str(guest_table["table_id"]), cy)  # an account watching
+    assert said(guest, "before the mute")["type"] == "chat"
+    muted = post(server, "/api/admin/mute", {"name": "Bobby", "minutes": 30}, admin)
+    assert muted.status_code == 200, muted.text
+    until_text = muted.json()["muted_until"][:16].replace("T", " ")  # 2026-12-01 19:30
+
+    refused = said(guest, "i am Bobby's friend")
+    assert refused["type"] == "error" and refused["code"] == "muted", refused
+    assert "muted by a moderator used this address" in refused["message"]
+    assert f"until {until_text} UTC" in refused["message"]
+    heard = said(cy_ws, "i have my own standing")  # another account: not silenced
+    assert heard["type"] == "chat" and heard["name"] == "Cyril"
+    bob_ws = open_as(server, table_id, bob, token)  # Bobby himself: his own mute's words
+    own = said(bob_ws, "me again")
+    assert own["code"] == "muted" and "muted you in chat until" in own["message"]
+    assert "i am Bobby's friend" not in [m.get("text") for m in cy_ws.frames]
+
+    # the mute's end passes (as the clock would pass 30 minutes): the guest chats again
+    server.lobby.mutes.set(bob.id, datetime.now(UTC) - timedelta(seconds=1))
+    assert said(guest, "time is up")["type"] == "chat"
+    assert post(server, "/api/admin/mute", {"name": "Bobby", "minutes": 5},
+                admin).status_code == 200
+    assert said(guest, "again")["code"] == "muted"
+    assert post(server, "/api/admin/unmute", {"name": "Bobby"}, admin).status_code == 200
+    assert said(guest, "unmuted")["type"] == "chat"
+    for client in (guest, cy_ws, bob_ws):
+        client.close()
+
+
 # ------------------------------------------------------------------------- nicknames
 def test_a_guest_nickname_cannot_pass_for_an_account(server: LiveServer) -> None:
     add_user(server, "Ann2be1")
@@ -239,3 +285,22 @@ def test_restrictions_remember_few_addresses(server: Any) -> None:
     assert not kept.address_banned("10.0.0.0") and kept.address_banned("10.0.0.10")
     kept.replace_bans(set())
     assert not kept.address_banned("10.0.0.10")
+
+
+def test_the_mute_at_an_address_lasts_as_long_as_its_last_muted_account() -> None:
+    from ginrummy.server.play.chat import ChatMutes
+    from ginrummy.server.play.restrictions import Restrictions
+
+    kept, mutes, now = Restrictions(), ChatMutes(), datetime.now(UTC)
+    kept.seen(7, "10.0.0.1")
+    kept.seen(8, "10.0.0.1")
+    kept.seen(9, "10.0.0.2")
+    mutes.set(7, now + timedelta(minutes=5))
+    mutes.set(8, now + timedelta(minutes=10))
+    mutes.set(9, now - timedelta(seconds=1))  # over already
+    assert kept.accounts_at("10.0.0.1") == {7, 8}
+    assert mutes.latest(kept.accounts_at("10.0.0.1")) == now + timedelta(minutes=10)
+    assert mutes.latest(kept.accounts_at("10.0.0.2")) is None
+    assert mutes.latest(kept.accounts_at("10.0.0.3")) is None
+    mutes.set(8, None)  # unmuted
+    assert mutes.latest(kept.accounts_at("10.0.0.1")) == now + timedelta(minutes=5)

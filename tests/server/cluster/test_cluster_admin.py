@@ -127,6 +127,7 @@ def test_mute_and_ban_through_another_process_reach_the_owners_tables(
     a, b = pair
     admin, bob, created, joined, bob_ws = bob_at_a_table_of_a(a, b, join_at=a)
     table_id = created["table_id"]
+    ann = Client.open(a, table_id, created["token"])  # a guest at Bob's address, at A
 
     muted = post(b, "/api/admin/mute", {"name": "Bobby", "minutes": 10}, admin)
     assert muted.status_code == 200, muted.text
@@ -135,8 +136,16 @@ def test_mute_and_ban_through_another_process_reach_the_owners_tables(
     bob_ws.send({"type": "chat", "text": "hello"})
     refused = bob_ws.wait(lambda m: m["type"] == "error")
     assert refused["code"] == "muted"
+    # and the guest's at the address A saw Bob at (the mute reached A's memory of it)
+    ann.send({"type": "chat", "text": "me neither?"})
+    refused = ann.wait(lambda m: m["type"] in ("error", "chat"))
+    assert refused["type"] == "error" and refused["code"] == "muted", refused
+    assert "muted by a moderator used this address" in refused["message"]
     unmuted = post(b, "/api/admin/unmute", {"name": "Bobby"}, admin)
     assert unmuted.status_code == 200 and a.lobby.mutes.until(bob.id) is None
+    ann.send({"type": "chat", "text": "free again"})
+    assert ann.wait(lambda m: m["type"] == "chat")["text"] == "free again"
+    ann.close()
 
     banned = post(b, "/api/admin/ban", {"name": "Bobby"}, admin)
     assert banned.status_code == 200, banned.text

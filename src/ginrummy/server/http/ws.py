@@ -226,14 +226,21 @@ def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
 def chat_refusal(conn: Connection, lobby: Lobby) -> Error | None:
     """The ``error`` a chat line from ``conn`` gets before it reaches the table, or
     ``None``: a spectator chats only as an account (a seat or a log-in), and a guest's
-    line is refused while a banned account was seen at its address (an account's own mute
-    is the chat's: play/chat.py)."""
+    line is refused while a banned or a muted account was seen at its address (an
+    account's own mute is the chat's: play/chat.py)."""
     if conn.seat is None and conn.account_id is None:
         return error(Code.SPECTATOR_CHAT, "spectators chat only when logged in: log in, "
                      "or take a seat, to chat")
-    if conn.account_id is None and lobby.restrictions.address_banned(conn.address):
+    if conn.account_id is not None:
+        return None
+    if lobby.restrictions.address_banned(conn.address):
         return error(Code.MUTED, "chat from this address is refused: an account banned "
                      "from this server was used from it")
+    muted_until = lobby.mutes.latest(lobby.restrictions.accounts_at(conn.address))
+    if muted_until is not None:
+        return error(Code.MUTED, "your line goes nowhere: an account muted by a moderator "
+                     f"used this address (until {muted_until.strftime('%Y-%m-%d %H:%M')} "
+                     "UTC); log in to chat as yourself")
     return None
 
 

@@ -6,7 +6,9 @@ server does not escape HTML (that would garble what people typed). Each line is 
 each table keeps its last :data:`RECENT_LINES` lines: in the database, and in memory
 (:class:`RecentChat`, loaded from the database when the table is) so that a connection
 that joins gets them (:meth:`RecentChat.history_for`) and a player can report one
-(docs/moderation.md). A muted account's lines (:class:`ChatMutes`) are refused.
+(docs/moderation.md). A muted account's lines (:class:`ChatMutes`) are refused, and so
+are a guest's from an address the muted account was seen at (``http/ws.py``'s
+``chat_refusal``).
 """
 
 from __future__ import annotations
@@ -186,6 +188,11 @@ class ChatMutes:
     def replace(self, mutes: dict[int, datetime]) -> None:
         """Take ``mutes`` (account to until when) as the whole set: those stored now."""
         self._until = dict(mutes)
+
+    def latest(self, account_ids: Iterable[int]) -> datetime | None:
+        """When the last mute among these accounts ends, while one lasts; else ``None``."""
+        ends = [end for end in map(self.until, account_ids) if end is not None]
+        return max(ends, default=None)
 
     def until(self, account_id: int | None) -> datetime | None:
         """When the account's mute ends, while it is muted; else ``None``."""

@@ -1,11 +1,15 @@
-"""Bans that follow an account beyond its own sockets (docs/moderation.md).
+"""Bans and mutes that follow an account beyond its own sockets (docs/moderation.md).
 
 :class:`Restrictions` keeps, in this process's memory, the accounts banned now and the client
 addresses each account was seen at (its sockets, its table creations and joins). A ban is
 extended to those addresses: while it lasts, a guest from such an address may neither open or
-join a table nor chat. Spectators may still watch. (A mute is not: it would silence every
-guest behind a shared address; a muted account's own sockets are refused chat, and a socket
-without an account or a seat may not chat at all.)
+join a table nor chat. Spectators may still watch. A mute is extended to them too, for chat
+only: while it lasts (the chat's ``ChatMutes``, which knows when each mute ends), a guest's
+line from such an address is refused (:meth:`Restrictions.accounts_at` says whose mutes to
+ask). The price is a shared address (a household, a school, a carrier's NAT): every guest
+behind it is silenced with the muted account; an account is not (each has its own standing),
+so a guest there who logs in chats again. A muted account's own sockets are refused chat,
+and a socket without an account or a seat may not chat at all.
 
 What is kept is bounded (:data:`ADDRESSES_PER_ACCOUNT` per account, the most recent ones, and
 :data:`ACCOUNTS_KEPT` accounts), and lives as long as the process: after a restart, the
@@ -58,6 +62,10 @@ class Restrictions:
     def addresses(self, account_id: int) -> list[str]:
         """The addresses ``account_id`` was seen at, least recently first."""
         return list(self._seen.get(account_id, ()))
+
+    def accounts_at(self, address: str) -> frozenset[int]:
+        """The accounts seen at ``address`` (whose mutes reach its guests)."""
+        return frozenset(self._at.get(address, ()))
 
     def replace_bans(self, account_ids: set[int]) -> None:
         """Take ``account_ids`` as every banned account (the stored ones)."""
