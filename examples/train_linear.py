@@ -10,7 +10,7 @@ plays ``--eval-hands`` greedy hands against ``random`` and against ``simple`` (t
 for every checkpoint; ties between equally likely ids broken at random, so the untrained agent
 plays uniformly among the legal ids) and records its points per hand and its share of hands
 won with a 95% Wilson interval; the learning curve goes to ``--png``
-(matplotlib, when installed) and the figures to standard output.
+(matplotlib, which the ``env`` extra installs) and the figures to standard output.
 
     python examples/train_linear.py [--hands 2000] [--seed 1] \
         [--png docs/img/env-learning-curve.png]
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             plot(result, refs, args.png)
         except ImportError:
-            print("matplotlib is not installed: no PNG (pip install matplotlib)")
+            print("matplotlib is not installed: no PNG (pip install 'ginrummy[env]')")
 
 
 if __name__ == "__main__":

@@ -47,3 +47,23 @@ def test_the_untrained_greedy_agent_plays_uniformly_among_the_legal_ids() -> Non
         picks += [d[1] for d in decisions if len(d[0]) > 2]
     assert len(picks) > 100 and np.mean([p == 0 for p in picks]) < 0.5
     assert module.wilson(50, 100) == (0.404, 0.596)
+
+
+def test_the_learning_curve_is_drawn_with_the_env_extra(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``--png`` writes the learning curve (matplotlib comes with the ``env`` extra, which
+    declares it: pyproject.toml), never "matplotlib is not installed"."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert any(dep.startswith("matplotlib") for dep in extras["env"])
+    spec = importlib.util.spec_from_file_location("train_linear",
+                                                  ROOT / "examples/train_linear.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    png = tmp_path / "curve.png"
+    module.main(["--hands", "20", "--eval-every", "10", "--eval-hands", "4", "--png", str(png)])
+    assert "not installed" not in capsys.readouterr().out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
