@@ -261,18 +261,18 @@ def test_a_line_the_database_refuses_is_heard_by_nobody(server: LiveServer) -> N
     ann = Client.open(server, table_id, created["token"])
     bob = Client.open(server, table_id, joined["token"])
     writer = server.lobby.get(table_id)
-    stored_line = writer._store_chat
+    stored_line = writer.chat_room._store
 
     async def refuse(_line: ChatLine) -> None:
         raise CommitFailed("the database refused the write: OperationalError")
 
-    writer._store_chat = refuse
+    writer.chat_room._store = refuse
     ann.send({"type": "chat", "text": "lost words"})
     refused = ann.wait(lambda m: m["type"] in ("error", "chat"))
     assert refused["type"] == "error" and refused["code"] == "storage"
     quiet(bob)
     assert not any(m["type"] == "chat" for m in bob.frames)
-    writer._store_chat = stored_line
+    writer.chat_room._store = stored_line
     kept = say(ann, "kept words", bob)
     watcher = Client.open(server, table_id)
     assert [m["text"] for m in history(watcher)] == ["kept words"]

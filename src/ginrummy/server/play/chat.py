@@ -25,10 +25,11 @@ from datetime import UTC, datetime
 from ginrummy.server.core.jsontext import dumps
 from ginrummy.server.core.protocol import Code, MessageError
 from ginrummy.server.core.settings import Settings
-from ginrummy.server.play.committer import CommitFailed
+from ginrummy.server.play.committer import CommitFailed, GroupCommitter
 from ginrummy.server.play.connections import Connection
 from ginrummy.server.play.messages import Chat, chat_message, error
-from ginrummy.storage.chatlog import KEEP, StoredChatLine
+from ginrummy.storage import Repository
+from ginrummy.storage.chatlog import KEEP, StoredChatLine, add_line, load_lines
 
 log = logging.getLogger("ginrummy.server.chat")
 
@@ -242,3 +243,43 @@ async def send_chat(author: Connection, text: str, listeners: Iterable[Connectio
     for other in list(listeners):
         if author.seat not in other.muted:
             other.send(message)
+
+
+class TableChat:
+    """One table's chat: its recent lines (loaded from storage once, in a worker thread),
+    each new line stored, then heard by the connections that have not muted its author."""
+
+    def __init__(self, table_id: str, settings: Settings, committer: GroupCommitter,
+                 repository: Repository, mutes: ChatMutes | None = None) -> None:
+        self.table_id = table_id
+        self.settings = settings
+        self.committer = committer
+        self.repository = repository
+        self.mutes = mutes
+        """Accounts muted in chat (shared by every table)."""
+        self.recent = RecentChat()
+        """The table's last lines (stored too): sent to newcomers, found by reports."""
+
+    async def load(self) -> bool:
+        """Load the stored lines once; False when the database did not answer."""
+        return await self.recent.ensure_loaded(self._stored)
+
+    def _stored(self) -> list[StoredChatLine]:
+        return load_lines(self.repository.engine, self.table_id)
+
+    async def _store(self, line: ChatLine) -> None:
+        await self.committer.commit([add_line(self.table_id, line.stored())], self.table_id)
+
+    def history_for(self, muted: Container[int | None]) -> list[str]:
+        """The lines a newcomer gets (those of seats it has not muted)."""
+        return list(self.recent.history_for(muted, self.mutes))
+
+    async def say(self, author: Connection, text: str, listeners: Iterable[Connection]) -> None:
+        """``author``'s line: stored, then sent to ``listeners`` (not under the table's lock:
+        chat never waits for a move, nor a move for chat)."""
+        if not await self.load():
+            author.send(error(Code.STORAGE, "chat is unavailable: the database did not "
+                              "answer; try again"))
+            return
+        await send_chat(author, text, listeners, self.settings, self.mutes, self.recent,
+                        self._store)

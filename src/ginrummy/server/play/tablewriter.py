@@ -7,7 +7,8 @@ plays what needs nobody (deals, reshuffles) and arms the one timer of what comes
 computer move, the turn clock, the pause between hands), which re-checks the table version
 before acting. The concerns live in their own modules: presence and holds
 (:mod:`~ginrummy.server.play.presence`), timers (:mod:`~ginrummy.server.play.timers`), the
-turn clock (:mod:`~ginrummy.server.play.clock`), chat (:mod:`~ginrummy.server.play.chat`),
+turn clock (:mod:`~ginrummy.server.play.clock`), chat
+(:class:`~ginrummy.server.play.chat.TableChat`),
 computer seats (:mod:`~ginrummy.server.play.computer`), authorisation
 (:mod:`~ginrummy.server.core.auth`) and the messages (:mod:`~ginrummy.server.play.messages`).
 """
@@ -25,7 +26,7 @@ from ginrummy.server.core.auth import new_secret, secret_hash
 from ginrummy.server.core.kinds import OPEN_STATUSES, SeatKind, Source, TableStatus
 from ginrummy.server.core.protocol import ActionMessage, Close, Code, MessageError, SeedMessage
 from ginrummy.server.core.settings import Settings
-from ginrummy.server.play.chat import ChatLine, ChatMutes, RecentChat, send_chat
+from ginrummy.server.play.chat import ChatMutes, TableChat
 from ginrummy.server.play.clock import restart_clock
 from ginrummy.server.play.commits import CommitPath, EventMaker
 from ginrummy.server.play.committer import CommitFailed, GroupCommitter
@@ -48,7 +49,6 @@ from ginrummy.server.play.table import STOP_REASONS, GameTable, Step
 from ginrummy.server.play.timers import TableTimers, TimerAction
 from ginrummy.storage import Apply, Repository, UpdateSeat, WriteOp
 from ginrummy.storage.accounts import give_matches
-from ginrummy.storage.chatlog import StoredChatLine, add_line, load_lines
 from ginrummy.storage.fairseeds import load_latest
 
 log = logging.getLogger("ginrummy.server.table")
@@ -85,9 +85,8 @@ class TableWriter:
         self.hooks = hooks or Hooks()
         self.commits = CommitPath(settings, committer, repository, self.hooks)
         self.computer = ComputerSeats(settings)
-        self.mutes = mutes
-        """Accounts muted in chat (shared by every table)."""
-        self.recent_chat = RecentChat()
+        self.chat_room = TableChat(table.id, settings, committer, repository, mutes)
+        self.recent_chat = self.chat_room.recent
         """The table's last chat lines (stored too): sent to newcomers, found by reports."""
         self.on_action = on_action
         self.seeders: set[Connection] = set()
@@ -111,7 +110,7 @@ class TableWriter:
     async def start(self) -> None:
         """After creation or restore: hold the humans' seats, then go on with the game."""
         async with self.lock:
-            await self._load_chat()  # before any connection: reports find earlier lines
+            await self.chat_room.load()  # before any connection: reports find earlier lines
             stored = await asyncio.get_running_loop().run_in_executor(
                 None, load_latest, self.commits.repository.engine, self.table.id)
             if stored is not None:  # a hand committed before a restart deals from its seed
@@ -143,8 +142,8 @@ class TableWriter:
             if seeds and conn.seat is not None:
                 self.seeders.add(conn)
             conn.send(welcome(conn.protocol, table.id, conn.seat, table.version, conn.name))
-            if await self._load_chat():  # the chat so far: seats and spectators alike
-                for line in self.recent_chat.history_for(conn.muted, self.mutes):
+            if await self.chat_room.load():  # the chat so far: seats and spectators alike
+                for line in self.chat_room.history_for(conn.muted):
                     conn.send(line)
             if conn.seat is None:
                 conn.send(self.state_for(conn))
@@ -264,26 +263,8 @@ class TableWriter:
             conn.send(text)
 
     async def chat(self, conn: Connection, text: str) -> None:
-        """Store a chat line, then send it to every connection that has not muted its
-        author (not under the table's lock: chat never waits for a move, nor a move for
-        chat)."""
-        if not await self._load_chat():
-            conn.send(error(Code.STORAGE, "chat is unavailable: the database did not answer; "
-                            "try again"))
-            return
-        await send_chat(conn, text, self.connections, self.settings, self.mutes,
-                        self.recent_chat, self._store_chat)
-
-    async def _load_chat(self) -> bool:
-        """Load the table's stored chat once (in a worker thread); False when the database
-        did not answer."""
-        return await self.recent_chat.ensure_loaded(self._stored_chat)
-
-    def _stored_chat(self) -> list[StoredChatLine]:
-        return load_lines(self.commits.repository.engine, self.table.id)
-
-    async def _store_chat(self, line: ChatLine) -> None:
-        await self.commits.committer.commit([add_line(self.table.id, line.stored())], self.table.id)
+        """A chat line (:meth:`TableChat.say`: not under the table's lock)."""
+        await self.chat_room.say(conn, text, self.connections)
 
     # ----------------------------------------------------------------- players' requests
     async def handle_action(self, conn: Connection, msg: ActionMessage) -> None:
