@@ -60,7 +60,8 @@ def test_invisible_characters_and_fillers_are_refused() -> None:
 
 def test_staff_names_are_reserved() -> None:
     for name in (*STAFF_NAMES, "Admin", "ADMIN", "\u0430dmin", "Adm1n", "admin_Ann",
-                 "SuperAdmin", "Moderator7", "GinRummy", "gin.rummy", "R00t", "Sy5tem"):
+                 "SuperAdmin", "Moderator7", "GinRummy", "gin.rummy", "R00t", "Sy5tem",
+                 "Mr_Moderator_7", "TheAdminAnn", "ginrummy-team"):
         shown = name.replace("-", "")
         if len(shown) < 3:
             continue
@@ -69,7 +70,8 @@ def test_staff_names_are_reserved() -> None:
         with pytest.raises(BadName, match="staff"):
             guest_name_key(shown)
     assert check_name("Root", staff=True) == "Root"  # ginrummy admin create may
-    for fine in ("Model", "Kmoda", "Rooter", "Stafford", "Systematic", "Supporter"):
+    for fine in ("Model", "Kmoda", "Rooter", "Stafford", "Systematic", "Supporter",
+                 "Badminton", "Badminton_Bea", "Sadmina"):  # a staff word inside a word
         assert check_name(fine) == fine
 
 

@@ -42,7 +42,9 @@ STAFF_NAMES = ("admin", "administrator", "moderator", "mod", "mods", "system", "
 """Names no player and no guest may take (compared by key): they would pass for the
 server's own people."""
 STAFF_PARTS = ("admin", "moderator", "ginrummy")
-"""Staff words no player's name or nickname may contain (``Admin_Ann``, ``ginrummy-team``)."""
+"""Staff words no player's name or nickname may start or end with, nor hold as a word of its
+own (``Admin_Ann``, ``SuperAdmin``, ``Mr_Moderator_7``, ``ginrummy-team``); inside a longer
+word they are fine (``Badminton``)."""
 
 _LOOK_ALIKES = str.maketrans({
     "0": "o", "1": "l", "i": "l", "|": "l", "5": "s", "$": "s", "3": "e", "4": "a",
@@ -108,9 +110,32 @@ def name_key(name: str) -> str:
     return "".join(c for c in folded if c not in PUNCTUATION and not c.isspace())
 
 
-def staff_name(key: str) -> bool:
-    """True when a name of this key would pass for the server's staff."""
-    return key in _staff_keys() or any(part in key for part in _staff_part_keys())
+def staff_name(key: str, name: str = "") -> bool:
+    """True when a name of this key would pass for the server's staff: a staff name, a key
+    that starts or ends with a staff word, or a word of ``name`` (split at punctuation,
+    spaces, digits and a capital after a small letter) that is one."""
+    parts = _staff_part_keys()
+    return (key in _staff_keys()
+            or any(key.startswith(part) or key.endswith(part) for part in parts)
+            or any(name_key(word) in parts for word in _words(name)))
+
+
+def _words(name: str) -> list[str]:
+    """``name``'s words: split at punctuation, spaces and digits, and before a capital that
+    follows a small letter (``SuperAdminAnn``: Super, Admin, Ann)."""
+    words: list[str] = []
+    current = ""
+    for char in name:
+        if char in PUNCTUATION or char.isspace() or char.isdigit():
+            words.append(current)
+            current = ""
+            continue
+        if char.isupper() and current and current[-1].islower():
+            words.append(current)
+            current = ""
+        current += char
+    words.append(current)
+    return [word for word in words if word]
 
 
 @functools.cache
@@ -153,7 +178,7 @@ def check_name(name: str, staff: bool = False) -> str:
     if len(key) > KEY_LENGTH:
         raise BadName(f"a name has {MIN_LENGTH} to {MAX_LENGTH} characters, and letters "
                       f"such as ß that fold to two count twice")
-    if not staff and staff_name(key):
+    if not staff and staff_name(key, shown):
         raise BadName(f"{shown!r} is kept for the server's staff: choose another name")
     return shown
 
@@ -166,7 +191,7 @@ def guest_name_key(nickname: str) -> str:
     key = name_key(nickname)
     if not key:
         raise BadName("a nickname shows at least one letter or digit")
-    if staff_name(key):
+    if staff_name(key, nickname):
         raise BadName(f"{nickname.strip()!r} is kept for the server's staff: choose another "
                       "nickname")
     return key
