@@ -213,3 +213,22 @@ class Swapper:
         if DRAW_DISCARD in legal:
             return DRAW_DISCARD
         return next(a for a in legal if isinstance(a, Discard))
+
+
+def simple_positions(rules: Ruleset, seeds: Iterable[int]) -> list[Hand]:
+    """Copies of simple-vs-simple hands before every decision, one hand per seed (dealer
+    ``seed mod players``, reshuffles drawn from the seed)."""
+    from ginrummy.bots.simple import SimpleBot
+    from ginrummy.views import view
+
+    out = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        hand = Hand.deal(rules, dealer=seed % rules.players, seed=seed)
+        while not hand.over:
+            if hand.to_move == CHANCE:
+                hand.apply(hand.reshuffle_order(rng))
+                continue
+            out.append(hand.copy())
+            hand.apply(SimpleBot().choose(view(hand, hand.to_move), hand.legal_actions()))
+    return out

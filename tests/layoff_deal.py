@@ -122,15 +122,6 @@ ARENA_DEALS: dict[str, dict[str, Any]] = {
               "upcard": "Js", "stock": ["3d", "Tc", "Td", "Jc"],
               "actions": [(0, "stock"), (0, "discard 3d"), (1, "stock"), (1, "discard Tc"),
                           (2, "stock"), (2, "discard Td"), (3, "stock"), (3, ARENA_KNOCK)]},
-    # the same, with 5c to keep instead: two melds and a card that fits nothing
-    "kept": {"dealer": 3, "knocker": 3,
-             "hands": [["Qs", "Qd", "Qc", "2s", "3s", "4s", "5c"],
-                       ["5s", "6s", "5d", "9c", "9d", "As", "Jd"],
-                       ["Ah", "Ad", "4c", "4d", "6c", "6d", "8c"],
-                       ["7h", "8h", "9h", "Ks", "Kd", "Kc", "2c"]],
-             "upcard": "Js", "stock": ["3d", "Tc", "Td", "Jc"],
-             "actions": [(0, "stock"), (0, "discard 3d"), (1, "stock"), (1, "discard Tc"),
-                         (2, "stock"), (2, "discard Td"), (3, "stock"), (3, ARENA_KNOCK)]},
     # seat 1 knocks on the hand's first turn; seats 2 and 3 (the computer) lay off 6h and Th
     # first, then seat 0 defends last: it melds the queens and lays off Kh
     "last": {"dealer": 0, "knocker": 1,
@@ -141,8 +132,12 @@ ARENA_DEALS: dict[str, dict[str, Any]] = {
              "upcard": "2d", "stock": ["Jc"],
              "actions": [(1, "stock"), (1, ARENA_KNOCK)]},
 }
-"""Two 4-player arena hands at seat 0's layoff step, seat 0 a guest and seats 1-3 computers:
-seat 0 the first defender, and seat 0 the last, after two layoffs by the computer."""
+ARENA_DEALS["kept"] = {**ARENA_DEALS["melds"],  # the same, with 5c (fitting nothing) to keep
+                       "hands": [["Qs", "Qd", "Qc", "2s", "3s", "4s", "5c"],
+                                 *ARENA_DEALS["melds"]["hands"][1:]]}
+"""4-player arena hands at seat 0's layoff step, seat 0 a guest and seats 1-3 computers:
+seat 0 the first defender (laying off; with two melds of its own; with a card to keep), and
+seat 0 the last, after two layoffs by the computer."""
 
 
 def arena_rules() -> Ruleset:

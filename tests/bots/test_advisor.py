@@ -3,39 +3,22 @@ legal actions, only for the player to move."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from ginrummy.actions import Discard, DrawDiscard, DrawStock, Knock
-from ginrummy.bots import SimpleBot
 from ginrummy.bots.advisor import advise
 from ginrummy.bots.expert import ExpertBot
-from ginrummy.engine import CHANCE, Hand, Phase
+from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
 from ginrummy.views import view
+from helpers import simple_positions
 
 BUDGET = 4.0
 
 
-def _positions(rules: Ruleset, seeds: range) -> list[Hand]:
-    """Copies of simple-vs-simple hands before every decision."""
-    out = []
-    for seed in seeds:
-        rng = random.Random(seed)
-        hand = Hand.deal(rules, dealer=seed % rules.players, seed=seed)
-        while not hand.over:
-            if hand.to_move == CHANCE:
-                hand.apply(hand.reshuffle_order(rng))
-                continue
-            out.append(hand.copy())
-            hand.apply(SimpleBot().choose(view(hand, hand.to_move), hand.legal_actions()))
-    return out
-
-
 def test_best_advice_is_what_the_expert_plays() -> None:
     rules = Ruleset.preset("eaai")
-    positions = _positions(rules, range(3))[::3]
+    positions = simple_positions(rules, range(3))[::3]
     assert len(positions) > 8
     for hand in positions:
         v = view(hand, hand.to_move)
@@ -51,7 +34,7 @@ def test_best_advice_is_what_the_expert_plays() -> None:
 
 def test_draw_advice_lists_both_draws() -> None:
     rules = Ruleset.preset("eaai")
-    for hand in _positions(rules, range(2)):
+    for hand in simple_positions(rules, range(2)):
         if hand.phase is Phase.DRAW and len(hand.legal_actions()) == 2:
             advice = advise(view(hand, hand.to_move), hand.legal_actions(), budget_ms=BUDGET)
             assert {type(a.action) for a in advice} == {DrawStock, DrawDiscard}
@@ -63,7 +46,7 @@ def test_draw_advice_lists_both_draws() -> None:
 def test_discard_advice_includes_the_knocks() -> None:
     rules = Ruleset.preset("eaai")
     found = 0
-    for hand in _positions(rules, range(6)):
+    for hand in simple_positions(rules, range(6)):
         legal = hand.legal_actions()
         knocks = [a for a in legal if isinstance(a, Knock)]
         if hand.phase is not Phase.DISCARD or not knocks:

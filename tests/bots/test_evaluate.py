@@ -4,12 +4,9 @@ stop, and clear errors."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from ginrummy.actions import Discard, Knock, LayOff
-from ginrummy.bots import SimpleBot
 from ginrummy.bots.evaluate import (
     BATCH,
     MIN_WORLDS,
@@ -17,31 +14,17 @@ from ginrummy.bots.evaluate import (
     is_mistake,
 )
 from ginrummy.bots.expert import PLAYOUT_COST_MS
-from ginrummy.engine import CHANCE, Hand, Phase
+from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
 from ginrummy.views import view
+from helpers import simple_positions
 
 RULES = Ruleset.preset("eaai")
 
 
-def _positions(seeds: range) -> list[Hand]:
-    """Copies of simple-vs-simple hands before every decision."""
-    out = []
-    for seed in seeds:
-        rng = random.Random(seed)
-        hand = Hand.deal(RULES, dealer=seed % 2, seed=seed)
-        while not hand.over:
-            if hand.to_move == CHANCE:
-                hand.apply(hand.reshuffle_order(rng))
-                continue
-            out.append(hand.copy())
-            hand.apply(SimpleBot().choose(view(hand, hand.to_move), hand.legal_actions()))
-    return out
-
-
 def test_every_legal_choice_on_the_same_worlds_best_first() -> None:
     checked = 0
-    for hand in _positions(range(2))[::2]:
+    for hand in simple_positions(RULES, range(2))[::2]:
         legal = hand.legal_actions()
         if len(legal) < 2 or hand.phase is Phase.LAYOFF:
             continue
@@ -71,7 +54,7 @@ def test_the_mistake_rule() -> None:
 
 def test_the_budget_bounds_the_work_and_a_settled_ranking_stops_early() -> None:
     stopped_early = 0
-    for hand in _positions(range(2))[::2]:
+    for hand in simple_positions(RULES, range(2))[::2]:
         legal = hand.legal_actions()
         if len(legal) < 2 or hand.phase is not Phase.DRAW:
             continue
@@ -90,14 +73,14 @@ def test_the_budget_bounds_the_work_and_a_settled_ranking_stops_early() -> None:
 
 
 def test_an_extra_action_is_valued_too_and_a_layoff_exactly() -> None:
-    hand = next(h for h in _positions(range(4)) if h.phase is Phase.DISCARD
+    hand = next(h for h in simple_positions(RULES, range(4)) if h.phase is Phase.DISCARD
                 and any(isinstance(a, Knock) for a in h.legal_actions()))
     v = view(hand, hand.to_move)
     legal = [a for a in hand.legal_actions() if isinstance(a, Discard)]
     knock = next(a for a in hand.legal_actions() if isinstance(a, Knock))
     evaluated = evaluate(v, legal, 10.0, extra=(knock,))
     assert evaluated.find(knock).samples == evaluated.worlds
-    layoff = next(h for h in _positions(range(8)) if h.phase is Phase.LAYOFF)
+    layoff = next(h for h in simple_positions(RULES, range(8)) if h.phase is Phase.LAYOFF)
     lv = view(layoff, layoff.to_move)
     nothing = LayOff((), ())
     exact = evaluate(lv, layoff.legal_actions(), 10.0, extra=(nothing,))

@@ -4,40 +4,25 @@ cards, the text reads in English, and every code has a message in the four catal
 from __future__ import annotations
 
 import json
-import random
 
 from ginrummy.actions import DRAW_DISCARD, DRAW_STOCK, Discard, Knock
-from ginrummy.bots import SimpleBot
 from ginrummy.bots.rollout import wants_card
 from ginrummy.cards import CARD_VALUES, card_name
 from ginrummy.coach.reasons import CODES, reason_for
-from ginrummy.engine import CHANCE, Hand, Phase
+from ginrummy.engine import Phase
 from ginrummy.rules import Ruleset
 from ginrummy.solver import best_melds, deadwood_mask
 from ginrummy.solver.discards import loose_cards_mask
 from ginrummy.views import view
 from ginrummy.web import LANGUAGES, STATIC_DIR
+from helpers import simple_positions
 
 RULES = Ruleset.preset("classic")
 
 
-def _positions(seeds: range) -> list[Hand]:
-    out = []
-    for seed in seeds:
-        rng = random.Random(seed)
-        hand = Hand.deal(RULES, dealer=seed % 2, seed=seed)
-        while not hand.over:
-            if hand.to_move == CHANCE:
-                hand.apply(hand.reshuffle_order(rng))
-                continue
-            out.append(hand.copy())
-            hand.apply(SimpleBot().choose(view(hand, hand.to_move), hand.legal_actions()))
-    return out
-
-
 def test_each_rule_names_its_cards() -> None:
     seen: set[str] = set()
-    for hand in _positions(range(6)):
+    for hand in simple_positions(RULES, range(6)):
         v = view(hand, hand.to_move)
         mask = v.hand_mask
         if hand.phase is Phase.DISCARD and len(hand.legal_actions()) > 1:
@@ -82,7 +67,7 @@ def test_each_rule_names_its_cards() -> None:
 
 
 def test_every_reason_reads_in_english_and_in_the_four_catalogues() -> None:
-    hand = _positions(range(1))[3]
+    hand = simple_positions(RULES, range(1))[3]
     v = view(hand, hand.to_move)
     reason = reason_for(v, hand.legal_actions()[0], hand.legal_actions()[-1])
     assert reason.code in CODES

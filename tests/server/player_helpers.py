@@ -4,7 +4,9 @@ played in memory (stored as the server stores them), and the match-end hook run 
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -15,6 +17,7 @@ from ginrummy.cards import card_name
 from ginrummy.gameloop import play_match
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
+from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.core.kinds import EventKind, SeatKind, Source
 from ginrummy.server.play.settlement import Ending, MatchEnd
 from ginrummy.server.play.table import GameTable
@@ -46,6 +49,20 @@ def database(folder: Path) -> Engine:
     engine = open_engine(f"sqlite:///{folder / 'players.db'}")
     migrate(engine)
     return engine
+
+
+def migrated(db: str) -> Engine:
+    """An engine on the database at URL ``db``, migrated (a test server's, say)."""
+    engine = open_engine(db)
+    migrate(engine)
+    return engine
+
+
+def log_in(engine: Engine, account_id: int) -> str:
+    """A new session of the account, valid for an hour: its cookie's value."""
+    token = secrets.token_urlsafe(32)
+    AccountStore(engine).add_session(secret_hash(token), account_id, timedelta(hours=1))
+    return token
 
 
 def add_account(engine: Engine, name: str) -> int:

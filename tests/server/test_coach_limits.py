@@ -11,14 +11,12 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import psutil
-from player_helpers import add_account, example_table, passing_table, store
+from player_helpers import add_account, example_table, log_in, migrated, passing_table, store
 from server_helpers import LiveServer, free_port
-from sqlalchemy import Engine
 
 from ginrummy.coach import coach_record, positions
 from ginrummy.records import GameRecord
@@ -26,20 +24,6 @@ from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.http.coach_api import JOBS_PER_ADDRESS, CoachService
 from ginrummy.server.play.settlement import Ending
 from ginrummy.server.players.sessions import SESSION_COOKIE
-from ginrummy.storage import migrate, open_engine
-from ginrummy.storage.accounts import AccountStore
-
-
-def _engine(db: str) -> Engine:
-    engine = open_engine(db)
-    migrate(engine)
-    return engine
-
-
-def _session(engine: Engine, account_id: int) -> str:
-    token = secrets.token_urlsafe(32)
-    AccountStore(engine).add_session(secret_hash(token), account_id, timedelta(hours=1))
-    return token
 
 
 def _coach(server: LiveServer) -> CoachService:
@@ -55,7 +39,7 @@ def _code(answer: httpx.Response) -> tuple[int, str | None]:
 
 
 def test_one_account_gets_one_job_at_a_time(server: LiveServer) -> None:
-    engine = _engine(server.settings.db)
+    engine = migrated(server.settings.db)
     ann, bob = add_account(engine, "Ann"), add_account(engine, "Bob")
     for table_id in ("qa1", "qa2"):
         store(engine, example_table(table_id, [ann, "expert"], ["Ann", "Expert"]))
@@ -64,8 +48,8 @@ def test_one_account_gets_one_job_at_a_time(server: LiveServer) -> None:
     with server.http() as client:
         ids = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
         (bobs,) = [m["id"] for m in client.get("/api/players/Bob").json()["recent"]]
-        ann_cookie = {"cookie": f"{SESSION_COOKIE}={_session(engine, ann)}"}
-        bob_cookie = {"cookie": f"{SESSION_COOKIE}={_session(engine, bob)}"}
+        ann_cookie = {"cookie": f"{SESSION_COOKIE}={log_in(engine, ann)}"}
+        bob_cookie = {"cookie": f"{SESSION_COOKIE}={log_in(engine, bob)}"}
         first = client.get(f"/api/matches/{ids[0]}/coach", headers=ann_cookie)
         second = client.get(f"/api/matches/{ids[1]}/coach", headers=ann_cookie)
         again = client.get(f"/api/matches/{ids[0]}/coach", headers=ann_cookie)
@@ -82,7 +66,7 @@ def test_one_account_gets_one_job_at_a_time(server: LiveServer) -> None:
 def test_guest_seats_and_an_address_have_a_quota(server: LiveServer) -> None:
     """A guest's seats at several finished tables: one job per seat, and at most
     JOBS_PER_ADDRESS from one address however many seats it holds."""
-    engine = _engine(server.settings.db)
+    engine = migrated(server.settings.db)
     tokens = []
     for number in range(JOBS_PER_ADDRESS + 1):
         token = secrets.token_urlsafe(24)
@@ -120,7 +104,7 @@ def test_the_decisions_analysed_in_a_match_are_capped_and_said() -> None:
 
 
 def test_the_route_says_its_cap(server: LiveServer) -> None:
-    engine = _engine(server.settings.db)
+    engine = migrated(server.settings.db)
     ann = add_account(engine, "Ann")
     table = passing_table("cap2", [ann, None], 30, ["Ann", "Guest"])
     assert table.match is not None
@@ -128,7 +112,7 @@ def test_the_route_says_its_cap(server: LiveServer) -> None:
     store(engine, table, Ending.STUCK)
     coach = _coach(server)
     coach.budget_ms, coach.max_decisions = 1.0, 4
-    cookie = {"cookie": f"{SESSION_COOKIE}={_session(engine, ann)}"}
+    cookie = {"cookie": f"{SESSION_COOKIE}={log_in(engine, ann)}"}
     with server.http() as client:
         (match_id,) = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
         deadline = time.monotonic() + 90
@@ -174,10 +158,10 @@ def _kind(process: psutil.Process) -> str:
 
 
 def test_the_coach_workers_stop_with_the_server(tmp_path: Path) -> None:
-    engine = _engine(f"sqlite:///{tmp_path / 'g.db'}")
+    engine = migrated(f"sqlite:///{tmp_path / 'g.db'}")
     ann = add_account(engine, "Ann")
     store(engine, passing_table("long", [ann, None], 2330, ["Ann", "Guest"]), Ending.STUCK)
-    cookie = {"cookie": f"{SESSION_COOKIE}={_session(engine, ann)}"}
+    cookie = {"cookie": f"{SESSION_COOKIE}={log_in(engine, ann)}"}
     engine.dispose()
     proc, base = _serve(tmp_path)
     children: list[psutil.Process] = []

@@ -6,37 +6,21 @@ from __future__ import annotations
 
 import secrets
 import time
-from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
-from player_helpers import add_account, example_table, store
+from player_helpers import add_account, example_table, log_in, migrated, store
 from server_helpers import LiveServer
-from sqlalchemy import Engine
 
 from ginrummy.coach import coach_record
 from ginrummy.records import GameRecord
 from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.http.coach_api import MAX_COACHED_DECISIONS, CoachService
 from ginrummy.server.players.sessions import SESSION_COOKIE
-from ginrummy.storage import migrate, open_engine
-from ginrummy.storage.accounts import AccountStore
 
 BUDGET = 4.0
 WAIT_SECONDS = 90.0
-
-
-def _engine(server: LiveServer) -> Engine:
-    engine = open_engine(server.settings.db)
-    migrate(engine)
-    return engine
-
-
-def _session(engine: Engine, account_id: int) -> str:
-    token = secrets.token_urlsafe(32)
-    AccountStore(engine).add_session(secret_hash(token), account_id, timedelta(hours=1))
-    return token
 
 
 def _headers(session: str | None) -> dict[str, str]:
@@ -70,19 +54,19 @@ def _record(table_id: str, names: list[str]) -> GameRecord:
 
 
 def test_the_account_sees_its_own_verdicts(server: LiveServer) -> None:
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     ann, bob = add_account(engine, "Ann"), add_account(engine, "Bob")
     store(engine, example_table("tc1", ["expert", ann], ["Expert", "Ann"]))
     coach = _coach(server)
     with server.http() as client:
         (match_id,) = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
         path = f"/api/matches/{match_id}/coach"
-        session = _session(engine, ann)
+        session = log_in(engine, ann)
         first = client.get(path, headers=_headers(session))
         assert first.status_code == 202 and first.json()["retry_ms"] > 0
         body = _until_done(lambda: client.get(path, headers=_headers(session)))
         # refused to another account, to a guest, for a match that does not exist
-        other = client.get(path, headers=_headers(_session(engine, bob)))
+        other = client.get(path, headers=_headers(log_in(engine, bob)))
         guest = client.get(path)
         missing = client.get("/api/matches/999999/coach", headers=_headers(session))
         bad = client.get("/api/matches/x1/coach", headers=_headers(session))
@@ -101,14 +85,14 @@ def test_the_account_sees_its_own_verdicts(server: LiveServer) -> None:
 def test_the_server_answers_while_the_coach_works(server: LiveServer) -> None:
     """A slow coach (100 ms a decision, in a worker process) does not hold the event loop:
     other requests are answered at once while it runs."""
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     ann = add_account(engine, "Ann")
     store(engine, example_table("tc2", [ann, "expert"], ["Ann", "Expert"]))
     coach = _coach(server, budget=100.0)
     with server.http() as client:
         (match_id,) = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
         path = f"/api/matches/{match_id}/coach"
-        session = _session(engine, ann)
+        session = log_in(engine, ann)
         assert client.get(path, headers=_headers(session)).status_code == 202
         key = f"match:{match_id}"
         assert key in coach.jobs
@@ -127,7 +111,7 @@ def test_the_server_answers_while_the_coach_works(server: LiveServer) -> None:
 
 
 def test_a_tables_finished_match_for_its_seated_players(server: LiveServer) -> None:
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     token = secrets.token_urlsafe(24)
     table = example_table("tc3", [None, "expert"], ["Guest", "Expert"])
     table.seats[0].token_hash = secret_hash(token)
@@ -160,7 +144,7 @@ def test_no_coach_before_the_match_is_over(server: LiveServer) -> None:
 
 
 def test_busy_when_too_many_matches_wait(server: LiveServer) -> None:
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     ann = add_account(engine, "Ann")
     store(engine, example_table("tc4", [ann, "expert"], ["Ann", "Expert"]))
     coach = _coach(server)
@@ -168,21 +152,21 @@ def test_busy_when_too_many_matches_wait(server: LiveServer) -> None:
     with server.http() as client:
         (match_id,) = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
         answer = client.get(f"/api/matches/{match_id}/coach",
-                            headers=_headers(_session(engine, ann)))
+                            headers=_headers(log_in(engine, ann)))
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "busy"
     assert isinstance(answer, httpx.Response)
 
 
 def test_a_dead_worker_is_replaced(server: LiveServer) -> None:
     """A worker process killed mid-job (out of memory, say): asking again starts a new one."""
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     ann = add_account(engine, "Ann")
     store(engine, example_table("tc5", [ann, "expert"], ["Ann", "Expert"]))
     coach = _coach(server, budget=100.0)
     with server.http() as client:
         (match_id,) = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
         path = f"/api/matches/{match_id}/coach"
-        session = _session(engine, ann)
+        session = log_in(engine, ann)
         assert client.get(path, headers=_headers(session)).status_code == 202
         pool = coach.pool()
         deadline = time.monotonic() + WAIT_SECONDS

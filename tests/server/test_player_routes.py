@@ -10,12 +10,11 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
-from player_helpers import add_account, example_table, store
+from player_helpers import add_account, example_table, log_in, migrated, store
 from server_helpers import Client, LiveServer, cards_in, hidden_cards, live_server, table_at
 from sqlalchemy import Engine
 
@@ -36,22 +35,10 @@ from ginrummy.storage import (
 from ginrummy.storage.accounts import AccountStore
 
 
-def _engine(server: LiveServer) -> Engine:
-    engine = open_engine(server.settings.db)
-    migrate(engine)
-    return engine
-
-
 def _get(server: LiveServer, path: str, session: str | None = None) -> httpx.Response:
     headers = {"cookie": f"{SESSION_COOKIE}={session}"} if session else {}
     with server.http() as client:
         return client.get(path, headers=headers)
-
-
-def _session(engine: Engine, account_id: int) -> str:
-    token = secrets.token_urlsafe(32)
-    AccountStore(engine).add_session(secret_hash(token), account_id, timedelta(hours=1))
-    return token
 
 
 def _error(response: httpx.Response, status: int, field: str | None) -> None:
@@ -71,7 +58,7 @@ def _seed(engine: Engine) -> dict[str, int]:
 
 
 def test_leaderboard_top_and_the_viewers_rank(server: LiveServer) -> None:
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     ids = _seed(engine)
     answer = _get(server, "/api/leaderboard/classic")
     assert answer.status_code == 200
@@ -81,9 +68,9 @@ def test_leaderboard_top_and_the_viewers_rank(server: LiveServer) -> None:
         (1, "Ann", 2), (2, "Bob", 1)]
     assert body["top"][0]["rating"] > 1500 > body["top"][1]["rating"]
     assert set(body["top"][0]) == {"rank", "name", "rating", "deviation", "games"}
-    me = _get(server, "/api/leaderboard/classic", _session(engine, ids["Bob"])).json()["me"]
+    me = _get(server, "/api/leaderboard/classic", log_in(engine, ids["Bob"])).json()["me"]
     assert me == body["top"][1]
-    unrated = _get(server, "/api/leaderboard/classic", _session(engine, ids["Cy"])).json()
+    unrated = _get(server, "/api/leaderboard/classic", log_in(engine, ids["Cy"])).json()
     assert unrated["me"] is None
     AccountStore(engine).set(ids["Ann"], banned_at=utcnow())  # banned: off the board
     assert [e["name"] for e in _get(server, "/api/leaderboard/classic").json()["top"]] == [
@@ -93,7 +80,7 @@ def test_leaderboard_top_and_the_viewers_rank(server: LiveServer) -> None:
 
 
 def test_profile_ratings_history_stats_and_recent(server: LiveServer) -> None:
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     _seed(engine)
     answer = _get(server, "/api/players/ANN")  # looked up by the name's folded key
     assert answer.status_code == 200
@@ -121,7 +108,7 @@ def test_profile_ratings_history_stats_and_recent(server: LiveServer) -> None:
 
 
 def test_match_history_pages(server: LiveServer) -> None:
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     ann = add_account(engine, "Ann")
     for i in range(53):
         store(engine, example_table(f"tp{i}", ["simple", ann], ["Simple", "Ann"]))
@@ -139,7 +126,7 @@ def test_match_history_pages(server: LiveServer) -> None:
 
 
 def test_replay_record_download_and_cli(server: LiveServer, tmp_path: Path) -> None:
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     ann = add_account(engine, "Ann")
     store(engine, example_table("tr1", ["expert", ann], ["Expert", "Ann"]))
     (match_id,) = [m["id"] for m in _get(server, "/api/players/Ann").json()["recent"]]
@@ -168,7 +155,7 @@ def test_replay_record_download_and_cli(server: LiveServer, tmp_path: Path) -> N
 
 
 def test_player_page(server: LiveServer) -> None:
-    engine = _engine(server)
+    engine = migrated(server.settings.db)
     add_account(engine, "Ann")
     page = _get(server, "/players/ann")
     assert page.status_code == 200 and "<html" in page.text.lower()
@@ -327,7 +314,7 @@ def test_a_failing_end_write_stores_neither_the_last_event_nor_the_rating(
         assert stored.status == "playing"
         assert replayed.match is not None and not replayed.match.over
         assert _get(server, "/api/players/Ann").json()["recent"] == []
-        engine = _engine(server)
+        engine = migrated(server.settings.db)
         assert players.account_ratings(engine, ann) == {}
         hooks.on_end.remove(failing_hook)
         recent: list[dict[str, Any]] = []

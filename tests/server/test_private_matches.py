@@ -4,32 +4,16 @@ administrators'): not listed to others, not replayed for them; match ids cannot 
 
 from __future__ import annotations
 
-import secrets
-from datetime import timedelta
 from typing import Any
 
 import httpx
-from player_helpers import add_account, example_table, store
+from player_helpers import add_account, example_table, log_in, migrated, store
 from server_helpers import Client, LiveServer
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 
-from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.players.names import name_key
 from ginrummy.server.players.sessions import SESSION_COOKIE
-from ginrummy.storage import migrate, open_engine
 from ginrummy.storage.accounts import MATCHES, AccountStore
-
-
-def engine_of(server: LiveServer) -> Engine:
-    engine = open_engine(server.settings.db)
-    migrate(engine)
-    return engine
-
-
-def session(engine: Engine, account_id: int) -> str:
-    token = secrets.token_urlsafe(32)
-    AccountStore(engine).add_session(secret_hash(token), account_id, timedelta(hours=1))
-    return token
 
 
 def get(server: LiveServer, path: str, token: str | None = None) -> httpx.Response:
@@ -62,14 +46,14 @@ def test_private_matches_and_reports_once_on_postgresql(make_server: Any, pg_url
 
 def private_matches_shown_to_players_only(server: LiveServer) -> None:
     """Ann and Bob played at a private table, Ann at a public one too: who sees what."""
-    engine = engine_of(server)
+    engine = migrated(server.settings.db)
     ann, bob, cy = (add_account(engine, name) for name in ("Ann", "Bob", "Cy"))
     boss = AccountStore(engine).create("Boss", name_key("Boss"), "not-a-hash", "admin").id
     private = example_table("priv1", [bob, ann], ["Bob", "Ann"])
     private.public = False
     store(engine, private)
     store(engine, example_table("pub1", ["expert", ann], ["Expert", "Ann"]))
-    tokens = {who: session(engine, account) for who, account in
+    tokens = {who: log_in(engine, account) for who, account in
               (("ann", ann), ("bob", bob), ("cy", cy), ("boss", boss))}
 
     def listed(token: str | None) -> list[list[str]]:
@@ -96,7 +80,7 @@ def private_matches_shown_to_players_only(server: LiveServer) -> None:
 
 
 def test_match_ids_cannot_be_guessed(server: LiveServer) -> None:
-    engine = engine_of(server)
+    engine = migrated(server.settings.db)
     ann = add_account(engine, "Ann")
     private = example_table("priv2", ["expert", ann], ["Expert", "Ann"])
     private.public = False
@@ -106,7 +90,7 @@ def test_match_ids_cannot_be_guessed(server: LiveServer) -> None:
         rows = {r.table_id: r for r in conn.execute(select(MATCHES)).all()}
     for row in rows.values():  # random, long, never a number
         assert len(row.public_id) >= 16 and not row.public_id.isdigit()
-    token = session(engine, ann)
+    token = log_in(engine, ann)
     # an old link's integer id opens a public table's match, never a private one's: 404
     # for everyone, its player too (counting finds nothing)
     assert get(server, f"/api/matches/{rows['pub2'].id}/replay").status_code == 200
