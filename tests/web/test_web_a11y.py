@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from web_support import (
+    FAST_PLAYER,
     SNAPSHOT_JS,
     WAIT_JS,
     FrameRecorder,
@@ -50,7 +51,7 @@ SUITS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with running_server(tmp_path_factory.mktemp("a11y")) as process:
+    with running_server(tmp_path_factory.mktemp("a11y"), env=FAST_PLAYER) as process:
         yield process
 
 
@@ -85,30 +86,15 @@ def discard_highest(page: Page, snapshot: dict[str, Any]) -> None:
     card.click()
 
 
-MOVES_PER_WINDOW = 60
-"""Messages sent in any 20 s at most: the server closes a connection past 100 in 20 s."""
-
-
-def throttle(sent: list[float]) -> None:
-    """Waits, if needed, so that the next message keeps the page under the server's rate."""
-    now = time.monotonic()
-    sent[:] = [moment for moment in sent if now - moment < 20.0]
-    if len(sent) >= MOVES_PER_WINDOW:
-        time.sleep(20.0 - (now - sent[0]) + 0.05)
-    sent.append(time.monotonic())
-
-
 def visit_screens(page: Page, limit: float = 420.0) -> dict[str, list[str]]:
     """Plays against the computer, never knocking, until the table at the player's turn, the
     knock panel (opened, checked, closed), the layoff step (the computer knocked) and the
     reveal with the score sheet have each been checked by axe; their violations by screen."""
     found: dict[str, list[str]] = {}
     deadline = time.monotonic() + limit
-    sent: list[float] = []
     while len(found) < 4:
         assert time.monotonic() < deadline, f"screens not reached: only {sorted(found)}"
         _, state = wait_for_await([page], {"act", "next", "over"}, timeout=60)
-        throttle(sent)
         if state in {"next", "over"}:
             if "reveal" not in found:
                 page.wait_for_selector(".reveal-slot .panel")

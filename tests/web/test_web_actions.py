@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from web_support import (
+    FAST_PLAYER,
     SNAPSHOT_JS,
     WAIT_JS,
     ServerProcess,
@@ -41,23 +41,9 @@ from playwright.sync_api import Browser, Page, WebSocketRoute
 
 EN = catalogue("en")
 
-MOVES_PER_WINDOW = 60
-"""Moves sent in any 20 s at most: the server closes a connection past 100 messages in 20 s
-from one address (`messages_per_window`), and a quick loop against a quick computer gets there."""
-
-
-def throttle(sent: list[float]) -> None:
-    """Wait, if needed, so that this move keeps the page under the server's message rate."""
-    now = time.monotonic()
-    recent = [t for t in sent if now - t < 20.0]
-    if len(recent) >= MOVES_PER_WINDOW:
-        time.sleep(20.0 - (now - recent[0]) + 0.05)
-    sent[:] = [*recent, time.monotonic()]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with running_server(tmp_path_factory.mktemp("actions")) as process:
+    with running_server(tmp_path_factory.mktemp("actions"), env=FAST_PLAYER) as process:
         yield process
 
 
@@ -132,7 +118,6 @@ def test_knock_and_gin_are_primary_buttons_only_when_legal(
     create_table(page, "Ann", bots={1: "simple"})
     seen: dict[str, int] = {"no_knock": 0, "knock": 0, "gin": 0, "big_gin": 0}
     knocked = False
-    sent: list[float] = []
     for _ in range(400):
         _, state = wait_for_await([page], {"act", "next", "over"}, timeout=30)
         if state == "over":  # an early gin against a full hand can end a match: play another
@@ -145,7 +130,6 @@ def test_knock_and_gin_are_primary_buttons_only_when_legal(
             page.wait_for_function(
                 "() => document.getElementById('table-page').dataset.await !== 'next'")
             continue
-        throttle(sent)
         snapshot = page.evaluate(SNAPSHOT_JS)
         data = tap.states[snapshot["version"]]
         legal: list[str] = data["legal"]

@@ -75,6 +75,8 @@ class ServerProcess:
     bot_delay_ms: int = 20
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    """Settings of the server (``GINRUMMY_*``, docs/server.md) on top of this process's."""
 
     @property
     def base(self) -> str:
@@ -86,7 +88,7 @@ class ServerProcess:
         self.process = subprocess.Popen(
             [*serve_command(), "--port", str(self.port), "--db", f"sqlite:///{self.db_path}",
              "--bot-delay", str(self.bot_delay_ms), "--log-level", "warning"],
-            stdout=log, stderr=subprocess.STDOUT)
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **self.env})
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -121,8 +123,9 @@ class ServerProcess:
 
 
 @contextlib.contextmanager
-def running_server(tmp_path: Path, name: str = "web.db") -> Iterator[ServerProcess]:
-    server = ServerProcess(tmp_path / name)
+def running_server(tmp_path: Path, name: str = "web.db",
+                   env: dict[str, str] | None = None) -> Iterator[ServerProcess]:
+    server = ServerProcess(tmp_path / name, env=env or {})
     server.start()
     try:
         yield server
@@ -515,3 +518,8 @@ def english_patterns(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
         found_in = f"^{regex}$" if anchored else f"(?:^|\\W){regex}(?:\\W|$)"
         patterns.append((key, re.compile(found_in)))
     return tuple(patterns)
+
+
+FAST_PLAYER = {"GINRUMMY_MESSAGES_PER_WINDOW": "2000"}
+"""A server for a page that plays as fast as it can, many hands in a row: far faster than a
+person, it would pass the flood limit (100 messages in 20 s) and be closed."""
