@@ -166,8 +166,9 @@ def test_a_seat_that_holds_nothing_is_not_listed(server: ServerProcess, browser:
     page.goto("/")
     page.wait_for_selector("#quick-form")
     page.evaluate("""() => {
-        localStorage.setItem('ginrummy.seat.NoSuchTable1', JSON.stringify({seat: 0, token: 'x'.repeat(32)}));
-        localStorage.setItem('ginrummy.seat.' + 'y'.repeat(40), JSON.stringify({seat: 0, token: 'z'}));
+        const keep = (id, s) => localStorage.setItem('ginrummy.seat.' + id, JSON.stringify(s));
+        keep('NoSuchTable1', {seat: 0, token: 'x'.repeat(32)});
+        keep('y'.repeat(40), {seat: 0, token: 'z'});
     }""")
     page.reload()
     page.wait_for_selector("#quick-form")
