@@ -30,6 +30,7 @@ from ginrummy.storage.models import (
     MatchRow,
     RatingBucketRow,
     RatingRow,
+    SeatRow,
     TableRow,
 )
 from ginrummy.storage.repository import StoredEvent, as_utc
@@ -41,6 +42,7 @@ MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
 MATCH_PLAYERS: Table = MatchPlayerRow.__table__  # type: ignore[assignment]
 EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 
 BUCKET_WIDTH = 10
 """Rating points per bucket of ``rating_buckets``."""
@@ -111,6 +113,22 @@ class StoredMatch:
     """The id links and the API use (random)."""
     public: bool = True
     """Its table was public (a private table's matches are shown to its players only)."""
+
+
+@dataclass(frozen=True)
+class OpenSeat:
+    """A seat an account holds at a table not over: the table's public facts and who sits
+    there (names and computer levels only; no token, no card)."""
+
+    table_id: str
+    seat: int
+    table_name: str
+    preset: str
+    status: str
+    public: bool
+    created_at: datetime
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    """Every seat of the table: ``seat``, ``kind``, ``name``, ``level``."""
 
 
 # ----------------------------------------------------------------------------- writes
@@ -325,6 +343,38 @@ def account_matches(source: Source, account_id: int, before: int | None = None,
     with _reading(source) as conn:
         ids = list(conn.execute(query).scalars())
         return _matches(conn, ids)
+
+
+def open_seats(source: Source, account_id: int | None, tokens: Sequence[tuple[str, str]],
+               statuses: Iterable[str], limit: int = 40) -> list[OpenSeat]:
+    """The seats held at tables whose status is one of ``statuses``, newest table first (at
+    most ``limit``): ``account_id``'s, and those whose (table id, seat token hash) is one of
+    ``tokens``; read from the database, so every process's tables."""
+    held = [and_(SEATS.c.table_id == table_id, SEATS.c.token_hash == token_hash)
+            for table_id, token_hash in tokens]
+    if account_id is not None:
+        held.append(SEATS.c.account_id == account_id)
+    if not held:
+        return []
+    query = (select(SEATS.c.table_id, SEATS.c.seat, TABLES.c.name, TABLES.c.preset,
+                    TABLES.c.status, TABLES.c.public, TABLES.c.created_at)
+             .join(TABLES, TABLES.c.id == SEATS.c.table_id)
+             .where(or_(*held), TABLES.c.status.in_(list(statuses)))
+             .order_by(TABLES.c.created_at.desc(), TABLES.c.id).limit(limit))
+    with _reading(source) as conn:
+        rows = conn.execute(query).mappings().all()
+        found = {r["table_id"]: OpenSeat(r["table_id"], r["seat"], r["name"], r["preset"],
+                                         r["status"], bool(r["public"]),
+                                         as_utc(r["created_at"])) for r in rows}
+        if found:
+            for s in conn.execute(select(SEATS.c.table_id, SEATS.c.seat, SEATS.c.kind,
+                                         SEATS.c.name, SEATS.c.level)
+                                  .where(SEATS.c.table_id.in_(list(found)))
+                                  .order_by(SEATS.c.table_id, SEATS.c.seat)).mappings():
+                found[s["table_id"]].seats.append(
+                    {"seat": s["seat"], "kind": s["kind"], "name": s["name"],
+                     "level": s["level"]})
+    return list(found.values())
 
 
 def match_by_id(source: Source, match_id: int) -> StoredMatch | None:

@@ -2,7 +2,8 @@
 (docs/players.md).
 
 ``GET /api/leaderboard/{category}``, ``GET /api/players/{name}``,
-``GET /api/players/{name}/matches?before=ID``, ``GET /api/matches/{id}/replay``,
+``GET /api/players/{name}/matches?before=ID``, ``POST /api/seats/open`` (the games in
+progress of a browser's seat tokens and of the logged-in account), ``GET /api/matches/{id}/replay``,
 ``GET /api/matches/{id}/record`` and the page ``GET /players/{name}``. Only finished matches
 are stored, so none of these shows a card of a match being played. A replay or record is
 built once, off the event loop, then served from a bounded cache; those two routes are
@@ -16,14 +17,17 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ginrummy.rules import Ruleset
+from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.core.kinds import OPEN_STATUSES
 from ginrummy.server.core.limits import KeyedLimits, address_key
 from ginrummy.server.http import pages
-from ginrummy.server.http.common import error_response, in_thread
+from ginrummy.server.http.common import error_response, in_thread, read_body
 from ginrummy.server.http.static import accepts_gzip
 from ginrummy.server.players.builtcache import BuiltCache, RecentRows
 from ginrummy.server.players.matchrecord import match_end_writes
@@ -187,6 +191,47 @@ async def player_matches(request: Request) -> JSONResponse:
     return JSONResponse({"name": account.name,
                          "matches": [_match_json(m, account_id) for m in page],
                          "next": page[-1].public_id if len(found) > PAGE_SIZE else None})
+
+
+MAX_SEAT_TOKENS = 20
+
+
+class _SeatToken(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    table_id: str = Field(min_length=1, max_length=32)
+    token: str = Field(min_length=1, max_length=128)
+
+
+class OpenSeatsQuery(BaseModel):
+    """``POST /api/seats/open``: the seat tokens a browser keeps (at most 20)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    tokens: list[_SeatToken] = Field(default_factory=list, max_length=MAX_SEAT_TOKENS)
+
+
+async def open_seats(request: Request) -> JSONResponse:
+    """``POST /api/seats/open``: the seats at tables not over that the body's seat tokens
+    and the logged-in account hold (every process's, from the database), newest first, so a
+    game in progress is found again (the lobby's and the header's "Continue your game",
+    *My matches*). A token proves its seat, so a private table is listed without its invite;
+    a token that holds nothing is left out, never refused (a table gone, a game over). Only
+    what the lobby shows of a table: its name, rules preset, status and who sits where."""
+    body = await read_body(request, OpenSeatsQuery)
+    if isinstance(body, JSONResponse):
+        return body
+    account = await current_account(request)
+    engine = _engine(request)
+    account_id = None if account is None else account.id
+    tokens = [(t.table_id, secret_hash(t.token)) for t in body.tokens]
+    found = await in_thread(lambda: players.open_seats(engine, account_id, tokens,
+                                                       OPEN_STATUSES))
+    return JSONResponse({"seats": [{
+        "table_id": s.table_id, "seat": s.seat, "name": s.table_name, "preset": s.preset,
+        "status": s.status, "public": s.public,
+        "created_at": s.created_at.isoformat().replace("+00:00", "Z"),
+        "seats": s.seats} for s in found]})
 
 
 def _viewer(viewer: Account | None, account_id: int) -> tuple[int | None, bool]:
@@ -362,6 +407,7 @@ ROUTES: list[BaseRoute] = [
     Route("/api/leaderboard/{category}", leaderboard, methods=["GET"]),
     Route("/api/players/{name}", profile, methods=["GET"]),
     Route("/api/players/{name}/matches", player_matches, methods=["GET"]),
+    Route("/api/seats/open", open_seats, methods=["POST"]),
     Route("/api/matches/{match_id}/replay", replay, methods=["GET"]),
     Route("/api/matches/{match_id}/record", record, methods=["GET"]),
     Route("/players/{name}", player_page, methods=["GET", "HEAD"]),

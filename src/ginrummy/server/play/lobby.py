@@ -401,9 +401,12 @@ class Lobby:
         if where == "remote":
             return await self._ask_owner(table_id, "describe", {
                 "table_id": table_id, "invite": invite, "account_id": account_id})
-        writer = self.visible(table_id, invite)
-        your_seat = None if account_id is None else next(
-            (s.seat for s in writer.table.seats if s.account_id == account_id), None)
+        held = self.writers.get(table_id)
+        your_seat = None if account_id is None or held is None else next(
+            (s.seat for s in held.table.seats if s.account_id == account_id), None)
+        # an account seated at a private table sees it without the invite (another device)
+        writer = self.visible(table_id, invite) if your_seat is None else held
+        assert writer is not None
         return {**writer.table.entry(), "your_seat": your_seat}
 
     async def _ask_owner(self, table_id: str, method: str,

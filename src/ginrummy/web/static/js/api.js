@@ -60,6 +60,9 @@ export const api = {
   logout: () => request("POST", "/api/account/logout", {}),
   me: () => request("GET", "/api/account/me"),
   upgrade: (body) => request("POST", "/api/account/upgrade", body),
+  /** The seats at tables not over that these seat tokens ([{table_id, token}]) and the
+   * logged-in account hold ("Continue your game", js/resume.js). */
+  openSeats: (tokens) => request("POST", "/api/seats/open", { tokens }),
 
   // players, ratings, history and replays
   leaderboard: (category) => request("GET", `/api/leaderboard/${enc(category)}`),

@@ -9,6 +9,7 @@ import { el, replaceChildren } from "./dom.js";
 import { LANGUAGES, LANGUAGE_NAMES, language, onLanguageChange, pickLanguage, setLanguage, t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
 import { prefs } from "./prefs.js";
+import { refreshResume, renderResumeLink } from "./resume.js";
 import { refreshSession, renderAccountArea, setNavigator } from "./session.js";
 // the top bar's sound and shortcut switches are wired when these load (every page has them)
 import "./shortcuts.js";
@@ -108,6 +109,7 @@ async function route() {
   // detached, so an answer that reaches a page already left draws out of sight.
   const host = el("div", { class: "page-host" });
   replaceChildren(root, host);
+  refreshResume(); // "Continue your game": the header's link, the lobby's and history's lists
   page = make(mod, host);
   document.body.dataset.page = page.constructor.name;
   renderAccountArea();
@@ -159,6 +161,7 @@ async function main() {
     document.getElementById("language-select").value = language();
     document.title = document.getElementById("brand").textContent;
     renderAccountArea();
+    renderResumeLink();
     page?.rerender();
   });
   window.addEventListener("popstate", route);

@@ -5,6 +5,7 @@ import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { categoryLabel, dateText, deltaText, ratingText } from "./format.js";
+import { resumeGames, resumeList } from "./resume.js";
 import { currentAccount, link, profilePath } from "./session.js";
 
 function endingLabel(ending) {
@@ -50,6 +51,13 @@ export class HistoryPage {
     this.next = null;
     this.error = null;
     this.loaded = false;
+    this.inProgress = [];
+  }
+
+  /** The logged-in account's own matches (its games in progress are listed too). */
+  get own() {
+    const account = currentAccount();
+    return Boolean(account) && (!this.name || this.name === account.name);
   }
 
   get player() {
@@ -62,6 +70,12 @@ export class HistoryPage {
       return;
     }
     this.render();
+    if (this.own) {
+      resumeGames().then((found) => {
+        this.inProgress = found;
+        this.render();
+      });
+    }
     await this.more();
   }
 
@@ -90,6 +104,9 @@ export class HistoryPage {
     replaceChildren(this.root, el("section", { class: "history-page", id: "history-page", dataset: { loaded: String(this.loaded) } },
       el("h1", {}, t("history.title", { name: player })),
       el("p", {}, link(profilePath(player), t("history.profile"))),
+      this.own && this.inProgress.length ? el("section", { class: "panel", id: "history-in-progress", "aria-labelledby": "in-progress-heading" },
+        el("h2", { id: "in-progress-heading" }, t("history.in_progress")),
+        resumeList(this.inProgress)) : null,
       el("div", { class: "panel" },
         this.error ? el("p", { class: "form-error", role: "alert" }, this.error) : null,
         this.loaded ? matchList(this.matches, currentAccount()?.name) : el("p", { class: "muted" }, t("common.loading")),

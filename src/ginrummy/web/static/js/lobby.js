@@ -8,6 +8,7 @@ import {
   loadSchema, optionApplies, optionLabel, optionSchema, optionValue, presetLabel, previewRules,
   rulesDialog, rulesSummary,
 } from "./rules.js";
+import { resumeGames, resumeList } from "./resume.js";
 import { currentAccount, refreshBalance } from "./session.js";
 import { toast } from "./toast.js";
 
@@ -15,6 +16,15 @@ const REFRESH_MS = 5000;
 
 export function botLabel(level) {
   return has(`bot.${level}`) ? t(`bot.${level}`) : level;
+}
+
+/** A guest's nickname: the one kept in this browser, else one made up ("Guest 4821") and
+ * kept, so that one tap plays without a name typed first (issue 27, point 6). */
+export function guestNickname() {
+  if (prefs.nickname) return prefs.nickname;
+  const made = t("lobby.guest_name", { number: 1000 + Math.floor(Math.random() * 9000) });
+  prefs.nickname = made;
+  return made;
 }
 
 /** Localized text of an API error, naming the field when there is one. */
@@ -39,10 +49,15 @@ export class Lobby {
     this.fitted = new Set(); // options fitPlayers changed (not the player), given back at 2 players
     this.quick = null;
     this.seatChoices = {};
+    this.resume = [];
   }
 
   async start() {
     this.renderFrame();
+    resumeGames().then((found) => {
+      this.resume = found;
+      this.renderResume();
+    });
     try {
       [this.presets, this.bots, this.schema] = await Promise.all([api.presets(), api.bots(), loadSchema()]);
     } catch (error) {
@@ -83,12 +98,15 @@ export class Lobby {
         el("label", { for: "nickname" }, t("lobby.nickname")), " ",
         el("input", {
           id: "nickname", type: "text", maxlength: "24", required: true, autocomplete: "nickname",
-          value: prefs.nickname, oninput: (e) => { prefs.nickname = e.target.value.trim(); },
+          value: guestNickname(), oninput: (e) => { prefs.nickname = e.target.value.trim(); },
         }));
     replaceChildren(this.root,
       el("section", { class: "lobby" },
         el("h1", {}, t("lobby.title")),
         who,
+        el("section", { class: "panel resume-games", id: "resume-games", hidden: true, "aria-labelledby": "resume-heading" },
+          el("h2", { id: "resume-heading" }, t("resume.title")),
+          el("div", { id: "resume-slot" })),
         el("section", { class: "panel quick-play", id: "quick-play", "aria-labelledby": "quick-heading" },
           el("h2", { id: "quick-heading" }, t("quick.title")),
           el("div", { id: "quick-play-slot" })),
@@ -102,19 +120,33 @@ export class Lobby {
             el("h2", { id: "create-heading" }, t("lobby.create")),
             el("div", { id: "create-form-slot" })))));
     this.renderTables();
+    this.renderResume();
+  }
+
+  /** "Continue your game": every game in progress of this browser or account (js/resume.js). */
+  renderResume() {
+    const section = document.getElementById("resume-games");
+    const slot = document.getElementById("resume-slot");
+    if (!section || !slot) return;
+    const list = resumeList(this.resume);
+    section.hidden = !list;
+    replaceChildren(slot, list);
   }
 
   nickname() {
     const account = currentAccount();
     if (account) return account.name;
-    const value = (document.getElementById("nickname")?.value || "").trim();
-    if (!value) {
-      toast(t("lobby.nickname_needed"), "error");
-      document.getElementById("nickname")?.focus();
-      return null;
+    const input = document.getElementById("nickname");
+    const value = (input?.value || "").trim();
+    if (value) {
+      prefs.nickname = value;
+      return value;
     }
-    prefs.nickname = value;
-    return value;
+    // a cleared field: a name is made up again (shown, still editable), never a refusal
+    prefs.nickname = "";
+    const made = guestNickname();
+    if (input) input.value = made;
+    return made;
   }
 
   async refresh() {
@@ -371,7 +403,16 @@ export class Lobby {
     line.hidden = !pooled;
     if (!pooled) return;
     const each = buyIn && !buyIn.hidden ? Number(document.getElementById("create-buy-in").value || 0) : 0;
-    const fixed = Number(document.getElementById("create-pool")?.value || 0);
+    // the server seats only accounts at a buy-in table, and its pool is the buy-ins: the form
+    // offers neither a computer seat nor a fixed pool then, and says why
+    const accountsOnly = each > 0;
+    const poolInput = document.getElementById("create-pool");
+    if (poolInput) poolInput.disabled = accountsOnly;
+    if (accountsOnly !== Boolean(this.accountsOnly)) {
+      this.accountsOnly = accountsOnly;
+      this.renderSeats();
+    }
+    const fixed = accountsOnly ? 0 : Number(poolInput?.value || 0);
     if (each <= 0 && fixed <= 0) {
       replaceChildren(line, t("create.pool_none"));
       return;
@@ -434,16 +475,21 @@ export class Lobby {
     const fallback = this.bots.default || levels[0] || "";
     this.seatChoices = this.seatChoices || {};
     const rows = [];
+    // a buy-in table seats accounts only: its computer seats are not offered (the choices
+    // come back when the buy-in is cleared)
+    const accountsOnly = Boolean(this.accountsOnly);
     for (let seat = 1; seat < this.form.players; seat += 1) {
-      const chosen = this.seatChoices[seat] ?? fallback; // a newcomer never sits alone
+      const chosen = accountsOnly ? "" : this.seatChoices[seat] ?? fallback; // a newcomer never sits alone
       rows.push(el("label", {}, t("seat.label", { n: seat + 1 }),
         el("select", { class: "seat-kind", dataset: { seat }, onchange: (e) => { this.seatChoices[seat] = e.target.value; } },
           el("option", { value: "", selected: chosen === "" }, t("create.open_seat")),
-          levels.map((level) => el("option", { value: level, selected: level === chosen },
+          levels.map((level) => el("option", { value: level, selected: level === chosen, disabled: accountsOnly },
             t("seat.computer", { level: botLabel(level) }))))));
     }
     replaceChildren(fieldset, el("legend", {}, t("create.seats")),
-      el("p", { class: "muted" }, t("create.seat_zero")), rows);
+      el("p", { class: "muted" }, t("create.seat_zero")),
+      accountsOnly ? el("p", { class: "form-note", id: "create-seats-note", role: "note" }, t("create.buy_in_accounts_only")) : null,
+      rows);
   }
 
   readOptions() {
@@ -466,10 +512,11 @@ export class Lobby {
     if (!nickname) return;
     const bots = {};
     for (const select of document.querySelectorAll("#create-seats .seat-kind")) {
-      if (select.value) bots[select.dataset.seat] = select.value;
+      if (select.value && !this.accountsOnly) bots[select.dataset.seat] = select.value;
     }
     const poolLabel = document.getElementById("create-pool-label");
-    const pool = poolLabel.hidden ? "" : document.getElementById("create-pool").value;
+    const poolInput = document.getElementById("create-pool");
+    const pool = poolLabel.hidden || poolInput.disabled ? "" : poolInput.value;
     const body = {
       nickname,
       name: document.getElementById("create-name").value.trim() || null, // none: each viewer sees the default in his language

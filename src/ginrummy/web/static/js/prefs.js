@@ -49,7 +49,26 @@ export function seatFor(tableId) {
 }
 
 export function saveSeat(tableId, seat) {
-  write(`seat.${tableId}`, seat);
+  // when it was taken: "Continue your game" (js/resume.js) asks about the latest seats first
+  write(`seat.${tableId}`, seat && { ...seat, saved: seat.saved || Date.now() });
+}
+
+/** Every seat this browser holds, as [tableId, {seat, token, invite, name, saved}], the
+ * latest taken first (a seat kept before `saved` existed comes last). */
+export function savedSeats() {
+  const found = [];
+  try {
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      if (!key || !key.startsWith(`${PREFIX}seat.`)) continue;
+      const tableId = key.slice(PREFIX.length + "seat.".length);
+      const seat = read(`seat.${tableId}`, null);
+      if (tableId && seat && typeof seat === "object") found.push([tableId, seat]);
+    }
+  } catch {
+    // storage disabled: no seat kept
+  }
+  return found.sort((a, b) => (b[1].saved || 0) - (a[1].saved || 0));
 }
 
 export function forgetSeat(tableId) {

@@ -17,7 +17,7 @@ import { tableName } from "./format.js";
 import { rememberFocus, restoreFocus } from "./focus.js";
 import { has, number, t } from "./i18n.js";
 import { drawnCard, renderHand, groupHand } from "./handview.js";
-import { botLabel, errorText } from "./lobby.js";
+import { botLabel, errorText, guestNickname } from "./lobby.js";
 import { TableMotion } from "./motion.js";
 import { MoveLog } from "./movelog.js";
 import { TurnNotifier } from "./notify.js";
@@ -333,13 +333,14 @@ export class TablePage {
       return;
     }
     if (this.regions.join.querySelector("#join-nickname")) return; // keep what is being typed
-    const nickname = el("input", { id: "join-nickname", type: "text", maxlength: "24", value: prefs.nickname });
+    const nickname = el("input", { id: "join-nickname", type: "text", maxlength: "24", value: guestNickname() });
     const seatSelect = el("select", { id: "join-seat", "aria-label": t("lobby.seat_choice") },
       empty.map((s) => el("option", { value: s.seat }, t("seat.label", { n: s.seat + 1 }))));
     replaceChildren(this.regions.join, el("form", { class: "panel join-form", onsubmit: async (e) => {
       e.preventDefault();
-      const name = nickname.value.trim();
-      if (!name) { toast(t("lobby.nickname_needed"), "error"); return; }
+      if (!nickname.value.trim()) prefs.nickname = ""; // cleared: a name is made up again
+      const name = nickname.value.trim() || guestNickname();
+      nickname.value = name;
       prefs.nickname = name;
       try {
         const answer = await api.join(this.tableId, { nickname: name, seat: Number(seatSelect.value), invite: this.invite });
