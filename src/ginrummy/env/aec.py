@@ -12,7 +12,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
 from ginrummy.env.history import encode_history
-from ginrummy.env.observation import OBS_SIZE, PileMemory, encode_with_mask
+from ginrummy.env.observation import OBS_SIZE, DiscardMemory, encode_seat
 from ginrummy.rules import Ruleset
 from ginrummy.views import PlayerView, view
 
@@ -65,7 +65,7 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         self._space = observation_space()
         self.observation_spaces = {a: self._space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._memories = [PileMemory() for _ in self.possible_agents]
+        self._pile = DiscardMemory()
         self._zeros = dict.fromkeys(self.possible_agents, 0.0)
         self.rewards = self._zeros.copy()
         self._cumulative_rewards = self._zeros.copy()
@@ -87,7 +87,7 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         self.game.reset(seed)
         self._was_reset = True
         self.agents = self.possible_agents[:]
-        self._memories = [PileMemory() for _ in self.possible_agents]
+        self._pile = DiscardMemory()
         self.rewards = self._zeros.copy()
         self._cumulative_rewards = self._zeros.copy()
         self.terminations = dict.fromkeys(self.agents, False)
@@ -138,10 +138,10 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         """The agent's observation tensor and, on its turn, its legal action ids."""
         seat = self._seats[agent]
         game = self.game
-        seen = view(game.match, seat)
-        bits = game.legal_bits() if not game.over and game.to_move == seat else 0
-        tensor, mask = encode_with_mask(seen, self._memories[seat].below_top(seen), bits,
-                                        NUM_ACTIONS)
+        hand = game.hand
+        bits = game.legal_bits() if not game.over and hand.to_move == seat else 0
+        tensor, mask = encode_seat(hand, game.match.scores, seat,
+                                   self._pile.below_top(hand.discards), bits, NUM_ACTIONS)
         return {"observation": tensor, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
