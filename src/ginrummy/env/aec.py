@@ -158,13 +158,16 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         action = int(action)
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"{agent}: action id {action} is outside 0..{NUM_ACTIONS - 1}")
-        if self.illegal_reward is not None and not game.legal_bits() >> action & 1:
+        if game.legal_bits() >> action & 1:
+            rewards = game.play_legal_id(action)  # checked here: the engine need not again
+        elif self.illegal_reward is not None:
             self._end_illegally(agent, action)
             return
-        try:
-            rewards = game.step(action)
-        except ValueError as error:
-            raise ValueError(f"{agent}: {error}") from None
+        else:
+            try:
+                rewards = game.step(action)  # raises the error that names the id
+            except ValueError as error:
+                raise ValueError(f"{agent}: {error}") from None
         self._cumulative_rewards[agent] = 0.0
         if rewards is None:
             self.rewards = self._zeros.copy()
