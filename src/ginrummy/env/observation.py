@@ -207,8 +207,8 @@ def encode_with_mask(view: PlayerView, below_top: int, mask_bits: int, mask_size
     joined = (p0 | p1 << 52 | p2 << 104 | p3 << 156 | p4 << 208 | p5 << 260 | p6 << 312
               | mask_bits << _MASK_AT)
     width = (_MASK_AT + mask_size + 7) // 8
-    flat = _BITS_F32[np.frombuffer(joined.to_bytes(width, "little"), dtype=np.uint8)]
-    flat = flat.reshape(-1)
+    flat = _BITS_F32.take(np.frombuffer(joined.to_bytes(width, "little"), dtype=np.uint8),
+                          axis=0).reshape(-1)
     flat[CARD_FEATURES:OBS_SIZE] = scalars(view)
     return flat[:OBS_SIZE], flat[_MASK_AT:_MASK_AT + mask_size].astype(np.int8)
 
@@ -284,8 +284,9 @@ def encode_seat(hand: Hand, scores: list[int] | None, seat: int, below_top: int,
             head.append(min(scores[(seat + offset) % n] / target, 1.0) if offset < n else 0.0)
     else:
         head += _NO_SCORES
-    flat = _BITS_F32[np.frombuffer(joined.to_bytes((_MASK_AT + mask_size + 7) // 8, "little"),
-                                   dtype=np.uint8)].reshape(-1)
+    flat = _BITS_F32.take(np.frombuffer(joined.to_bytes((_MASK_AT + mask_size + 7) // 8,
+                                                        "little"), dtype=np.uint8),
+                          axis=0).reshape(-1)  # take: about a microsecond less than [raw]
     flat[CARD_FEATURES + 9:OBS_SIZE] = head
     return flat[:OBS_SIZE], flat[_MASK_AT:_MASK_AT + mask_size].astype(np.int8)
 
@@ -341,4 +342,4 @@ def decode_words(items: list[int], divisors: npt.NDArray[np.float64], mask_size:
 def mask_array(bits: int, size: int) -> npt.NDArray[np.int8]:
     """An int bitmask as an int8 array of ``size`` zeros and ones."""
     raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
-    return _BITS_I8[raw].reshape(-1)[:size]
+    return _BITS_I8.take(raw, axis=0).reshape(-1)[:size]
