@@ -134,6 +134,14 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         unlike the compact observation, different for any two different information states."""
         return encode_history(self.view(agent))
 
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool,
+                                                   dict[str, Any]]:
+        """The selected agent's observation (``observe=False``: ``None``), cumulative
+        reward, terminated, truncated and info (PettingZoo's ``last``, one call less)."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
+
     def observe(self, agent: str) -> Observation:
         """The agent's observation tensor and, on its turn, its legal action ids."""
         seat = self._seats[agent]
@@ -170,9 +178,10 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
                 raise ValueError(f"{agent}: {error}") from None
         self._cumulative_rewards[agent] = 0.0
         if rewards is None:
-            self.rewards = self._zeros.copy()
+            self.rewards = self._zeros.copy()  # nothing to accumulate: adding 0.0 is a no-op
         else:
             self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
+            self._accumulate_rewards()
         if game.over:
             done = dict.fromkeys(self.agents, True)
             if game.truncated:
@@ -180,8 +189,7 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
             else:
                 self.terminations = done
         else:
-            self.agent_selection = self.possible_agents[game.to_move]
-        self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[game.hand.to_move]
         if self.render_mode == "human":
             self.render()
 
