@@ -281,7 +281,8 @@ def encode_seat(hand: Hand, scores: list[int] | None, seat: int, below_top: int,
     target = hand.rules.target
     if scores is not None and target:
         for offset in range(4):
-            head.append(min(scores[(seat + offset) % n] / target, 1.0) if offset < n else 0.0)
+            share = scores[(seat + offset) % n] / target if offset < n else 0.0
+            head.append(share if share < 1.0 else 1.0)
     else:
         head += _NO_SCORES
     flat = _BITS_F32.take(np.frombuffer(joined.to_bytes((_MASK_AT + mask_size + 7) // 8,
