@@ -12,7 +12,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
 from ginrummy.env.history import encode_history
-from ginrummy.env.observation import OBS_SIZE, PileMemory, encode_with_mask
+from ginrummy.env.observation import OBS_SIZE, DiscardMemory, encode_seat
 from ginrummy.rules import Ruleset
 from ginrummy.views import PlayerView, view
 
@@ -65,7 +65,7 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         self._space = observation_space()
         self.observation_spaces = {a: self._space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._memories = [PileMemory() for _ in self.possible_agents]
+        self._pile = DiscardMemory()
         self._zeros = dict.fromkeys(self.possible_agents, 0.0)
         self.rewards = self._zeros.copy()
         self._cumulative_rewards = self._zeros.copy()
@@ -87,7 +87,7 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         self.game.reset(seed)
         self._was_reset = True
         self.agents = self.possible_agents[:]
-        self._memories = [PileMemory() for _ in self.possible_agents]
+        self._pile = DiscardMemory()
         self.rewards = self._zeros.copy()
         self._cumulative_rewards = self._zeros.copy()
         self.terminations = dict.fromkeys(self.agents, False)
@@ -134,14 +134,22 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         unlike the compact observation, different for any two different information states."""
         return encode_history(self.view(agent))
 
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool,
+                                                   dict[str, Any]]:
+        """The selected agent's observation (``observe=False``: ``None``), cumulative
+        reward, terminated, truncated and info (PettingZoo's ``last``, one call less)."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
+
     def observe(self, agent: str) -> Observation:
         """The agent's observation tensor and, on its turn, its legal action ids."""
         seat = self._seats[agent]
         game = self.game
-        seen = view(game.match, seat)
-        bits = game.legal_bits() if not game.over and game.to_move == seat else 0
-        tensor, mask = encode_with_mask(seen, self._memories[seat].below_top(seen), bits,
-                                        NUM_ACTIONS)
+        hand = game.hand
+        bits = game.legal_bits() if not game.over and hand.to_move == seat else 0
+        tensor, mask = encode_seat(hand, game.match.scores, seat,
+                                   self._pile.below_top(hand.discards), bits, NUM_ACTIONS)
         return {"observation": tensor, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -158,18 +166,22 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         action = int(action)
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"{agent}: action id {action} is outside 0..{NUM_ACTIONS - 1}")
-        if self.illegal_reward is not None and not game.legal_bits() >> action & 1:
+        if game.legal_bits() >> action & 1:
+            rewards = game.play_legal_id(action)  # checked here: the engine need not again
+        elif self.illegal_reward is not None:
             self._end_illegally(agent, action)
             return
-        try:
-            rewards = game.step(action)
-        except ValueError as error:
-            raise ValueError(f"{agent}: {error}") from None
+        else:
+            try:
+                rewards = game.step(action)  # raises the error that names the id
+            except ValueError as error:
+                raise ValueError(f"{agent}: {error}") from None
         self._cumulative_rewards[agent] = 0.0
         if rewards is None:
-            self.rewards = self._zeros.copy()
+            self.rewards = self._zeros.copy()  # nothing to accumulate: adding 0.0 is a no-op
         else:
             self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
+            self._accumulate_rewards()
         if game.over:
             done = dict.fromkeys(self.agents, True)
             if game.truncated:
@@ -177,8 +189,7 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
             else:
                 self.terminations = done
         else:
-            self.agent_selection = self.possible_agents[game.to_move]
-        self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[game.hand.to_move]
         if self.render_mode == "human":
             self.render()
 

@@ -28,14 +28,14 @@ from ginrummy.env.actions import (
 from ginrummy.env.core import MAX_DECISIONS, Game, GameConfig, make_rules
 from ginrummy.env.observation import (
     PHASE_INDEX,
+    DiscardMemory,
     decode_words,
-    encode_view,
+    encode_seat,
     number_divisors,
     onehot_word,
 )
 from ginrummy.rules import Ruleset
 from ginrummy.solver import deadwood_mask
-from ginrummy.views import view
 
 __all__ = ["VectorGinRummy", "VectorStep"]
 
@@ -116,7 +116,10 @@ class VectorGinRummy:
             if game.over:
                 truncated[index] = game.truncated
                 terminated[index] = not game.truncated
-                self.final_observations[index] = (mover, encode_view(view(game.match, mover)))
+                hand = game.hand  # the ended game's last hand: the seat's view, read directly
+                below = DiscardMemory().below_top(hand.discards)
+                self.final_observations[index] = (mover, encode_seat(
+                    hand, game.match.scores, mover, below, 0, NUM_ACTIONS)[0])
                 game.redeal()
         obs, masks, seats = self.observe()
         return obs, masks, seats, rewards, terminated, truncated
