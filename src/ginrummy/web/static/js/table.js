@@ -4,7 +4,7 @@
 import { upgradeForm } from "./account.js";
 import { MoveAnnouncer, handOutcome } from "./announce.js";
 import { api } from "./api.js";
-import { knockPanel, layoffPanel } from "./arrange.js";
+import { knockerShows, knockPanel, layoffPanel } from "./arrange.js";
 import { cardBack, cardElement, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
 import { tableCoach } from "./coachview.js";
@@ -435,7 +435,9 @@ export class TablePage {
         tags,
         score !== null ? el("span", { class: "score" }, t("seat.score", { count: score, points: score })) : null,
         clockElement(s, this.deadline)),
-      !isMe && seatView ? el("div", { class: "seat-cards" },
+      // the knocker's melds and deadwood are public once laid down (R4.8): shown, not backs
+      !isMe && seatView && view && view.knock && view.knock.knocker === s && view.phase !== "over" ? knockerShows(view)
+        : !isMe && seatView ? el("div", { class: "seat-cards" },
         el("span", { class: "backs", "aria-hidden": "true" }, // the count beside says it
           Array.from({ length: Math.min(seatView.count, 11) }, () => cardBack({ class: "mini", "aria-hidden": "true" }))),
         el("span", { class: "count" }, t("seat.count", { count: seatView.count })),
