@@ -116,7 +116,8 @@ export function knockPanel({ legal, hand, hints = null, wantGin, knockLimit, sen
   const editorSlot = el("div", { class: "knock-arrangement", id: "knock-arrangement" });
   const update = () => {
     const deadwood = editor.deadwood();
-    summary.textContent = t("arrange.knock_summary", { points: deadwood, limit: knockLimit });
+    // a gin is no knock: no "at most N to knock" under it
+    summary.textContent = deadwood === 0 ? t("arrange.gin_summary") : t("arrange.knock_summary", { points: deadwood, limit: knockLimit });
     confirm.textContent = deadwood === 0 ? t("action.confirm_gin") : t("action.confirm_knock");
     confirm.disabled = deadwood > knockLimit;
   };

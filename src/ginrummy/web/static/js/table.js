@@ -17,6 +17,7 @@ import { tableName } from "./format.js";
 import { rememberFocus, restoreFocus } from "./focus.js";
 import { has, number, t } from "./i18n.js";
 import { drawnCard, renderHand, groupHand } from "./handview.js";
+import { matchBanner } from "./ending.js";
 import { botLabel, errorText } from "./lobby.js";
 import { TableMotion } from "./motion.js";
 import { MoveLog } from "./movelog.js";
@@ -604,7 +605,9 @@ export class TablePage {
         next.remaining_ms !== null && next.remaining_ms !== undefined
           ? el("span", { class: "muted next-countdown", dataset: { at: String(performance.now() + next.remaining_ms) } }) : null);
     }
-    replaceChildren(this.regions.reveal, revealPanel(view, names, footer));
+    const over = this.state.result;
+    replaceChildren(this.regions.reveal, over && over.winner !== null && over.winner !== undefined
+      ? matchBanner(over, view.ruleset, names) : null, revealPanel(view, names, footer));
   }
 
   rematchBox(names) {
