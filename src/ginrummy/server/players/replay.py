@@ -43,6 +43,25 @@ def _step(match: Match, seat: int | None, action: str) -> dict[str, Any]:
         "scores": list(match.scores),
         "hand": len(match.hands),
         "result": None if result is None else result.to_dict(),
+        **(_laid_down(hand) if result is not None else {}),
+    }
+
+
+def _laid_down(hand: Hand) -> dict[str, Any]:
+    """A finished hand's table as its players saw it at the end: the knock (melds, deadwood,
+    discard) and each defence (melds, layoffs onto the knocker's melds by index, the rest)."""
+    knock = hand.knock
+    return {
+        "knock": None if knock is None else {
+            "knocker": knock.knocker,
+            "discard": None if knock.discard is None else card_name(knock.discard),
+            "melds": [_names(m) for m in knock.melds],
+            "unmatched": _names(knock.unmatched),
+            "deadwood": knock.deadwood, "gin": knock.gin, "big_gin": knock.big_gin},
+        "defences": [{"seat": d.seat, "melds": [_names(m) for m in d.melds],
+                      "layoffs": [[card_name(c), i] for c, i in d.layoffs],
+                      "unmatched": _names(d.unmatched), "deadwood": d.deadwood}
+                     for d in hand.defences],
     }
 
 

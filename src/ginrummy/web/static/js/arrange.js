@@ -4,7 +4,7 @@
 // the knocker's melds numbered, offers only the cards that fit one (tap the card then the meld,
 // or drag it there), keeps the rest, and explains the engine's best layoff. Which cards fit
 // comes from the server's hints (`layoff_targets`): nothing is guessed about the rules here.
-import { cardElement, cardText, isMeld, meldText, parseAction, points, sortCards } from "./cards.js";
+import { cardElement, cardText, isMeld, meldText, parseAction, points, sortCards, sortKey } from "./cards.js";
 import { append, el, replaceChildren } from "./dom.js";
 import { language, number, t } from "./i18n.js";
 
@@ -116,7 +116,8 @@ export function knockPanel({ legal, hand, hints = null, wantGin, knockLimit, sen
   const editorSlot = el("div", { class: "knock-arrangement", id: "knock-arrangement" });
   const update = () => {
     const deadwood = editor.deadwood();
-    summary.textContent = t("arrange.knock_summary", { points: deadwood, limit: knockLimit });
+    // a gin is no knock: no "at most N to knock" under it
+    summary.textContent = deadwood === 0 ? t("arrange.gin_summary") : t("arrange.knock_summary", { points: deadwood, limit: knockLimit });
     confirm.textContent = deadwood === 0 ? t("action.confirm_gin") : t("action.confirm_knock");
     confirm.disabled = deadwood > knockLimit;
   };
@@ -261,8 +262,8 @@ export function layoffPanel({ proposal, hand, knock, hints = null, laidOff = [],
       onclick: () => { if (picked !== null) layOff(picked, n); },
     },
     el("span", { class: "meld-number", "aria-hidden": "true" }, String(n)),
-    meld.map((c) => cardElement(c, { class: "mini" })),
-    ((laidOff || [])[index] || []).map((c) => cardElement(c, { class: "mini laid-before" })));
+    meldWithAdded(meld, (laidOff || [])[index] || []).map(({ card, added }) =>
+      cardElement(card, { class: added ? "mini laid-before" : "mini" })));
     return el("li", { class: "layoff-meld", dataset: { meld: String(n) } }, target,
       mine.map((l) => el("button", {
         type: "button", class: "take-back", dataset: { card: l.card },
@@ -387,8 +388,20 @@ function attachDrag(node, code, onDrop, onTap) {
 }
 
 /**
- * The knocker's melds at the reveal, numbered as in the layoff step, each followed by the
- * cards the defenders laid off onto it (`view.defences`).
+ * A meld with the cards laid off onto it, in the order they sit on the table: a run (one suit)
+ * in rank order, a laid-off card at the end it extends; a set's fourth card after it.
+ * [{card, added}], `added` true for a laid-off card.
+ */
+export function meldWithAdded(meld, added) {
+  const all = [...meld.map((card) => ({ card, added: false })), ...added.map((card) => ({ card, added: true }))];
+  const run = new Set(meld.map((c) => c[1])).size === 1 && meld.length > 1;
+  return run ? all.sort((a, b) => sortKey(a.card, "suit") - sortKey(b.card, "suit")) : all;
+}
+
+/**
+ * The knocker's melds numbered as in the layoff step, each with the cards the defenders laid
+ * off onto it so far (`view.defences`) placed where they fit: at the reveal, and on the
+ * knocker's seat while the defenders lay off (R4.8: public once the knock is laid down).
  */
 export function numberedKnockerMelds(view) {
   const knock = view.knock;
@@ -398,6 +411,17 @@ export function numberedKnockerMelds(view) {
   }
   return knock.melds.map((meld, index) => el("span", { class: "meld-group numbered", dataset: { meld: String(index + 1) } },
     el("span", { class: "meld-number", "aria-hidden": "true" }, String(index + 1)),
-    meld.map((c) => cardElement(c, { class: "mini" })),
-    onto[index].map((c) => cardElement(c, { class: "mini laid-on" }))));
+    meldWithAdded(meld, onto[index]).map(({ card, added }) => cardElement(card, { class: added ? "mini laid-on" : "mini" }))));
+}
+
+/** What the knocker laid down, shown on its seat during the layoffs: its melds (with what the
+ * defenders have laid off so far), its deadwood cards and their count. */
+export function knockerShows(view) {
+  const knock = view.knock;
+  const unmatched = knock.unmatched || [];
+  return el("div", { class: "seat-cards knocker-shows", id: "knocker-shows", dataset: { seat: String(knock.knocker) } },
+    numberedKnockerMelds(view),
+    unmatched.length ? el("span", { class: "deadwood-group" }, el("span", { class: "group-label" }, t("hand.deadwood_cards")),
+      unmatched.map((c) => cardElement(c, { class: "mini" }))) : null,
+    el("span", { class: "knocker-deadwood", id: "knocker-deadwood" }, t("reveal.deadwood", { points: knock.deadwood })));
 }

@@ -9,7 +9,7 @@ import { accountErrorText } from "./account.js";
 import { categoryLabel } from "./format.js";
 import { replayCoach } from "./coachview.js";
 import { prefs } from "./prefs.js";
-import { outcomeLabel } from "./reveal.js";
+import { outcomeLabel, revealPanel } from "./reveal.js";
 import { link, profilePath } from "./session.js";
 
 /** Each seat's name from the replay's `players` (names, or objects with `name` and `seat`). */
@@ -146,7 +146,10 @@ export class ReplayPage {
         el("span", { class: "replay-discard" }, t("pile.discard"), ": ",
           top ? cardElement(top, { class: "mini" }) : el("em", {}, t("replay.empty")),
           discard.length > 1 ? el("span", { class: "muted" }, " ", t("seat.count", { count: discard.length })) : null)),
-      el("div", { class: "replay-hands", id: "replay-hands" }, hands),
+      // the hand's last step: its result as the table showed it (melds, layoffs, points)
+      step.result && step.knock !== undefined ? revealPanel({ result: step.result, knock: step.knock, defences: step.defences,
+        seats: (step.hands || []).map((cards, seat) => ({ seat, cards })), hand_number: handNumber, ruleset: this.replay.rules }, names)
+        : el("div", { class: "replay-hands", id: "replay-hands" }, hands),
       el("p", { class: "muted" }, t("replay.keys"))),
     replayCoach(this)));
   }

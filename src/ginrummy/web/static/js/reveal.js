@@ -3,6 +3,7 @@
 import { numberedKnockerMelds } from "./arrange.js";
 import { cardElement, cardRow } from "./cards.js";
 import { el } from "./dom.js";
+import { handBanner } from "./ending.js";
 import { chipsText, payoutRuleText } from "./format.js";
 import { number, t } from "./i18n.js";
 
@@ -82,10 +83,12 @@ export function revealPanel(view, names, footer = null) {
   });
   return el("section", { class: "panel reveal", id: "reveal", "aria-labelledby": "reveal-title" },
     el("h3", { id: "reveal-title" }, t("reveal.title", { n: view.hand_number })),
+    result ? handBanner(result, view.ruleset, names) : null,
     result ? el("p", { class: "outcome" }, outcomeLabel(result.outcome),
       result.winner !== null && result.winner !== undefined ? [" · ", t("reveal.winner", { name: names[result.winner] })] : "") : null,
     result ? el("ul", { class: "explain" }, explain(result, view.ruleset, names).map((line) => el("li", {}, line))) : null,
-    knock && knock.discard ? el("p", {}, t("reveal.knock_discard"), " ", cardElement(knock.discard, { class: "mini" })) : null,
+    knock && knock.discard ? el("p", { class: "end-discard", id: "end-discard" }, t(knock.gin ? "reveal.gin_discard" : "reveal.knock_discard"), " ",
+      cardElement(knock.discard, { class: "mini" })) : null,
     rows,
     footer);
 }

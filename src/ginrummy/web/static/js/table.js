@@ -4,7 +4,7 @@
 import { upgradeForm } from "./account.js";
 import { MoveAnnouncer, handOutcome } from "./announce.js";
 import { api } from "./api.js";
-import { knockPanel, layoffPanel } from "./arrange.js";
+import { knockerShows, knockPanel, layoffPanel } from "./arrange.js";
 import { cardBack, cardElement, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
 import { tableCoach } from "./coachview.js";
@@ -17,6 +17,7 @@ import { tableName } from "./format.js";
 import { rememberFocus, restoreFocus } from "./focus.js";
 import { has, number, t } from "./i18n.js";
 import { drawnCard, renderHand, groupHand } from "./handview.js";
+import { matchBanner } from "./ending.js";
 import { botLabel, errorText, guestNickname } from "./lobby.js";
 import { TableMotion } from "./motion.js";
 import { MoveLog } from "./movelog.js";
@@ -436,7 +437,9 @@ export class TablePage {
         tags,
         score !== null ? el("span", { class: "score" }, t("seat.score", { count: score, points: score })) : null,
         clockElement(s, this.deadline)),
-      !isMe && seatView ? el("div", { class: "seat-cards" },
+      // the knocker's melds and deadwood are public once laid down (R4.8): shown, not backs
+      !isMe && seatView && view && view.knock && view.knock.knocker === s && view.phase !== "over" ? knockerShows(view)
+        : !isMe && seatView ? el("div", { class: "seat-cards" },
         el("span", { class: "backs", "aria-hidden": "true" }, // the count beside says it
           Array.from({ length: Math.min(seatView.count, 11) }, () => cardBack({ class: "mini", "aria-hidden": "true" }))),
         el("span", { class: "count" }, t("seat.count", { count: seatView.count })),
@@ -603,7 +606,9 @@ export class TablePage {
         next.remaining_ms !== null && next.remaining_ms !== undefined
           ? el("span", { class: "muted next-countdown", dataset: { at: String(performance.now() + next.remaining_ms) } }) : null);
     }
-    replaceChildren(this.regions.reveal, revealPanel(view, names, footer));
+    const over = this.state.result;
+    replaceChildren(this.regions.reveal, over && over.winner !== null && over.winner !== undefined
+      ? matchBanner(over, view.ruleset, names) : null, revealPanel(view, names, footer));
   }
 
   rematchBox(names) {
