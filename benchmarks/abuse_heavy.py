@@ -38,17 +38,16 @@ from typing import Any
 
 import httpx
 
+from load_server import percentile
+
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORDS = ("correct horse battery 1", "correct horse battery 2")
 COOKIES = ("__Host-ginrummy-session", "ginrummy-session")
 
 
 def _ms(values: list[float], share: float) -> float | None:
-    """The ``share`` quantile (0.5, 0.99, 1.0) of ``values`` in ms, rounded."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000, 1)
+    """The ``share`` quantile (0.5, 0.99, 1.0) of ``values`` (seconds) in ms, rounded."""
+    return round(percentile(values, share) * 1000, 1) if values else None
 
 
 def _spread(prefix: str, values: list[float]) -> dict[str, Any]:
@@ -260,7 +259,6 @@ def password_burst(url: str, args: argparse.Namespace) -> tuple[bool | None, dic
     before = [victim.login(next(addresses)) for _ in range(args.logins)]
     statuses: dict[str, int] = {}
     lock = threading.Lock()
-    busy = threading.Event()
 
     def burst(account: Account) -> None:
         for _ in range(args.changes_each):
@@ -272,7 +270,6 @@ def password_burst(url: str, args: argparse.Namespace) -> tuple[bool | None, dic
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=len(changers)) as pool:
         futures = [pool.submit(burst, a) for a in changers]
-        busy.set()
         while not all(f.done() for f in futures) and len(during) < 40:
             during.append(victim.login(next(addresses)))
         for future in futures:

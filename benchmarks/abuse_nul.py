@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 
-from load_server import ServerHandle, kill_server, start_server
+from load_server import ServerHandle, kill_server, percentile, start_server
 
 GUEST_FRAMES_PER_SECOND = 18
 THINK_SECONDS = 0.3
@@ -99,11 +99,10 @@ async def _attack(server: ServerHandle, args: argparse.Namespace) -> dict[str, A
 
 
 def _pct(values: list[float], q: float) -> float | None:
+    """The median (``q`` 0.5) or the ``q`` quantile of ``values`` (ms), rounded."""
     if not values:
         return None
-    if q == 0.5:
-        return round(median(values), 1)
-    return round(sorted(values)[min(len(values) - 1, int(len(values) * q))], 1)
+    return round(median(values) if q == 0.5 else percentile(values, q), 1)
 
 
 async def _table(http: httpx.AsyncClient) -> dict[str, Any]:
