@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import threading
 import time
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event
+from sqlalchemy.exc import NoSuchColumnError
 
 from ginrummy.server.core.protocol import ActionMessage, CreateTable, JoinTable
 from ginrummy.server.core.settings import Settings
@@ -190,14 +192,15 @@ class Recorder(Connection):
 
 
 class FlakyCommitter(GroupCommitter):
-    """Fails the next ``fail`` commits."""
+    """Fails the next ``fail`` commits (their ``CommitFailed`` caused by ``cause``)."""
 
     fail = 0
+    cause: BaseException | None = None
 
     async def commit(self, ops: Sequence[WriteOp], table_id: str | None = None) -> None:
         if self.fail:
             self.fail -= 1
-            raise CommitFailed("the database refused the write: disk full")
+            raise CommitFailed("the database refused the write: disk full") from self.cause
         await super().commit(ops, table_id)
 
 
@@ -238,6 +241,43 @@ def test_a_failed_commit_changes_nothing_and_play_goes_on(tmp_path: Path) -> Non
         engine.dispose()
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize(("cause", "level"), [
+    (LookupError("seat 1 is taken"), logging.WARNING),
+    (NoSuchColumnError("no such column: seats.rematch"), logging.ERROR),
+])
+def test_a_failed_commit_is_logged_as_a_refusal_or_a_fault(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, cause: BaseException,
+        level: int) -> None:
+    """The table's commit path and the group committer tell a write's own refusal from a
+    fault alike: a SQLAlchemy error is a fault even when it is a ``KeyError``."""
+    async def run() -> None:
+        settings = Settings(db=f"sqlite:///{tmp_path / 'f.db'}", bot_delay_ms=0)
+        engine = open_engine(settings.db)
+        migrate(engine)
+        repo = Repository(engine)
+        committer = FlakyCommitter(repo)
+        committer.start()
+        lobby = Lobby(settings, repo, committer)
+        created = await lobby.create(CreateTable(nickname="Ann"))
+        await lobby.join(created["table_id"], JoinTable(nickname="Bob"))
+        writer = lobby.get(created["table_id"])
+        assert writer is not None
+        table = writer.table
+        mover = table.running_hand().to_move  # type: ignore[union-attr]
+        legal = table.state_message(mover, 0)["legal"]
+        committer.fail, committer.cause = 1, cause
+        with caplog.at_level(logging.WARNING, logger="ginrummy.server.table"):
+            await writer.handle_action(Recorder(settings, mover), ActionMessage(
+                type="action", id="x", version=table.version, action=legal[0]))
+        lobby.close()
+        await committer.close()
+        engine.dispose()
+
+    asyncio.run(run())
+    (record,) = [r for r in caplog.records if "commit failed" in r.getMessage()]
+    assert record.levelno == level
 
 
 @pytest.mark.parametrize("count", [1, 3])

@@ -452,7 +452,7 @@ def test_leaving_before_the_deal_takes_the_seats_seed_with_it(make_server: Any) 
                              [bytes.fromhex("a0" * 32), bytes.fromhex("c1" * 32)])
 
 
-def test_a_void_hands_seed_waits_for_the_matchs_end() -> None:
+def test_a_void_hands_seed_waits_for_the_matchs_end(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 26 point 6 (R4.8: after a void hand no hand is shown): the seed of a void hand,
     which shows every hand, is not in the fair block while the match goes on (``withheld``);
     a hand that ends by a knock or gin is revealed at once; the match's end reveals the void
@@ -462,6 +462,9 @@ def test_a_void_hands_seed_waits_for_the_matchs_end() -> None:
     from ginrummy.server.play.table import GameTable, Seat, table_rules
     from ginrummy.views import view
 
+    # fixed server seeds: random decks left some runs without a scored hand in 60
+    made = (hashlib.sha256(b"void hands %d" % n).digest() for n in range(10**6))
+    monkeypatch.setattr(fair, "new_server_seed", lambda: next(made))
     seats = [Seat(0, "bot", "A", "random"), Seat(1, "bot", "B", "random")]
     table = GameTable("f2", "fair", "classic", table_rules(Ruleset.preset("classic")), True,
                       None, 0, None, seats)

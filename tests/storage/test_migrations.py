@@ -53,3 +53,24 @@ def test_a_database_of_revision_0001_upgrades_with_its_rows_kept(tmp_path: Path)
         assert conn.execute(text("SELECT payload FROM events")).scalar_one() == \
             '{"first_dealer": 0}'
         assert conn.execute(text("SELECT COUNT(*) FROM accounts")).scalar_one() == 0
+
+
+def test_revision_0007_gives_every_stored_match_its_own_public_id(tmp_path: Path) -> None:
+    engine = open_engine(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    _upgrade_to(engine, "0006")
+    with engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO game_tables (id, name, preset, rules, players, public, clock_ms, "
+            "status, version, created_at, updated_at) VALUES ('t1', 'old', 'classic', '{}', "
+            "2, 1, 0, 'over', 9, '2026-11-30 10:00:00', '2026-11-30 10:00:00')"))
+        for match_id in range(1, 4):
+            conn.execute(text(
+                "INSERT INTO matches (id, table_id, first_version, last_version, preset, "
+                "players, ending, finished_at) VALUES (:id, 't1', 1, 9, 'classic', 2, 'over', "
+                "'2026-11-30 11:00:00')"), {"id": match_id})
+    migrate(engine)
+    with engine.connect() as conn:
+        given = dict(conn.execute(text("SELECT id, public_id FROM matches")).all())
+    assert sorted(given) == [1, 2, 3]
+    assert len(set(given.values())) == 3
+    assert all(isinstance(p, str) and len(p) == 16 and not p.isdigit() for p in given.values())

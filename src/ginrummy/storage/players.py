@@ -20,7 +20,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, Table, and_, case, func, insert, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    Table,
+    and_,
+    case,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.engine import Connection
 
 from ginrummy.storage.models import (
@@ -342,7 +353,7 @@ def account_matches(source: Source, account_id: int, before: int | None = None,
                  .join(TABLES, TABLES.c.id == MATCHES.c.table_id).where(shown))
     with _reading(source) as conn:
         ids = list(conn.execute(query).scalars())
-        return _matches(conn, ids)
+        return _matches(conn, MATCHES.c.id.in_(ids)) if ids else []
 
 
 def open_seats(source: Source, account_id: int | None, tokens: Sequence[tuple[str, str]],
@@ -379,33 +390,35 @@ def open_seats(source: Source, account_id: int | None, tokens: Sequence[tuple[st
 
 def match_by_id(source: Source, match_id: int) -> StoredMatch | None:
     """One stored match, or ``None``."""
-    with _reading(source) as conn:
-        found = _matches(conn, [match_id])
-    return found[0] if found else None
+    return _one_match(source, MATCHES.c.id == match_id)
 
 
 def match_by_public_id(source: Source, public_id: str) -> StoredMatch | None:
     """The stored match of this public id, or ``None``."""
+    return _one_match(source, MATCHES.c.public_id == public_id)
+
+
+def _one_match(source: Source, where: ColumnElement[bool]) -> StoredMatch | None:
     with _reading(source) as conn:
-        match_id = conn.execute(select(MATCHES.c.id)
-                                .where(MATCHES.c.public_id == public_id)).scalar()
-        found = [] if match_id is None else _matches(conn, [int(match_id)])
+        found = _matches(conn, where)
     return found[0] if found else None
 
 
-def _matches(conn: Connection, ids: list[int]) -> list[StoredMatch]:
-    if not ids:
+def _matches(conn: Connection, where: ColumnElement[bool]) -> list[StoredMatch]:
+    """The matches ``where`` picks (a condition on ``matches``), newest first."""
+    rows = conn.execute(select(MATCHES, TABLES.c.public.label("table_public"))
+                        .outerjoin(TABLES, TABLES.c.id == MATCHES.c.table_id)
+                        .where(where).order_by(MATCHES.c.id.desc())).all()
+    if not rows:
         return []
     seats: dict[int, list[MatchSeat]] = defaultdict(list)
-    for r in conn.execute(select(MATCH_PLAYERS).where(MATCH_PLAYERS.c.match_id.in_(ids))
+    for r in conn.execute(select(MATCH_PLAYERS)
+                          .where(MATCH_PLAYERS.c.match_id.in_([r.id for r in rows]))
                           .order_by(MATCH_PLAYERS.c.match_id, MATCH_PLAYERS.c.seat)):
         m = r._mapping
         seats[r.match_id].append(MatchSeat(
             r.seat, r.name, r.account_id, r.level, r.score, r.place, bool(r.abandoned),
             r.rating_before, r.rating_after, {name: int(m[name]) for name in STAT_COLUMNS}))
-    rows = conn.execute(select(MATCHES, TABLES.c.public.label("table_public"))
-                        .outerjoin(TABLES, TABLES.c.id == MATCHES.c.table_id)
-                        .where(MATCHES.c.id.in_(ids)).order_by(MATCHES.c.id.desc())).all()
     return [StoredMatch(r.id, r.table_id, r.first_version, r.last_version, r.preset,
                         r.category, r.players, r.ending, as_utc(r.finished_at),
                         seats.get(r.id, []), r.public_id or "",

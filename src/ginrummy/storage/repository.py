@@ -10,7 +10,7 @@ import contextlib
 import json
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -184,23 +184,9 @@ class Repository:
 
     # ----------------------------------------------------------------- writes
     def write(self, ops: Sequence[WriteOp]) -> None:
-        """Run every operation in one transaction: all of them are committed, or none.
-
-        Writes run on a connection the repository keeps between them (no pool checkout,
-        ping and reset per commit); a write that fails closes it, the next opens a new one.
-        """
-        with self._write_lock:
-            conn = self._writer
-            if conn is None or conn.closed or conn.invalidated:
-                conn = self._writer = self.engine.connect()
-            try:
-                with conn.begin():
-                    self._write(conn, ops)
-            except BaseException:
-                self._writer = None
-                with contextlib.suppress(Exception):
-                    conn.close()
-                raise
+        """Run every operation in one transaction: all of them are committed, or none."""
+        with self._transaction() as conn:
+            self._write(conn, ops)
 
     def write_each(self, writes: Sequence[Sequence[WriteOp]]) -> list[BaseException | None]:
         """Run each of ``writes`` in a savepoint of one transaction: a write that fails is
@@ -210,33 +196,42 @@ class Repository:
 
         The group committer's path after a failed batch: one bad write never costs the
         others their commit, nor a commit each."""
+        errors: list[BaseException | None] = []
+        with self._transaction() as conn:
+            if conn.dialect.name == "sqlite":
+                # sqlite3 begins a transaction only before a data change: a SAVEPOINT
+                # first would begin (and its RELEASE commit) one of its own
+                conn.exec_driver_sql("BEGIN")
+            for ops in writes:
+                try:
+                    with conn.begin_nested():
+                        self._write(conn, ops)
+                except Exception as exc:
+                    if conn.invalidated:  # the connection is gone: so is the batch
+                        raise
+                    errors.append(exc)
+                else:
+                    errors.append(None)
+        return errors
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """One transaction of :meth:`write` or :meth:`write_each`, committed when the block
+        ends. Writes run on a connection the repository keeps between them (no pool
+        checkout, ping and reset per commit); a transaction that fails closes it, the next
+        opens a new one."""
         with self._write_lock:
             conn = self._writer
             if conn is None or conn.closed or conn.invalidated:
                 conn = self._writer = self.engine.connect()
-            errors: list[BaseException | None] = []
             try:
                 with conn.begin():
-                    if conn.dialect.name == "sqlite":
-                        # sqlite3 begins a transaction only before a data change: a
-                        # SAVEPOINT first would begin (and its RELEASE commit) one of its own
-                        conn.exec_driver_sql("BEGIN")
-                    for ops in writes:
-                        try:
-                            with conn.begin_nested():
-                                self._write(conn, ops)
-                        except Exception as exc:
-                            if conn.invalidated:  # the connection is gone: so is the batch
-                                raise
-                            errors.append(exc)
-                        else:
-                            errors.append(None)
+                    yield conn
             except BaseException:
                 self._writer = None
                 with contextlib.suppress(Exception):
                     conn.close()
                 raise
-            return errors
 
     def close(self) -> None:
         """Give back the connection of :meth:`write` (the next write opens a new one)."""

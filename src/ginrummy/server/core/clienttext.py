@@ -79,8 +79,3 @@ def check_strings(value: Any, where: str = "") -> None:
                 inner = item[index]
                 if isinstance(inner, (str, dict, list)):
                     stack.append((inner, f"{name}.{index}" if name else str(index)))
-
-
-def clean(text: str) -> bool:
-    """True when ``text`` holds no refused character."""
-    return REFUSED.search(text) is None

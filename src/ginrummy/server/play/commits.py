@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from ginrummy.server.core.kinds import EventKind
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.play.clock import turn_key, update_clock
-from ginrummy.server.play.committer import CommitFailed, GroupCommitter
+from ginrummy.server.play.committer import CommitFailed, GroupCommitter, is_refusal
 from ginrummy.server.play.settlement import Ending, Hooks, MatchEnd
 from ginrummy.server.play.table import GameTable, Step
 from ginrummy.storage import InsertEvent, Repository, StoredEvent, UpdateSeat, UpdateTable, WriteOp
@@ -65,7 +65,7 @@ class CommitPath:
                 "clock_seat": table.clock_seat, "clock_deadline": table.clock_deadline}))
             await self.committer.commit(ops, table.id)
         except Exception as exc:
-            refused = isinstance(exc.__cause__, (ValueError, LookupError))  # a seat refused
+            refused = is_refusal(exc.__cause__)  # a seat refused: not a fault
             log.log(logging.WARNING if refused else logging.ERROR,
                     "table %s: commit failed (%s); reloading it from the database",
                     table.id, type(exc.__cause__ if refused else exc).__name__)

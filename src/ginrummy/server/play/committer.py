@@ -296,9 +296,15 @@ def brief(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
+def is_refusal(error: BaseException | None) -> bool:
+    """True when ``error`` is a write's own check refusing it (:data:`EXPECTED_REFUSALS`),
+    not a fault (a SQLAlchemy error is one, though ``NoSuchColumnError`` is a ``KeyError``)."""
+    return isinstance(error, EXPECTED_REFUSALS) and not isinstance(error, SQLAlchemyError)
+
+
 def _log_refused(tables: list[str], error: BaseException) -> None:
     where = ", ".join(tables[:5]) or "no table"
-    if isinstance(error, EXPECTED_REFUSALS) and not isinstance(error, SQLAlchemyError):
+    if is_refusal(error):
         log.warning("a write of %s was refused (%s)", where, brief(error),
                     extra={"event": "write_refused"})
     else:

@@ -254,6 +254,6 @@ def fair_block(table: SeededTable) -> dict[str, Any] | None:
         return None
     if revealed(table, fh):
         return {**fh.public(), "server_seed": fh.server_seed.hex()}
-    if fh.deal_version is not None and table.stuck is None and withheld(table):
+    if fh.deal_version is not None and withheld(table):  # not revealed: not stopped
         return {**fh.public(), "server_seed": None, "withheld": True}
     return {**fh.public(), "server_seed": None}

@@ -491,15 +491,16 @@ class TableWriter:
         """Commit ``writes`` that empty a seat before the first deal; the seat's client seed
         for the hand waiting to be dealt goes with it (the next person gives its own)."""
         waiting = pending(self.table)
-        was = None if waiting is None else waiting.clear(seat_no)
-        extra = [] if waiting is None else [waiting.seeds_write(self.table.id)]
         self.seeding_seats.discard(seat_no)
         self.seeders = {c for c in self.seeders if c.seat != seat_no}
+        if waiting is None:
+            await self._commit([], writes, bump=True)
+            return
+        was = waiting.clear(seat_no)
         try:
-            await self._commit([], [*writes, *extra], bump=True)
+            await self._commit([], [*writes, waiting.seeds_write(self.table.id)], bump=True)
         except CommitFailed:
-            if waiting is not None and was is not None:
-                waiting.restore(seat_no, was)
+            waiting.restore(seat_no, was)
             raise
 
     async def bind_account(self, seat_no: int, account_id: int, name: str) -> None:

@@ -33,10 +33,11 @@ def upgrade() -> None:
     matches = sa.table("matches", sa.column("id", sa.Integer),
                        sa.column("public_id", sa.String))
     bind = op.get_bind()
-    ids = [row.id for row in bind.execute(sa.select(matches.c.id))]
-    for match_id in ids:
-        bind.execute(sa.update(matches).where(matches.c.id == match_id)
-                     .values(public_id=_public_id()))
+    given = [{"match_id": row.id, "made": _public_id()}
+             for row in bind.execute(sa.select(matches.c.id))]
+    if given:  # one executemany, not a round trip per match
+        bind.execute(sa.update(matches).where(matches.c.id == sa.bindparam("match_id"))
+                     .values(public_id=sa.bindparam("made")), given)
     op.create_index("ix_matches_public_id", "matches", ["public_id"], unique=True)
 
 
