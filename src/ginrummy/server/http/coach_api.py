@@ -41,13 +41,12 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.coach import MAX_DECISIONS, coach_record_json
 from ginrummy.records import GameRecord
-from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import seat_for_token
 from ginrummy.server.core.limits import address_key
 from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
 from ginrummy.server.http.forwarding import at_owner, owner_answer
-from ginrummy.server.http.player_api import find_match
-from ginrummy.server.players.replay import ReplayError, match_record, replay_match
+from ginrummy.server.http.player_api import find_match, replayed_match
+from ginrummy.server.players.replay import ReplayError, match_record
 from ginrummy.server.players.sessions import current_account
 from ginrummy.storage import players
 
@@ -271,26 +270,20 @@ def _address(request: Request) -> str:
 async def _stored_record(request: Request, match: players.StoredMatch
                          ) -> dict[str, Any] | Response:
     """The stored match's game record, read and replayed in a thread (a long match takes
-    a tenth of a second)."""
+    a tenth of a second), as the replay routes read it (:func:`replayed_match`)."""
     engine = server_of(request).repository.engine
 
-    def read() -> dict[str, Any] | None:
-        source = players.match_source(engine, match)
-        if source is None:
-            return None
-        rules_dict, pool_chips, events = source
-        rules = Ruleset.from_dict(rules_dict, name=match.preset)
-        replayed, _steps = replay_match(rules, pool_chips, events)
+    def read() -> dict[str, Any]:
+        replayed, _steps, _fair = replayed_match(engine, match)
         return match_record(replayed, [s.name for s in match.seats]).to_json()
 
     try:
-        document = await in_thread(read)
-    except (ReplayError, ValueError) as exc:
-        return error_response(500, "damaged_record", f"match {match.id} does not replay: "
-                              f"{exc}")
-    if document is None:
+        return await in_thread(read)
+    except ReplayError as exc:
+        return error_response(500, "damaged_record", f"match {match.public_id} does not "
+                              f"replay: {exc}")
+    except LookupError:  # its table is gone
         return error_response(404, "not_found", "no match with that id", "match_id")
-    return document
 
 
 class TableCoach(BaseModel):

@@ -324,40 +324,38 @@ class _Gone(LookupError):
     """A stored match whose table is gone (404)."""
 
 
-def _replayed(engine: Any, match: players.StoredMatch) -> tuple[Any, list[Any]]:
-    """The match replayed from its stored events (in a thread): the final match and its
-    steps; :class:`ReplayError` when they do not replay."""
+def replayed_match(engine: Any, match: players.StoredMatch
+                   ) -> tuple[Any, list[Any], list[dict[str, Any] | None]]:
+    """The match replayed from its stored events (in a thread, one connection for its events
+    and its seeds): the final match, its steps and each hand's fair-deal seeds (docs/fair.md)
+    by hand index; :class:`ReplayError` when they do not replay, ``LookupError`` when its
+    table is gone."""
     with engine.connect() as conn:
         source = players.match_source(conn, match)
-    if source is None:
-        raise _Gone(match.id)
+        if source is None:
+            raise _Gone(match.id)
+        stored: list[StoredSeeds] = load_match(conn, match.table_id, match.first_version,
+                                               match.last_version)
     rules_dict, pool_chips, events = source
     try:
         rules = Ruleset.from_dict(rules_dict, name=match.preset)
     except ValueError as exc:
         raise ReplayError(str(exc)) from None
-    return replay_match(rules, pool_chips, events)
-
-
-def _fair(engine: Any, match: players.StoredMatch) -> list[dict[str, Any] | None]:
-    """Each hand's fair-deal seeds (docs/fair.md), by hand index, as the record has them."""
-    with engine.connect() as conn:
-        stored: list[StoredSeeds] = load_match(conn, match.table_id, match.first_version,
-                                               match.last_version)
-    return fair_entries(stored)
+    replayed, steps = replay_match(rules, pool_chips, events)
+    return replayed, steps, fair_entries(stored)
 
 
 def _replay_body(engine: Any, match: players.StoredMatch) -> bytes:
-    replayed, steps = _replayed(engine, match)
+    replayed, steps, fair = replayed_match(engine, match)
     return json.dumps({**_match_json(match), "rules": replayed.rules.to_dict(),
                        "first_dealer": replayed.first_dealer, "steps": steps,
-                       "fair": _fair(engine, match)},
+                       "fair": fair},
                       ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _record_body(engine: Any, match: players.StoredMatch) -> bytes:
-    replayed, _steps = _replayed(engine, match)
-    record_ = match_record(replayed, [s.name for s in match.seats], _fair(engine, match))
+    replayed, _steps, fair = replayed_match(engine, match)
+    record_ = match_record(replayed, [s.name for s in match.seats], fair)
     return (record_.dumps() + "\n").encode()
 
 
