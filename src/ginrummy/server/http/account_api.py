@@ -30,10 +30,10 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.core.auth import seat_for_token, secret_hash
 from ginrummy.server.core.clienttext import BadText
-from ginrummy.server.core.limits import KeyedLimits, RateLimit, address_key
+from ginrummy.server.core.limits import KeyedLimits, RateLimit
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.http.admin_api import close_account_everywhere
-from ginrummy.server.http.common import error_response, in_thread, read_body
+from ginrummy.server.http.common import client_address, error_response, in_thread, read_body
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.http.metrics import count_login
 from ginrummy.server.play.committer import CommitFailed
@@ -215,10 +215,6 @@ def limits(request: Request) -> AttemptLimits:
     return found
 
 
-def _address(request: Request) -> str:
-    return address_key(request.client.host if request.client else "unknown")
-
-
 # ---------------------------------------------------------------------- helpers
 class _Refused(Exception):
     """An answer other than the happy one (an error response)."""
@@ -263,7 +259,7 @@ async def _new_account(request: Request, name: str, password: str) -> StoredAcco
     """Check and create an account (not yet logged in); counts against the sign-up limits."""
     shown = _checked_name(name)
     _checked_password(password)
-    address = _address(request)
+    address = client_address(request)
     attempts = limits(request)
     attempts.attempt(address)
     store = account_store(request)
@@ -322,7 +318,7 @@ async def login(request: Request) -> Response:
 
     async def work() -> Response:
         attempts = limits(request)
-        attempts.attempt(_address(request))
+        attempts.attempt(client_address(request))
         key = name_key(body.name)
         async with attempts.one_at_a_time(key):
             attempts.name_open(key)
@@ -413,7 +409,7 @@ async def change_password(request: Request) -> Response:
             return error_response(400, "bad_request", "new: the new password is the old one; "
                                   "choose another", "new")
         attempts = limits(request)
-        attempts.attempt(_address(request))  # a change is an attempt, as a log-in
+        attempts.attempt(client_address(request))  # a change is an attempt, as a log-in
         attempts.change(account.id)
         key = name_key(account.name)
         async with attempts.one_at_a_time(key):

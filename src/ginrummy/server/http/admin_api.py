@@ -27,10 +27,16 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.core.auth import seat_for_token
 from ginrummy.server.core.jsontext import MAX_INT
-from ginrummy.server.core.limits import KeyedLimits, address_key
+from ginrummy.server.core.limits import KeyedLimits
 from ginrummy.server.core.protocol import MessageError
 from ginrummy.server.http import forwarding, metrics
-from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
+from ginrummy.server.http.common import (
+    client_address,
+    error_response,
+    in_thread,
+    read_body,
+    server_of,
+)
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.play.chat import clean_text
 from ginrummy.server.play.committer import CommitFailed
@@ -493,8 +499,7 @@ async def report(request: Request) -> Response:
         return error_response(401, "not_logged_in", "log in, or report from your seat "
                               "(its token), to report a chat message")
     quota = _report_quota(server)
-    for limit in (quota.get(key), quota.get(address_key(
-            request.client.host if request.client else "unknown"))):
+    for limit in (quota.get(key), quota.get(client_address(request))):
         if not limit.allow():
             response = error_response(429, "rate_limited", f"at most {REPORTS_PER_WINDOW} "
                                       f"reports in {REPORT_WINDOW_SECONDS / 60:g} minutes")

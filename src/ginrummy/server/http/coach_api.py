@@ -42,8 +42,13 @@ from starlette.routing import BaseRoute, Route
 from ginrummy.coach import MAX_DECISIONS, coach_record_json
 from ginrummy.records import GameRecord
 from ginrummy.server.core.auth import seat_for_token
-from ginrummy.server.core.limits import address_key
-from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
+from ginrummy.server.http.common import (
+    client_address,
+    error_response,
+    in_thread,
+    read_body,
+    server_of,
+)
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.http.player_api import find_match, replayed_match
 from ginrummy.server.players.replay import ReplayError, match_record
@@ -253,7 +258,7 @@ async def match_coach(request: Request) -> Response:
                               "match_id")
     key = f"match:{match_id}"
     coach = service(request)
-    asker = (("account", account.id), _address(request))
+    asker = (("account", account.id), client_address(request))
     status, report = coach.peek(key, seat, asker)
     if status == "start":
         document = await _stored_record(request, match)
@@ -261,10 +266,6 @@ async def match_coach(request: Request) -> Response:
             return document
         status, report = coach.start(key, seat, document, asker)
     return _answer(key, seat, status, report)
-
-
-def _address(request: Request) -> str:
-    return address_key(request.client.host if request.client else "unknown")
 
 
 async def _stored_record(request: Request, match: players.StoredMatch
@@ -326,7 +327,7 @@ async def table_coach(request: Request) -> Response:
         return error_response(409, "not_finished", "the coach comes when the match is over")
     key = f"table:{table.id}:{table.match_first_version}"
     coach = service(request)
-    asker = (player, _address(request))
+    asker = (player, client_address(request))
     status, report = coach.peek(key, seat, asker)
     if status == "start":
         names = [s.name or f"seat {s.seat}" for s in table.seats]

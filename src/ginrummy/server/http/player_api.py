@@ -25,9 +25,9 @@ from starlette.routing import BaseRoute, Route
 from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.core.kinds import OPEN_STATUSES
-from ginrummy.server.core.limits import KeyedLimits, address_key
+from ginrummy.server.core.limits import KeyedLimits
 from ginrummy.server.http import pages
-from ginrummy.server.http.common import error_response, in_thread, read_body
+from ginrummy.server.http.common import client_address, error_response, in_thread, read_body
 from ginrummy.server.http.static import accepts_gzip
 from ginrummy.server.players.builtcache import BuiltCache, RecentRows
 from ginrummy.server.players.matchrecord import match_end_writes
@@ -272,7 +272,7 @@ def _over_the_limit(request: Request) -> Response | None:
     """429 ``too_many_requests`` (with ``Retry-After``) when the client's address has asked
     for its replays and records of the window; else the request is counted, ``None``."""
     limits: KeyedLimits = request.app.state.server.extra[REPLAY_LIMITS]
-    limit = limits.get(address_key(request.client.host if request.client else "unknown"))
+    limit = limits.get(client_address(request))
     if limit.allow():
         return None
     wait = max(1, math.ceil(limit.retry_after()))
