@@ -48,6 +48,7 @@ from ginrummy.server.http.common import (
     in_thread,
     read_body,
     server_of,
+    too_many,
 )
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.http.player_api import find_match, replayed_match
@@ -232,10 +233,8 @@ def _answer(key: str, seat: int, status: str, report: dict[str, Any] | None) -> 
         return error_response(503, "busy", "the coach is busy with other matches: ask again "
                               "in a minute")
     if status == "quota":
-        answer = error_response(429, "too_many_jobs", report["message"] if report else
-                                "the coach is already working for you")
-        answer.headers["Retry-After"] = str(QUOTA_RETRY_SECONDS)
-        return answer
+        return too_many("too_many_jobs", report["message"] if report else
+                        "the coach is already working for you", QUOTA_RETRY_SECONDS)
     message = report["message"] if report else "the coach failed"
     log.info("coach %s: %s", key, message)
     return error_response(500, "coach_failed", message)

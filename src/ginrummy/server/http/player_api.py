@@ -13,7 +13,6 @@ rate-limited per client address (docs/security.md, *Heavy routes*).
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,14 @@ from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.core.kinds import OPEN_STATUSES
 from ginrummy.server.core.limits import KeyedLimits
 from ginrummy.server.http import pages
-from ginrummy.server.http.common import client_address, error_response, in_thread, read_body
+from ginrummy.server.http.common import (
+    client_address,
+    error_response,
+    in_thread,
+    read_body,
+    too_many,
+    wait_seconds,
+)
 from ginrummy.server.http.static import accepts_gzip
 from ginrummy.server.players.builtcache import BuiltCache, RecentRows
 from ginrummy.server.players.matchrecord import match_end_writes
@@ -275,12 +281,9 @@ def _over_the_limit(request: Request) -> Response | None:
     limit = limits.get(client_address(request))
     if limit.allow():
         return None
-    wait = max(1, math.ceil(limit.retry_after()))
-    answer = error_response(429, "too_many_requests", f"at most {limit.limit} replays and "
-                            f"records in {limit.window:g} s from one address; try again in "
-                            f"{wait} s")
-    answer.headers["Retry-After"] = str(wait)
-    return answer
+    wait = wait_seconds(limit)
+    return too_many("too_many_requests", f"at most {limit.limit} replays and records in "
+                    f"{limit.window:g} s from one address; try again in {wait} s", wait)
 
 
 async def _match_row(request: Request, text: str) -> players.StoredMatch | None:
