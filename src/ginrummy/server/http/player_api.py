@@ -289,8 +289,8 @@ def _over_the_limit(request: Request) -> Response | None:
 async def _match_row(request: Request, text: str) -> players.StoredMatch | None:
     """The stored match of a route's id (read lately, or from the database): its public id,
     or an older link's integer id, which opens a public table's match only."""
-    rows: RecentRows[players.StoredMatch] | None = request.app.state.server.extra.get(MATCH_ROWS)
-    match = rows.get(text) if rows is not None else None
+    rows: RecentRows[players.StoredMatch] = request.app.state.server.extra[MATCH_ROWS]
+    match = rows.get(text)
     if match is not None:
         return match
     engine = _engine(request)
@@ -300,7 +300,7 @@ async def _match_row(request: Request, text: str) -> players.StoredMatch | None:
             match = None  # counting ids finds no private match
     elif PUBLIC_ID.fullmatch(text):
         match = await in_thread(players.match_by_public_id, engine, text)
-    if match is not None and rows is not None:
+    if match is not None:
         rows.put(text, match)
     return match
 
