@@ -3,6 +3,7 @@ account, and log-outs that close sockets (issue 25, points 5 and 9; docs/moderat
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,6 +18,7 @@ from moderation_helpers import (
 from server_helpers import Client, LiveServer
 
 from ginrummy.server.core.auth import secret_hash
+from ginrummy.server.players import moderation
 from ginrummy.server.players.names import name_key
 from ginrummy.server.players.sessions import (
     SESSION_COOKIE,
@@ -73,6 +75,30 @@ def test_a_socket_attaching_while_the_ban_runs_is_closed(server: LiveServer) -> 
     client = Client.open(server, table_id, hello=False)
     client.send({"type": "hello", "protocol": 2, "token": token, "invite": None})
     assert closed_with(client, 5) == (4403, "this account was banned")
+
+
+def test_the_catch_up_removes_a_banned_account_seated_here(server: LiveServer) -> None:
+    """A ban this process missed (stored only, no broadcast): the periodic catch-up takes
+    every stored ban as this process's and removes the banned account seated here."""
+    bob = add_user(server, "Bobby")
+    table_id, token = seated_account(server, bob)
+    writer = server.lobby.get(table_id)
+    attach = writer.attach
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def noting_the_loop(conn: Any, **options: Any) -> None:
+        loops.append(asyncio.get_running_loop())  # the server's, to run the catch-up on
+        await attach(conn, **options)
+
+    writer.attach = noting_the_loop
+    client = Client.open(server, table_id, token=token)
+    server.app.state.server.accounts.set(bob.id, banned_at=datetime.now(UTC))  # stored only
+    engine = server.app.state.server.accounts.engine
+    closed = asyncio.run_coroutine_threadsafe(
+        moderation.catch_up(server.lobby, engine), loops[0]).result(30)
+    assert closed == 1
+    assert server.lobby.restrictions.banned == {bob.id}
+    assert closed_with(client, 10) == (4403, "this account was banned")
 
 
 def test_a_ban_closes_the_guest_side_of_its_address(server: LiveServer) -> None:

@@ -44,6 +44,16 @@ def test_look_alikes_share_the_key() -> None:
     assert name_key("Ann2be1") != name_key("Ann2be2")
 
 
+def test_cyrillic_and_greek_letters_drawn_as_latin_ones_share_the_key() -> None:
+    # letters whose UTS #39 prototype is not the Latin letter they are drawn as (в → ʙ,
+    # к → ĸ, м → ʍ, н → ʜ, т → ᴛ, β → ß, ε → ꞓ): the project's own table folds them
+    for name, latin in (("\u0432ob", "bob"), ("\u0412ob", "Bob"), ("\u043aate", "kate"),
+                        ("\u043cary", "mary"), ("\u043dank", "hank"), ("\u0442om", "tom"),
+                        ("\u03b2ob", "bob"), ("\u03b5ve", "eve"), ("\u03baate", "kate"),
+                        ("\u03c4om", "tom"), ("\u03c7ena", "xena")):
+        assert name_key(name) == name_key(latin), name
+
+
 def test_the_skeleton_is_unicodes() -> None:
     assert skeleton("\u0251") == "a"  # UTS #39 confusables.txt: ɑ → a
     assert skeleton("\u0430") == "a"  # Cyrillic а → a

@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import math
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -30,10 +29,17 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.core.auth import seat_for_token, secret_hash
 from ginrummy.server.core.clienttext import BadText
-from ginrummy.server.core.limits import KeyedLimits, RateLimit, address_key
+from ginrummy.server.core.limits import KeyedLimits
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.http.admin_api import close_account_everywhere
-from ginrummy.server.http.common import error_response, in_thread, read_body
+from ginrummy.server.http.common import (
+    client_address,
+    error_response,
+    in_thread,
+    read_body,
+    too_many,
+    wait_seconds,
+)
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.http.metrics import count_login
 from ginrummy.server.play.committer import CommitFailed
@@ -112,13 +118,7 @@ class TooManyAttempts(Exception):
 
     def response(self) -> JSONResponse:
         """The 429 answer, with ``Retry-After``."""
-        answer = error_response(429, "too_many_attempts", str(self))
-        answer.headers["Retry-After"] = str(self.retry_after)
-        return answer
-
-
-def _wait(limit: RateLimit) -> int:
-    return max(1, math.ceil(limit.retry_after()))
+        return too_many("too_many_attempts", str(self), self.retry_after)
 
 
 @dataclass
@@ -156,7 +156,7 @@ class AttemptLimits:
         if not limit.allow():
             raise TooManyAttempts(f"too many log-in and sign-up attempts from this address "
                                   f"(at most {limit.limit} in {limit.window:g} s); try again "
-                                  f"in {_wait(limit)} s", _wait(limit))
+                                  f"in {wait_seconds(limit)} s", wait_seconds(limit))
 
     def name_open(self, key: str) -> None:
         """:class:`TooManyAttempts` while the name has had its failed log-ins."""
@@ -164,7 +164,7 @@ class AttemptLimits:
         if limit.retry_after() > 0:
             raise TooManyAttempts(f"too many failed log-ins for this name (at most "
                                   f"{limit.limit} in {limit.window:g} s); try again in "
-                                  f"{_wait(limit)} s", _wait(limit))
+                                  f"{wait_seconds(limit)} s", wait_seconds(limit))
 
     @contextlib.asynccontextmanager
     async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
@@ -192,7 +192,7 @@ class AttemptLimits:
         if not limit.allow():
             raise TooManyAttempts(f"too many password changes for this account (at most "
                                   f"{limit.limit} in {limit.window:g} s); try again in "
-                                  f"{_wait(limit)} s", _wait(limit))
+                                  f"{wait_seconds(limit)} s", wait_seconds(limit))
 
     def signup(self, address: str) -> None:
         """Count an account about to be made from ``address`` (before its slow hash, so
@@ -202,7 +202,7 @@ class AttemptLimits:
         if not limit.allow():
             raise TooManyAttempts(f"too many new accounts from this address (at most "
                                   f"{limit.limit} in {limit.window:g} s); try again in "
-                                  f"{_wait(limit)} s", _wait(limit))
+                                  f"{wait_seconds(limit)} s", wait_seconds(limit))
 
 
 LIMITS_KEY = "account_limits"
@@ -213,10 +213,6 @@ def limits(request: Request) -> AttemptLimits:
     """The server's log-in and sign-up limits."""
     found: AttemptLimits = request.app.state.server.extra[LIMITS_KEY]
     return found
-
-
-def _address(request: Request) -> str:
-    return address_key(request.client.host if request.client else "unknown")
 
 
 # ---------------------------------------------------------------------- helpers
@@ -263,7 +259,7 @@ async def _new_account(request: Request, name: str, password: str) -> StoredAcco
     """Check and create an account (not yet logged in); counts against the sign-up limits."""
     shown = _checked_name(name)
     _checked_password(password)
-    address = _address(request)
+    address = client_address(request)
     attempts = limits(request)
     attempts.attempt(address)
     store = account_store(request)
@@ -322,7 +318,7 @@ async def login(request: Request) -> Response:
 
     async def work() -> Response:
         attempts = limits(request)
-        attempts.attempt(_address(request))
+        attempts.attempt(client_address(request))
         key = name_key(body.name)
         async with attempts.one_at_a_time(key):
             attempts.name_open(key)
@@ -413,7 +409,7 @@ async def change_password(request: Request) -> Response:
             return error_response(400, "bad_request", "new: the new password is the old one; "
                                   "choose another", "new")
         attempts = limits(request)
-        attempts.attempt(_address(request))  # a change is an attempt, as a log-in
+        attempts.attempt(client_address(request))  # a change is an attempt, as a log-in
         attempts.change(account.id)
         key = name_key(account.name)
         async with attempts.one_at_a_time(key):

@@ -15,7 +15,6 @@ and asked of every other member (:meth:`ClusterNode.broadcast`).
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -27,10 +26,18 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.core.auth import seat_for_token
 from ginrummy.server.core.jsontext import MAX_INT
-from ginrummy.server.core.limits import KeyedLimits, address_key
+from ginrummy.server.core.limits import KeyedLimits
 from ginrummy.server.core.protocol import MessageError
 from ginrummy.server.http import forwarding, metrics
-from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
+from ginrummy.server.http.common import (
+    client_address,
+    error_response,
+    in_thread,
+    read_body,
+    server_of,
+    too_many,
+    wait_seconds,
+)
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.play.chat import clean_text
 from ginrummy.server.play.committer import CommitFailed
@@ -493,13 +500,10 @@ async def report(request: Request) -> Response:
         return error_response(401, "not_logged_in", "log in, or report from your seat "
                               "(its token), to report a chat message")
     quota = _report_quota(server)
-    for limit in (quota.get(key), quota.get(address_key(
-            request.client.host if request.client else "unknown"))):
+    for limit in (quota.get(key), quota.get(client_address(request))):
         if not limit.allow():
-            response = error_response(429, "rate_limited", f"at most {REPORTS_PER_WINDOW} "
-                                      f"reports in {REPORT_WINDOW_SECONDS / 60:g} minutes")
-            response.headers["Retry-After"] = str(max(1, math.ceil(limit.retry_after())))
-            return response
+            return too_many("rate_limited", f"at most {REPORTS_PER_WINDOW} reports in "
+                            f"{REPORT_WINDOW_SECONDS / 60:g} minutes", wait_seconds(limit))
     line = writer.recent_chat.find(body.author, body.text)
     if line is None:
         return error_response(404, "not_found", f"{body.author!r} said no such line at this "

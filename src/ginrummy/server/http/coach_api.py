@@ -41,13 +41,18 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.coach import MAX_DECISIONS, coach_record_json
 from ginrummy.records import GameRecord
-from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import seat_for_token
-from ginrummy.server.core.limits import address_key
-from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
+from ginrummy.server.http.common import (
+    client_address,
+    error_response,
+    in_thread,
+    read_body,
+    server_of,
+    too_many,
+)
 from ginrummy.server.http.forwarding import at_owner, owner_answer
-from ginrummy.server.http.player_api import find_match
-from ginrummy.server.players.replay import ReplayError, match_record, replay_match
+from ginrummy.server.http.player_api import find_match, replayed_match
+from ginrummy.server.players.replay import ReplayError, match_record
 from ginrummy.server.players.sessions import current_account
 from ginrummy.storage import players
 
@@ -228,10 +233,8 @@ def _answer(key: str, seat: int, status: str, report: dict[str, Any] | None) -> 
         return error_response(503, "busy", "the coach is busy with other matches: ask again "
                               "in a minute")
     if status == "quota":
-        answer = error_response(429, "too_many_jobs", report["message"] if report else
-                                "the coach is already working for you")
-        answer.headers["Retry-After"] = str(QUOTA_RETRY_SECONDS)
-        return answer
+        return too_many("too_many_jobs", report["message"] if report else
+                        "the coach is already working for you", QUOTA_RETRY_SECONDS)
     message = report["message"] if report else "the coach failed"
     log.info("coach %s: %s", key, message)
     return error_response(500, "coach_failed", message)
@@ -254,7 +257,7 @@ async def match_coach(request: Request) -> Response:
                               "match_id")
     key = f"match:{match_id}"
     coach = service(request)
-    asker = (("account", account.id), _address(request))
+    asker = (("account", account.id), client_address(request))
     status, report = coach.peek(key, seat, asker)
     if status == "start":
         document = await _stored_record(request, match)
@@ -264,33 +267,23 @@ async def match_coach(request: Request) -> Response:
     return _answer(key, seat, status, report)
 
 
-def _address(request: Request) -> str:
-    return address_key(request.client.host if request.client else "unknown")
-
-
 async def _stored_record(request: Request, match: players.StoredMatch
                          ) -> dict[str, Any] | Response:
     """The stored match's game record, read and replayed in a thread (a long match takes
-    a tenth of a second)."""
+    a tenth of a second), as the replay routes read it (:func:`replayed_match`)."""
     engine = server_of(request).repository.engine
 
-    def read() -> dict[str, Any] | None:
-        source = players.match_source(engine, match)
-        if source is None:
-            return None
-        rules_dict, pool_chips, events = source
-        rules = Ruleset.from_dict(rules_dict, name=match.preset)
-        replayed, _steps = replay_match(rules, pool_chips, events)
+    def read() -> dict[str, Any]:
+        replayed, _steps, _fair = replayed_match(engine, match)
         return match_record(replayed, [s.name for s in match.seats]).to_json()
 
     try:
-        document = await in_thread(read)
-    except (ReplayError, ValueError) as exc:
-        return error_response(500, "damaged_record", f"match {match.id} does not replay: "
-                              f"{exc}")
-    if document is None:
+        return await in_thread(read)
+    except ReplayError as exc:
+        return error_response(500, "damaged_record", f"match {match.public_id} does not "
+                              f"replay: {exc}")
+    except LookupError:  # its table is gone
         return error_response(404, "not_found", "no match with that id", "match_id")
-    return document
 
 
 class TableCoach(BaseModel):
@@ -333,7 +326,7 @@ async def table_coach(request: Request) -> Response:
         return error_response(409, "not_finished", "the coach comes when the match is over")
     key = f"table:{table.id}:{table.match_first_version}"
     coach = service(request)
-    asker = (player, _address(request))
+    asker = (player, client_address(request))
     status, report = coach.peek(key, seat, asker)
     if status == "start":
         names = [s.name or f"seat {s.seat}" for s in table.seats]

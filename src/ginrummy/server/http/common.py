@@ -1,20 +1,23 @@
 """What every route shares: the :class:`Server` of ``app.state``, the error body, the JSON
-body reader and the thread pool for blocking calls."""
+body reader, the client address of quotas and their 429 answer, and the thread pool for
+blocking calls."""
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 
 from ginrummy.server.cluster.node import ClusterNode
 from ginrummy.server.core import jsontext
 from ginrummy.server.core.clienttext import BadText, check_strings
+from ginrummy.server.core.limits import RateLimit, address_key
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.play.committer import GroupCommitter
 from ginrummy.server.play.lobby import Lobby
@@ -43,8 +46,26 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
                         status_code=status)
 
 
+def wait_seconds(limit: RateLimit) -> int:
+    """Whole seconds (at least 1) until ``limit`` allows one more: a 429's ``Retry-After``."""
+    return max(1, math.ceil(limit.retry_after()))
+
+
+def too_many(code: str, message: str, retry_after: int) -> JSONResponse:
+    """A 429 error answer, with ``Retry-After`` (whole seconds)."""
+    answer = error_response(429, code, message)
+    answer.headers["Retry-After"] = str(retry_after)
+    return answer
+
+
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
+
+
+def client_address(conn: HTTPConnection) -> str:
+    """Whom the request's client address stands for in quotas (:func:`address_key`:
+    an IPv6 client's /64)."""
+    return address_key(conn.client.host if conn.client else "unknown")
 
 
 def server_of(request: Request) -> Server:

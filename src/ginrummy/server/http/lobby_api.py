@@ -10,9 +10,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ginrummy.rules import OPTIONS, PRESETS, Format, Ruleset
-from ginrummy.server.core.limits import address_key
 from ginrummy.server.core.protocol import CreateTable, JoinTable
-from ginrummy.server.http.common import error_response, in_thread, read_body
+from ginrummy.server.http.common import client_address, error_response, in_thread, read_body
 from ginrummy.server.play.computer import default_bot_level
 from ginrummy.server.play.lobby import Lobby, LobbyError, known_levels
 from ginrummy.server.players.names import BadName, guest_name_key
@@ -91,7 +90,7 @@ async def _guest_refusal(request: Request, account: Account | None,
     an account's name or a staff name, or is made of invisible characters (409 or 400,
     ``nickname``). An account's use of the address is remembered (docs/moderation.md)."""
     lobby = _lobby(request)
-    address = address_key(request.client.host if request.client else "unknown")
+    address = client_address(request)
     if account is not None:
         lobby.restrictions.seen(account.id, address)
         return None

@@ -13,7 +13,6 @@ rate-limited per client address (docs/security.md, *Heavy routes*).
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +24,16 @@ from starlette.routing import BaseRoute, Route
 from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.core.kinds import OPEN_STATUSES
-from ginrummy.server.core.limits import KeyedLimits, address_key
+from ginrummy.server.core.limits import KeyedLimits
 from ginrummy.server.http import pages
-from ginrummy.server.http.common import error_response, in_thread, read_body
+from ginrummy.server.http.common import (
+    client_address,
+    error_response,
+    in_thread,
+    read_body,
+    too_many,
+    wait_seconds,
+)
 from ginrummy.server.http.static import accepts_gzip
 from ginrummy.server.players.builtcache import BuiltCache, RecentRows
 from ginrummy.server.players.matchrecord import match_end_writes
@@ -272,22 +278,19 @@ def _over_the_limit(request: Request) -> Response | None:
     """429 ``too_many_requests`` (with ``Retry-After``) when the client's address has asked
     for its replays and records of the window; else the request is counted, ``None``."""
     limits: KeyedLimits = request.app.state.server.extra[REPLAY_LIMITS]
-    limit = limits.get(address_key(request.client.host if request.client else "unknown"))
+    limit = limits.get(client_address(request))
     if limit.allow():
         return None
-    wait = max(1, math.ceil(limit.retry_after()))
-    answer = error_response(429, "too_many_requests", f"at most {limit.limit} replays and "
-                            f"records in {limit.window:g} s from one address; try again in "
-                            f"{wait} s")
-    answer.headers["Retry-After"] = str(wait)
-    return answer
+    wait = wait_seconds(limit)
+    return too_many("too_many_requests", f"at most {limit.limit} replays and records in "
+                    f"{limit.window:g} s from one address; try again in {wait} s", wait)
 
 
 async def _match_row(request: Request, text: str) -> players.StoredMatch | None:
     """The stored match of a route's id (read lately, or from the database): its public id,
     or an older link's integer id, which opens a public table's match only."""
-    rows: RecentRows[players.StoredMatch] | None = request.app.state.server.extra.get(MATCH_ROWS)
-    match = rows.get(text) if rows is not None else None
+    rows: RecentRows[players.StoredMatch] = request.app.state.server.extra[MATCH_ROWS]
+    match = rows.get(text)
     if match is not None:
         return match
     engine = _engine(request)
@@ -297,7 +300,7 @@ async def _match_row(request: Request, text: str) -> players.StoredMatch | None:
             match = None  # counting ids finds no private match
     elif PUBLIC_ID.fullmatch(text):
         match = await in_thread(players.match_by_public_id, engine, text)
-    if match is not None and rows is not None:
+    if match is not None:
         rows.put(text, match)
     return match
 
@@ -324,40 +327,38 @@ class _Gone(LookupError):
     """A stored match whose table is gone (404)."""
 
 
-def _replayed(engine: Any, match: players.StoredMatch) -> tuple[Any, list[Any]]:
-    """The match replayed from its stored events (in a thread): the final match and its
-    steps; :class:`ReplayError` when they do not replay."""
+def replayed_match(engine: Any, match: players.StoredMatch
+                   ) -> tuple[Any, list[Any], list[dict[str, Any] | None]]:
+    """The match replayed from its stored events (in a thread, one connection for its events
+    and its seeds): the final match, its steps and each hand's fair-deal seeds (docs/fair.md)
+    by hand index; :class:`ReplayError` when they do not replay, ``LookupError`` when its
+    table is gone."""
     with engine.connect() as conn:
         source = players.match_source(conn, match)
-    if source is None:
-        raise _Gone(match.id)
+        if source is None:
+            raise _Gone(match.id)
+        stored: list[StoredSeeds] = load_match(conn, match.table_id, match.first_version,
+                                               match.last_version)
     rules_dict, pool_chips, events = source
     try:
         rules = Ruleset.from_dict(rules_dict, name=match.preset)
     except ValueError as exc:
         raise ReplayError(str(exc)) from None
-    return replay_match(rules, pool_chips, events)
-
-
-def _fair(engine: Any, match: players.StoredMatch) -> list[dict[str, Any] | None]:
-    """Each hand's fair-deal seeds (docs/fair.md), by hand index, as the record has them."""
-    with engine.connect() as conn:
-        stored: list[StoredSeeds] = load_match(conn, match.table_id, match.first_version,
-                                               match.last_version)
-    return fair_entries(stored)
+    replayed, steps = replay_match(rules, pool_chips, events)
+    return replayed, steps, fair_entries(stored)
 
 
 def _replay_body(engine: Any, match: players.StoredMatch) -> bytes:
-    replayed, steps = _replayed(engine, match)
+    replayed, steps, fair = replayed_match(engine, match)
     return json.dumps({**_match_json(match), "rules": replayed.rules.to_dict(),
                        "first_dealer": replayed.first_dealer, "steps": steps,
-                       "fair": _fair(engine, match)},
+                       "fair": fair},
                       ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _record_body(engine: Any, match: players.StoredMatch) -> bytes:
-    replayed, _steps = _replayed(engine, match)
-    record_ = match_record(replayed, [s.name for s in match.seats], _fair(engine, match))
+    replayed, _steps, fair = replayed_match(engine, match)
+    record_ = match_record(replayed, [s.name for s in match.seats], fair)
     return (record_.dumps() + "\n").encode()
 
 

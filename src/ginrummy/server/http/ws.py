@@ -112,7 +112,7 @@ async def run_session(conn: Connection, writer: TableWriter, texts: ClientTexts,
             lobby.restrictions.seen(conn.account_id, conn.address)
         # flood and chat budgets per seat (all its connections), spectators' per address
         conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
-                          if conn.seat is not None else ("watch", address_key(address)))
+                          if conn.seat is not None else ("watch", conn.address))
         await writer.attach(conn, seeds=hello.seeds)
         attached = True
         # banned while this socket was on its way in (after the ban closed the account's

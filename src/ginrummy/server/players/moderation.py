@@ -199,16 +199,6 @@ def account_names(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
     return {r.id: r.name for r in rows}
 
 
-def banned_accounts(engine: Engine, ids: Sequence[int]) -> list[int]:
-    """Those of these accounts that are banned."""
-    if not ids:
-        return []
-    with engine.connect() as conn:
-        rows = conn.execute(select(ACCOUNTS.c.id).where(and_(
-            ACCOUNTS.c.id.in_(sorted(set(ids))), ACCOUNTS.c.banned_at.is_not(None)))).all()
-    return [r.id for r in rows]
-
-
 async def catch_up(lobby: Lobby, engine: Engine) -> int:
     """Make this process's tables agree with the stored mutes and bans (a cluster member
     that missed an administrator's broadcast, docs/moderation.md): the mutes taken from the
@@ -217,11 +207,10 @@ async def catch_up(lobby: Lobby, engine: Engine) -> int:
     loop = asyncio.get_running_loop()
     mutes = await loop.run_in_executor(None, muted_accounts, engine)
     lobby.mutes.replace(mutes)
-    lobby.restrictions.replace_bans(await loop.run_in_executor(None, all_banned, engine))
-    seated = seated_accounts(lobby)
-    banned = await loop.run_in_executor(None, banned_accounts, engine, seated)
+    banned = await loop.run_in_executor(None, all_banned, engine)
+    lobby.restrictions.replace_bans(banned)
     closed = 0
-    for account_id in banned:
+    for account_id in sorted(banned.intersection(seated_accounts(lobby))):
         closed += await remove_account(lobby, account_id, BAN_REASON)
     return closed
 

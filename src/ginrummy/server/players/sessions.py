@@ -213,27 +213,31 @@ async def current_account(conn: HTTPConnection) -> Account | None:
     if FORWARDED_ACCOUNT in conn.scope:  # checked by the member that forwarded the request
         forwarded: Account | None = conn.scope[FORWARDED_ACCOUNT]
         return forwarded
-    token = session_token(conn)
-    if token is None:
-        return None
-    store = account_store(conn)
-    loop = asyncio.get_running_loop()
-    stored = await loop.run_in_executor(None, store.session_account, secret_hash(token))
-    return None if stored is None else Account.of(stored)
+    found = await _session_lookup(conn, banned_too=False)
+    return None if found is None else Account.of(found[0])
 
 
 async def socket_account(conn: HTTPConnection) -> Account | None:
     """The account of a WebSocket handshake's session cookie, banned or not (a banned one
     has ``banned`` set: its socket is refused), with the session's hash; ``None`` for a
     guest."""
+    found = await _session_lookup(conn, banned_too=True)
+    if found is None:
+        return None
+    stored, token_hash = found
+    return Account(stored.id, stored.name, stored.role, stored.muted_until, stored.banned,
+                   token_hash)
+
+
+async def _session_lookup(conn: HTTPConnection, banned_too: bool
+                          ) -> tuple[StoredAccount, str] | None:
+    """The stored account of the session cookie (its session unexpired; ``banned_too``: a
+    banned account's as well) and the session token's hash; ``None`` without either."""
     token = session_token(conn)
     if token is None:
         return None
     store = account_store(conn)
     token_hash = secret_hash(token)
-    loop = asyncio.get_running_loop()
-    stored = await loop.run_in_executor(None, store.session_owner, token_hash)
-    if stored is None:
-        return None
-    return Account(stored.id, stored.name, stored.role, stored.muted_until, stored.banned,
-                   token_hash)
+    read = store.session_owner if banned_too else store.session_account
+    stored = await asyncio.get_running_loop().run_in_executor(None, read, token_hash)
+    return None if stored is None else (stored, token_hash)
