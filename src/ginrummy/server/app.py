@@ -159,7 +159,8 @@ async def _step(what: str, work: Awaitable[object]) -> None:
     """One step of the shutdown: a failure or a step that hangs is logged and the next steps
     still run."""
     try:
-        await asyncio.wait_for(work, SHUTDOWN_STEP_SECONDS)
+        async with asyncio.timeout(SHUTDOWN_STEP_SECONDS):
+            await work
     except Exception:
         log.exception("shutdown: %s failed", what)
 
@@ -204,8 +205,8 @@ async def readyz(request: Request) -> JSONResponse:
         return JSONResponse({"ok": False, "reason": "starting"}, status_code=503)
     loop = asyncio.get_running_loop()
     try:
-        await asyncio.wait_for(loop.run_in_executor(None, _ping, server.repository),
-                               READY_TIMEOUT_SECONDS)
+        async with asyncio.timeout(READY_TIMEOUT_SECONDS):
+            await loop.run_in_executor(None, _ping, server.repository)
     except Exception as exc:  # any failure means not ready
         log.warning("readiness check failed: %s", type(exc).__name__,
                     extra={"event": "not_ready"})
@@ -213,7 +214,8 @@ async def readyz(request: Request) -> JSONResponse:
                             status_code=503)
     if server.cluster is not None:
         try:
-            await asyncio.wait_for(server.cluster.ping(), READY_TIMEOUT_SECONDS)
+            async with asyncio.timeout(READY_TIMEOUT_SECONDS):
+                await server.cluster.ping()
         except Exception as exc:
             log.warning("readiness check failed: Redis: %s", type(exc).__name__,
                         extra={"event": "not_ready"})

@@ -269,8 +269,8 @@ class LeaseKeeper:
         if not kept:
             return
         try:
-            renewed: list[Lease | None] = await asyncio.wait_for(
-                self.store.renew_many(kept), timeout=self.interval)
+            async with asyncio.timeout(self.interval):
+                renewed: list[Lease | None] = await self.store.renew_many(kept)
         except (RedisError, OSError, TimeoutError) as exc:  # lost only once expired
             log.warning("lease renewal failed: %s", exc)
             now = time.monotonic()

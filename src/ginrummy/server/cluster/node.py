@@ -390,7 +390,8 @@ class ClusterNode:
         failing = False
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), self.settings.lobby_publish_seconds)
+                async with asyncio.timeout(self.settings.lobby_publish_seconds):
+                    await self._changed.wait()
             self._changed.clear()
             try:
                 await self.publish()
@@ -418,7 +419,8 @@ class ClusterNode:
                                            orjson.dumps(request))
             if not got:
                 raise OwnerUnreachable(f"the owner of table {table_id} does not listen")
-            return await asyncio.wait_for(future, timeout)
+            async with asyncio.timeout(timeout):
+                return await future
         except TimeoutError:
             raise OwnerUnreachable(f"the owner of table {table_id} did not answer within "
                                    f"{timeout:g} s") from None
@@ -439,7 +441,8 @@ class ClusterNode:
             heard = int(await self.redis.publish(self.everyone, orjson.dumps(request)))
             gather.expect(max(0, heard - (1 if self._listening else 0)))
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(gather.done.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await gather.done.wait()
             return list(gather.answers), gather.expected
         finally:
             self._gathers.pop(call_id, None)

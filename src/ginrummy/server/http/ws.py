@@ -160,8 +160,8 @@ async def receive_checked(conn: Connection, texts: ClientTexts, settings: Settin
 
 async def _receive_hello(conn: Connection, texts: ClientTexts, settings: Settings) -> Hello:
     try:
-        text = await asyncio.wait_for(receive_checked(conn, texts, settings),
-                                      settings.hello_timeout_seconds)
+        async with asyncio.timeout(settings.hello_timeout_seconds):
+            text = await receive_checked(conn, texts, settings)
     except TimeoutError:
         conn.close(Close.BAD_HELLO, "hello expected")
         raise _Closed from None

@@ -179,7 +179,8 @@ class Connection:
         if sender is None or self.close_code is None:
             return
         with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
-            await asyncio.wait_for(asyncio.shield(sender), timeout)
+            async with asyncio.timeout(timeout):
+                await asyncio.shield(sender)
 
     async def finish(self) -> None:
         """Stop the sender task (the socket is gone)."""
