@@ -111,8 +111,9 @@ def test_knock_and_gin_are_primary_buttons_only_when_legal(
     """At every discard turn: a knock button exactly when a knock is legal, a gin button
     exactly when a gin is, both primary and first in the bar, big gin named as such, and a
     status text that names knock or gin only when the legal list offers it. The page knocks
-    with its knock button the first time a real knock is legal."""
-    _, page = new_page(browser, server.base)
+    with its knock button the first time a real knock is legal. (Reduced motion: it plays
+    hands until a knock is legal, hundreds of moves.)"""
+    _, page = new_page(browser, server.base, motion=False)
     tap = StateTap()
     page.route_web_socket(re.compile(r"/ws/tables/"), tap.route)
     create_table(page, "Ann", bots={1: "simple"})

@@ -64,7 +64,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 # --------------------------------------------------------------------------- helpers
 def person(browser: Browser, server: ServerProcess) -> Page:
-    _, page = new_page(browser, server.base)
+    """A person's page, with reduced motion: these tests play whole matches to reach the
+    players' pages, ratings and wallets, not to watch the cards fly."""
+    _, page = new_page(browser, server.base, motion=False)
     return page
 
 

@@ -148,10 +148,18 @@ def chromium() -> Iterator[Browser]:
 
 
 def new_page(browser: Browser, base: str, locale: str = "en-US",
-             recorder: FrameRecorder | None = None) -> tuple[BrowserContext, Page]:
-    """A fresh profile (context) and page, console errors collected on ``page.errors``."""
+             recorder: FrameRecorder | None = None,
+             motion: bool = True) -> tuple[BrowserContext, Page]:
+    """A fresh profile (context) and page, console errors collected on ``page.errors``.
+
+    ``motion=False``: the browser asks for reduced motion, so no card flies (js/motion.js)
+    and no move waits for a flight to land. For the tests that play many turns only to reach
+    what they check (a knock, a match's end, a wallet): a flight per move made them several
+    times longer. The motion itself is tested in test_web_motion*.py, and the tests that play
+    a hand the way a person sees it keep it on."""
     context = browser.new_context(locale=locale, base_url=base,
-                                  viewport={"width": 1280, "height": 900})
+                                  viewport={"width": 1280, "height": 900},
+                                  reduced_motion="no-preference" if motion else "reduce")
     context.set_default_timeout(30_000)
     page = context.new_page()
     errors: list[str] = []
