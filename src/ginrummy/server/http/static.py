@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import re
@@ -28,7 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import anyio
 import brotli  # the server extra's
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
@@ -232,10 +232,11 @@ COMPRESSIBLE = frozenset({
 })
 """Compressed media types besides every ``text/*``."""
 BROTLI_QUALITY = 11
-"""Brotli's quality for a whole body kept for reuse (a static file: compressed once, in a
-worker thread, so the highest quality costs no request anything after the first)."""
+"""Brotli's quality for a body kept for reuse (a static file), reached in a worker thread
+after the first answer: it costs no request anything."""
 BROTLI_STREAM_QUALITY = 5
-"""Brotli's quality for an answer made per request (an API answer): about gzip's cost."""
+"""Brotli's quality for an answer made per request (an API answer) and for the first answer
+of a static file: about gzip's cost."""
 CACHED_BODY_LIMIT = 1 << 20
 """Compressed bodies kept for reuse are at most this large (1 MiB)."""
 
@@ -288,7 +289,7 @@ class Compression:
     bytes differ from the plain file's) and every text answer says ``Vary: Accept-Encoding``.
     The compressed body of an answer with an ``ETag`` (a static file) is kept and reused while
     the file is unchanged, so each file is compressed once per coding, not once per visitor
-    (Brotli at its best quality, in a worker thread, off the event loop).
+    (Brotli then once more at its best quality, in a worker thread, off the event loop).
     """
 
     def __init__(self, app: ASGIApp, minimum_size: int = MINIMUM_SIZE, level: int = 6,
@@ -302,6 +303,25 @@ class Compression:
         changes with the file), by path, query, ETag and coding, the least recently used
         dropped first."""
         self.cache_hits = 0
+        self.improving: dict[tuple[str, str, str], asyncio.Future[bytes]] = {}
+        """Brotli bodies being compressed again at :data:`BROTLI_QUALITY`, by cache key."""
+
+    def improve(self, key: tuple[str, str, str], body: bytes) -> None:
+        """Compress ``body`` again at Brotli's best quality in a worker thread and put it in
+        the cache under ``key`` (if still there) when done: the first visitors of a release
+        are not kept waiting for it, the next ones get some 10 % fewer bytes."""
+        if key in self.improving:
+            return
+        future = asyncio.get_running_loop().run_in_executor(None, compress_best, body)
+        self.improving[key] = future
+
+        def done(finished: asyncio.Future[bytes]) -> None:
+            self.improving.pop(key, None)
+            if not finished.cancelled() and finished.exception() is None \
+                    and key in self.cache:
+                self.cache[key] = finished.result()
+
+        future.add_done_callback(done)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") == "HEAD":
@@ -354,13 +374,11 @@ class _Stream:
             self.chunk = gzip_chunk
 
 
-def compress_whole(body: bytes, coding: str, level: int) -> bytes:
-    """A whole body compressed in ``coding`` at its best setting for a body kept for reuse
-    (Brotli at :data:`BROTLI_QUALITY`, gzip at ``level``)."""
-    if coding == "br":
-        out: bytes = brotli.compress(body, quality=BROTLI_QUALITY)
-        return out
-    return _Stream(coding, level).chunk(body, False)
+def compress_best(body: bytes) -> bytes:
+    """``body`` in Brotli at :data:`BROTLI_QUALITY` (tens of milliseconds for a module: run
+    in a worker thread)."""
+    out: bytes = brotli.compress(body, quality=BROTLI_QUALITY)
+    return out
 
 
 class _CompressingSend:
@@ -413,7 +431,7 @@ class _CompressingSend:
             etag = headers.get("etag")
             if etag and not etag.startswith("W/"):
                 headers["etag"] = "W/" + etag
-            compressed = await self._cached(etag, body) if etag and not more else \
+            compressed = self._cached(etag, body) if etag and not more else \
                 self.stream.chunk(body, more)
             if more:
                 del headers["content-length"]
@@ -427,9 +445,11 @@ class _CompressingSend:
         await self.send({"type": "http.response.body", "body": self.stream.chunk(body, more),
                          "more_body": more})
 
-    async def _cached(self, etag: str, body: bytes) -> bytes:
+    def _cached(self, etag: str, body: bytes) -> bytes:
         """The whole body compressed, from the owner's cache when the same URL and ETag
-        were compressed before in the same coding (else in a worker thread)."""
+        were compressed before in the same coding. A Brotli body is first compressed at
+        the fast quality (this answer does not wait) and improved to the best one in a
+        worker thread for the next answers (:meth:`Compression.improve`)."""
         owner = self.owner
         key = (self.url, etag, self.coding)
         found = owner.cache.get(key)
@@ -437,10 +457,12 @@ class _CompressingSend:
             owner.cache.move_to_end(key)
             owner.cache_hits += 1
             return found
-        compressed = await anyio.to_thread.run_sync(compress_whole, body, self.coding,
-                                                    owner.level)
+        assert self.stream is not None
+        compressed = self.stream.chunk(body, False)
         if owner.cache_entries > 0 and len(compressed) <= CACHED_BODY_LIMIT:
             owner.cache[key] = compressed
             while len(owner.cache) > owner.cache_entries:
                 owner.cache.popitem(last=False)
+            if self.coding == "br":
+                owner.improve(key, body)
         return compressed
