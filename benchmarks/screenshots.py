@@ -31,12 +31,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(ROOT / "tests"))
-from layoff_deal import KNOCK_DRAW, KNOCK_HAND, KNOCK_OTHER, KNOCK_UPCARD, deck, stored_table
-from load_server import kill_server, start_server
-
 from ginrummy.cards import CARD_NAMES
 from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import secret_hash
@@ -52,11 +46,17 @@ from ginrummy.storage import (
     open_engine,
 )
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from layoff_deal import KNOCK_DRAW, KNOCK_HAND, KNOCK_OTHER, KNOCK_UPCARD, deck, stored_table
+from load_server import kill_server, start_server
+
 try:
     from playwright.sync_api import Browser, Page, sync_playwright
 except ImportError:  # pragma: no cover - the dev extra installs it
     sys.exit("screenshots needs Playwright for Python: pip install -e .[dev]")
 
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("GINRUMMY_CHROMIUM", "/usr/bin/chromium"))
 PHONE = {"width": 390, "height": 844}
 GIN_HAND = ["2h", "3h", "4h", "5h", "7s", "7d", "7c", "Jd", "Qd", "9c"]
