@@ -208,3 +208,22 @@ def test_every_module_of_the_lobby_and_of_a_table_is_hinted_and_comes_in_brotli(
     assert_hinted_up_front(page, recorder, {"table.js", "handview.js", "lobby.js"})
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
+
+
+def test_the_lobby_asks_for_its_tables_with_its_other_calls(
+        server: ServerProcess, browser: Browser) -> None:
+    """The list of tables is asked for before the answers of presets and bots arrive, not one
+    round trip after them (issue 27 point 11: a round trip less on a slow link)."""
+    context, page = new_page(browser, server.base)
+    events: list[tuple[str, str]] = []
+    page.on("request", lambda r: events.append(("request", r.url.split("?")[0])))
+    page.on("response", lambda r: events.append(("response", r.url.split("?")[0])))
+    page.goto("/")
+    page.wait_for_selector("#table-list > *")
+    paths = [(kind, url.removeprefix(server.base)) for kind, url in events]
+    asked = paths.index(("request", "/api/tables"))
+    for call in ("/api/presets", "/api/bots"):
+        assert ("request", call) in paths, call
+        assert asked < paths.index(("response", call)), (call, paths)
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
