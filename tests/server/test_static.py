@@ -332,7 +332,8 @@ CHROMIUM = Path(os.environ.get("GINRUMMY_CHROMIUM", "/usr/bin/chromium"))
 def test_the_lobby_loads_every_file_from_the_version_compressed(server: LiveServer,
                                                                client_dir: Path) -> None:
     """Chromium: every static file of the lobby's first load (modules, style, catalogues)
-    comes from ``/v/<version>/``, gzipped; a reload takes them from the cache."""
+    comes from ``/v/<version>/``, Brotli-compressed (Chromium accepts ``br``); a reload
+    takes them from the cache."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
@@ -354,7 +355,7 @@ def test_the_lobby_loads_every_file_from_the_version_compressed(server: LiveServ
             assert f"/v/{version}/js/app.js" in paths and f"/v/{version}/css/app.css" in paths
             assert f"/v/{version}/i18n/fr.json" in paths and f"/v/{version}/i18n/en.json" in paths
             assert all(p.startswith(f"/v/{version}/") for p in paths), paths
-            assert all(status == 200 and enc == "gzip" for path, status, enc in static
+            assert all(status == 200 and enc == "br" for path, status, enc in static
                        if (client_dir / path.split("/", 3)[-1]).stat().st_size
                        >= MINIMUM_SIZE), static
             seen.clear()

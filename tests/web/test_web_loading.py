@@ -22,7 +22,8 @@ from web_support import (
     running_server,
 )
 
-from ginrummy.server.http.static import IMMUTABLE
+from ginrummy.server.http.static import IMMUTABLE, MINIMUM_SIZE
+from ginrummy.web import STATIC_DIR
 
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
@@ -163,4 +164,66 @@ def test_a_returning_visit_downloads_only_the_page_and_its_api_calls(
     assert "/" in again["network_requests"]
     assert again["from_cache"] >= len(recorder.modules())
     assert 0 < again["bytes"] < first_bytes / 5, (again["bytes"], first_bytes)
+    context.close()
+
+
+HINTS_JS = """() => [...document.querySelectorAll('link[rel=modulepreload]')]
+    .map((link) => new URL(link.href).pathname.split('/').pop())"""
+
+
+def assert_hinted_up_front(page: Page, recorder: Recorder, minimum: set[str]) -> None:
+    """Issue 27 point 11: every module the page loaded (but the entry, app.js) was named by a
+    ``modulepreload`` hint of the page's head, each hinted module was used and asked for once
+    (no second download for the import), and each came Brotli-compressed when large enough."""
+    hints = page.evaluate(HINTS_JS)
+    assert len(hints) == len(set(hints)) and minimum <= set(hints), hints
+    modules = recorder.modules()
+    assert sorted(modules.keys() - set(hints) - {"app.js"}) == [], "loaded without a hint"
+    assert sorted(set(hints) - modules.keys()) == [], "hinted but not loaded"
+    requested = [p for p in recorder.paths() if VERSIONED_MODULE.match(p)]
+    assert len(requested) == len(set(requested)), "a module was downloaded twice"
+    for name, (_version, response) in modules.items():
+        if (STATIC_DIR / "js" / name).stat().st_size >= MINIMUM_SIZE:
+            assert response.headers.get("content-encoding") == "br", name
+
+
+def test_every_module_of_the_lobby_and_of_a_table_is_hinted_and_comes_in_brotli(
+        server: ServerProcess, browser: Browser) -> None:
+    context, page = new_page(browser, server.base)
+    recorder = Recorder(page, server.base)
+    page.goto("/")
+    page.wait_for_selector("#quick-submit:enabled")
+    page.wait_for_load_state("networkidle")
+    assert_hinted_up_front(page, recorder, {"lobby.js", "i18n.js", "api.js"})
+    assert not set(TABLE_ONLY) & set(page.evaluate(HINTS_JS))  # the lobby stays light
+    en = [r for r in recorder.responses if r.url.endswith("/i18n/en.json")]
+    assert len(en) == 1, "the preloaded catalogue was fetched again"
+    table_id = create_table(page, "Hinted", bots={1: "random"})
+    context.close()
+    context, page = new_page(browser, server.base)  # the table's link, opened in a new profile
+    recorder = Recorder(page, server.base)
+    page.goto(f"/?table={table_id}")
+    page.wait_for_selector("#table-page")
+    page.wait_for_load_state("networkidle")
+    assert_hinted_up_front(page, recorder, {"table.js", "handview.js", "lobby.js"})
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_the_lobby_asks_for_its_tables_with_its_other_calls(
+        server: ServerProcess, browser: Browser) -> None:
+    """The list of tables is asked for before the answers of presets and bots arrive, not one
+    round trip after them (issue 27 point 11: a round trip less on a slow link)."""
+    context, page = new_page(browser, server.base)
+    events: list[tuple[str, str]] = []
+    page.on("request", lambda r: events.append(("request", r.url.split("?")[0])))
+    page.on("response", lambda r: events.append(("response", r.url.split("?")[0])))
+    page.goto("/")
+    page.wait_for_selector("#table-list > *")
+    paths = [(kind, url.removeprefix(server.base)) for kind, url in events]
+    asked = paths.index(("request", "/api/tables"))
+    for call in ("/api/presets", "/api/bots"):
+        assert ("request", call) in paths, call
+        assert asked < paths.index(("response", call)), (call, paths)
+    assert page.errors == []  # type: ignore[attr-defined]
     context.close()

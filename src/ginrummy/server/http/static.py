@@ -8,12 +8,16 @@
   ``no-cache`` with its asset URLs rewritten to the current version.
 * The unversioned paths (``/js/app.js``...) keep working, revalidated on every use
   (``no-cache``; the ``ETag`` makes that a 304 when nothing changed).
-* :class:`Compression` gzips text responses (HTML, JS, CSS, JSON, SVG...) of at least
-  :data:`MINIMUM_SIZE` bytes when the client accepts gzip; WebSocket traffic is never touched.
+* ``index.html`` hints every module the page needs (``<link rel="modulepreload">``, made
+  from the modules' imports by :mod:`preload`), so they load together, not level by level.
+* :class:`Compression` compresses text responses (HTML, JS, CSS, JSON, SVG...) of at least
+  :data:`MINIMUM_SIZE` bytes: Brotli when the client accepts ``br``, else gzip when it
+  accepts gzip; WebSocket traffic is never touched.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import re
@@ -21,15 +25,19 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import brotli  # the server extra's
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ginrummy.server.http import preload
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 """``Cache-Control`` of a file under the current version."""
@@ -55,7 +63,7 @@ class StaticTree:
     _version: str = field(default="", repr=False)
     _files: frozenset[str] = field(default=frozenset(), repr=False)
     _checked_at: float = field(default=float("-inf"), repr=False)
-    _index: tuple[str, str] | None = field(default=None, repr=False)
+    _index: dict[tuple[str, str | None], str] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def version(self) -> str:
@@ -89,7 +97,7 @@ class StaticTree:
             self._signature = signature
             self._version = digest.hexdigest()[:HASH_CHARS]
             self._files = frozenset(files)
-            self._index = None
+            self._index = {}
 
     def _scan(self) -> tuple[tuple[str, int, int], ...]:
         found = []
@@ -111,13 +119,17 @@ class StaticTree:
         """``/v/<version>``: where the current files are served."""
         return VERSION_PREFIX + self.version()
 
-    def index_html(self) -> str | None:
-        """``index.html`` with each ``src``/``href`` naming a file of the tree pointed at the
-        current version (``/css/app.css`` -> ``/v/<version>/css/app.css``); None without it."""
+    def index_html(self, page: str | None = None) -> str | None:
+        """``index.html`` with a ``modulepreload`` hint for each module the page needs (the
+        lobby's, and for ``page`` ``"table"`` the table's too: :mod:`preload`) and each
+        ``src``/``href`` naming a file of the tree pointed at the current version
+        (``/css/app.css`` -> ``/v/<version>/css/app.css``); None without it."""
         version = self.version()
+        key = (version, page if page in preload.PAGE_MODULES else None)
         with self._lock:
-            if self._index is not None and self._index[0] == version:
-                return self._index[1]
+            found = self._index.get(key)
+            if found is not None:
+                return found
         index = self.directory / "index.html"
         if not index.is_file():
             return None
@@ -130,9 +142,11 @@ class StaticTree:
                 return match.group(0)
             return f'{match.group(1)}="{prefix}/{path}"'
 
-        html = _ASSET_URL.sub(versioned, index.read_text("utf-8"))
+        hinted, _modules = preload.preload_links(self.directory, index.read_text("utf-8"), files,
+                                                 key[1])
+        html = _ASSET_URL.sub(versioned, hinted)
         with self._lock:
-            self._index = (version, html)
+            self._index[key] = html
         return html
 
 
@@ -151,9 +165,10 @@ def tree_for(directory: Path) -> StaticTree:
         return tree
 
 
-def index_response(directory: Path, status_code: int = 200) -> Response:
-    """The client's ``index.html`` pointing at the current version, never cached unchecked."""
-    html = tree_for(directory).index_html()
+def index_response(directory: Path, status_code: int = 200, page: str | None = None) -> Response:
+    """The client's ``index.html`` pointing at the current version, never cached unchecked;
+    ``page`` names the page shown (``"table"``), whose modules are hinted too."""
+    html = tree_for(directory).index_html(page)
     if html is None:
         return PlainTextResponse("ginrummy server: the web client is missing\n", 404)
     return Response(html, status_code=status_code, media_type="text/html",
@@ -196,8 +211,10 @@ def routes(directory: Path) -> list[BaseRoute]:
     file at its plain path (the catch-all, last)."""
     tree = tree_for(directory)
 
-    async def index(_request: Request) -> Response:
-        return index_response(directory)
+    async def index(request: Request) -> Response:
+        # "/?table=ID" is a table's page: its modules are hinted along with the lobby's
+        return index_response(directory, page="table" if request.query_params.get("table")
+                              else None)
 
     return [
         Route("/", index, methods=["GET", "HEAD"]),
@@ -214,6 +231,12 @@ COMPRESSIBLE = frozenset({
     "image/svg+xml", "application/manifest+json", "application/problem+json",
 })
 """Compressed media types besides every ``text/*``."""
+BROTLI_QUALITY = 11
+"""Brotli's quality for a body kept for reuse (a static file), reached in a worker thread
+after the first answer: it costs no request anything."""
+BROTLI_STREAM_QUALITY = 5
+"""Brotli's quality for an answer made per request (an API answer) and for the first answer
+of a static file: about gzip's cost."""
 CACHED_BODY_LIMIT = 1 << 20
 """Compressed bodies kept for reuse are at most this large (1 MiB)."""
 
@@ -224,8 +247,9 @@ def compressible(content_type: str) -> bool:
     return media.startswith("text/") or media in COMPRESSIBLE
 
 
-def accepts_gzip(accept_encoding: str) -> bool:
-    """True when an ``Accept-Encoding`` value allows gzip (``gzip`` or ``*`` with q > 0)."""
+def accepted_codings(accept_encoding: str) -> dict[str, bool]:
+    """The content codings an ``Accept-Encoding`` value names, each with whether it is
+    allowed (q > 0), lower-cased."""
     allowed: dict[str, bool] = {}
     for part in accept_encoding.split(","):
         coding, _, params = part.strip().partition(";")
@@ -238,42 +262,82 @@ def accepts_gzip(accept_encoding: str) -> bool:
                 except ValueError:
                     q = 0.0
         allowed[coding.strip().lower()] = q > 0
+    return allowed
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """True when an ``Accept-Encoding`` value allows gzip (``gzip`` or ``*`` with q > 0)."""
+    allowed = accepted_codings(accept_encoding)
     return allowed.get("gzip", allowed.get("x-gzip", allowed.get("*", False)))
 
 
+def chosen_coding(accept_encoding: str) -> str | None:
+    """The coding a text answer is sent in: ``br`` (Brotli, some 15 % smaller than gzip on
+    the client's files) when the client names it (browsers do over HTTPS and to
+    ``localhost``), else ``gzip`` when allowed, else None (sent as it is). ``*`` alone means
+    gzip: a client that has never heard of Brotli may say it."""
+    if accepted_codings(accept_encoding).get("br", False):
+        return "br"
+    return "gzip" if accepts_gzip(accept_encoding) else None
+
+
 class Compression:
-    """gzip on text HTTP responses of at least ``minimum_size`` bytes for clients that accept
-    it; everything else (WebSockets, HEAD, partial and ``304`` answers, images, bodies already
-    encoded, small bodies) passes untouched. A compressed answer's ``ETag`` becomes weak (its
+    """Brotli or gzip (:func:`chosen_coding`) on text HTTP responses of at least
+    ``minimum_size`` bytes for clients that accept it; everything else (WebSockets, HEAD,
+    partial and ``304`` answers, images, bodies already encoded, small bodies) passes
+    untouched. A compressed answer's ``ETag`` becomes weak (its
     bytes differ from the plain file's) and every text answer says ``Vary: Accept-Encoding``.
     The compressed body of an answer with an ``ETag`` (a static file) is kept and reused while
-    the file is unchanged, so each file is compressed once, not once per visitor.
+    the file is unchanged, so each file is compressed once per coding, not once per visitor
+    (Brotli then once more at its best quality, in a worker thread, off the event loop).
     """
 
     def __init__(self, app: ASGIApp, minimum_size: int = MINIMUM_SIZE, level: int = 6,
-                 cache_entries: int = 128) -> None:
+                 cache_entries: int = 256) -> None:
         self.app = app
         self.minimum_size = minimum_size
         self.level = level
         self.cache_entries = cache_entries
-        self.cache: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self.cache: OrderedDict[tuple[str, str, str], bytes] = OrderedDict()
         """Compressed bodies of answers with an ``ETag`` (the static files: their ETag
-        changes with the file), by path, query and ETag, the least recently used dropped first."""
+        changes with the file), by path, query, ETag and coding, the least recently used
+        dropped first."""
         self.cache_hits = 0
+        self.improving: dict[tuple[str, str, str], asyncio.Future[bytes]] = {}
+        """Brotli bodies being compressed again at :data:`BROTLI_QUALITY`, by cache key."""
+
+    def improve(self, key: tuple[str, str, str], body: bytes) -> None:
+        """Compress ``body`` again at Brotli's best quality in a worker thread and put it in
+        the cache under ``key`` (if still there) when done: the first visitors of a release
+        are not kept waiting for it, the next ones get some 10 % fewer bytes."""
+        if key in self.improving:
+            return
+        future = asyncio.get_running_loop().run_in_executor(None, compress_best, body)
+        self.improving[key] = future
+
+        def done(finished: asyncio.Future[bytes]) -> None:
+            self.improving.pop(key, None)
+            if not finished.cancelled() and finished.exception() is None \
+                    and key in self.cache:
+                self.cache[key] = finished.result()
+
+        future.add_done_callback(done)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") == "HEAD":
             await self.app(scope, receive, send)
             return
-        if not accepts_gzip(Headers(scope=scope).get("accept-encoding", "")):
+        coding = chosen_coding(Headers(scope=scope).get("accept-encoding", ""))
+        if coding is None:
             await self.app(scope, receive, _vary_only(send))
             return
         url = scope.get("path", "") + "?" + scope.get("query_string", b"").decode("latin-1")
-        await _GzipSend(self, send, url).run(scope, receive)
+        await _CompressingSend(self, send, url, coding).run(scope, receive)
 
 
 def _vary_only(send: Send) -> Send:
-    """Adds ``Vary: Accept-Encoding`` to text answers sent plain to a client without gzip."""
+    """Adds ``Vary: Accept-Encoding`` to text answers sent plain to a client that takes no
+    coding of ours."""
 
     async def wrapped(message: Message) -> None:
         if message["type"] == "http.response.start":
@@ -285,16 +349,49 @@ def _vary_only(send: Send) -> Send:
     return wrapped
 
 
-class _GzipSend:
+class _Stream:
+    """One body's compressor, gzip or Brotli: ``chunk(data, more)`` gives the bytes to send
+    (a sync flush while ``more``, the end of the stream after the last chunk)."""
+
+    def __init__(self, coding: str, level: int) -> None:
+        self.chunk: Callable[[bytes, bool], bytes]
+        if coding == "br":
+            compressor = brotli.Compressor(quality=BROTLI_STREAM_QUALITY)
+
+            def brotli_chunk(data: bytes, more: bool) -> bytes:
+                out: bytes = compressor.process(data)
+                end: bytes = compressor.flush() if more else compressor.finish()
+                return out + end
+
+            self.chunk = brotli_chunk
+        else:
+            deflate = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+
+            def gzip_chunk(data: bytes, more: bool) -> bytes:
+                out = deflate.compress(data)
+                return out + deflate.flush(zlib.Z_SYNC_FLUSH if more else zlib.Z_FINISH)
+
+            self.chunk = gzip_chunk
+
+
+def compress_best(body: bytes) -> bytes:
+    """``body`` in Brotli at :data:`BROTLI_QUALITY` (tens of milliseconds for a module: run
+    in a worker thread)."""
+    out: bytes = brotli.compress(body, quality=BROTLI_QUALITY)
+    return out
+
+
+class _CompressingSend:
     """One response on its way through :class:`Compression`."""
 
-    def __init__(self, owner: Compression, send: Send, url: str) -> None:
+    def __init__(self, owner: Compression, send: Send, url: str, coding: str) -> None:
         self.owner = owner
         self.send = send
         self.url = url
+        self.coding = coding
         self.start: Message | None = None
         self.passthrough = False
-        self.compressor: zlib._Compress | None = None
+        self.stream: _Stream | None = None
 
     async def run(self, scope: Scope, receive: Receive) -> None:
         await self.owner.app(scope, receive, self.on_message)
@@ -328,15 +425,14 @@ class _GzipSend:
                 await self.send(start)
                 await self.send(message)
                 return
-            self.compressor = zlib.compressobj(self.owner.level, zlib.DEFLATED,
-                                               16 + zlib.MAX_WBITS)
+            self.stream = _Stream(self.coding, self.owner.level)
             headers = MutableHeaders(raw=start["headers"])
-            headers["content-encoding"] = "gzip"
+            headers["content-encoding"] = self.coding
             etag = headers.get("etag")
             if etag and not etag.startswith("W/"):
                 headers["etag"] = "W/" + etag
             compressed = self._cached(etag, body) if etag and not more else \
-                self._compress(body, more)
+                self.stream.chunk(body, more)
             if more:
                 del headers["content-length"]
             else:
@@ -345,27 +441,28 @@ class _GzipSend:
             await self.send({"type": "http.response.body", "body": compressed,
                              "more_body": more})
             return
-        await self.send({"type": "http.response.body", "body": self._compress(body, more),
+        assert self.stream is not None
+        await self.send({"type": "http.response.body", "body": self.stream.chunk(body, more),
                          "more_body": more})
 
     def _cached(self, etag: str, body: bytes) -> bytes:
         """The whole body compressed, from the owner's cache when the same URL and ETag
-        were compressed before."""
+        were compressed before in the same coding. A Brotli body is first compressed at
+        the fast quality (this answer does not wait) and improved to the best one in a
+        worker thread for the next answers (:meth:`Compression.improve`)."""
         owner = self.owner
-        key = (self.url, etag)
+        key = (self.url, etag, self.coding)
         found = owner.cache.get(key)
         if found is not None:
             owner.cache.move_to_end(key)
             owner.cache_hits += 1
             return found
-        compressed = self._compress(body, False)
+        assert self.stream is not None
+        compressed = self.stream.chunk(body, False)
         if owner.cache_entries > 0 and len(compressed) <= CACHED_BODY_LIMIT:
             owner.cache[key] = compressed
             while len(owner.cache) > owner.cache_entries:
                 owner.cache.popitem(last=False)
+            if self.coding == "br":
+                owner.improve(key, body)
         return compressed
-
-    def _compress(self, body: bytes, more: bool) -> bytes:
-        assert self.compressor is not None
-        out = self.compressor.compress(body)
-        return out + self.compressor.flush(zlib.Z_SYNC_FLUSH if more else zlib.Z_FINISH)

@@ -58,6 +58,9 @@ export class Lobby {
       this.resume = found;
       this.renderResume();
     });
+    // the list of tables is asked for along with the rest, not one round trip after it
+    const tables = api.tables();
+    tables.catch(() => {}); // its failure is told by refresh(), not as an unhandled rejection
     try {
       [this.presets, this.bots, this.schema] = await Promise.all([api.presets(), api.bots(), loadSchema()]);
     } catch (error) {
@@ -67,7 +70,7 @@ export class Lobby {
     if (this.stopped) return; // left meanwhile: no form drawn, no timer left running
     this.renderQuickPlay();
     this.renderForm();
-    await this.refresh();
+    await this.refresh(tables);
     if (this.stopped) return;
     this.timer = setInterval(() => this.refresh(), REFRESH_MS);
   }
@@ -149,10 +152,12 @@ export class Lobby {
     return made;
   }
 
-  async refresh() {
+  /** Draw the list of tables anew from `answer` (a GET /api/tables under way; a new one by
+   * default). */
+  async refresh(answer = api.tables()) {
     let tables;
     try {
-      tables = (await api.tables()).tables || [];
+      tables = (await answer).tables || [];
     } catch (error) {
       toast(errorText(error), "error");
       return;
