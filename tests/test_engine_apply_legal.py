@@ -37,7 +37,9 @@ def test_apply_legal_plays_as_apply(preset: str, options: dict[str, object]) -> 
                 continue
             legal = hand.legal_actions()
             for action in legal:
-                checked, fast = hand.copy(), hand.copy()
+                # clone(): field by field; copy() replays the whole log, which made this
+                # test quadratic in a hand's length (equal: tests/test_engine_clone.py)
+                checked, fast = hand.clone(), hand.clone()
                 checked.apply(action)
                 fast.apply_legal(action)
                 assert _state(fast) == _state(checked), (action, hand.log)
