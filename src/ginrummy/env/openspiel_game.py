@@ -302,13 +302,15 @@ class OpenSpielState:
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> OpenSpielState:
-        """An independent copy (the engine's hand replayed with :meth:`Hand.copy`)."""
+        """An independent copy (the engine's hand copied field by field with
+        :meth:`Hand.clone`: OpenSpiel's searches clone at every node, and :meth:`Hand.copy`
+        replays the whole log)."""
         other = OpenSpielState.__new__(OpenSpielState)
         other.__dict__.update(self.__dict__)
         other.dealt, other.drawn = list(self.dealt), list(self.drawn)
         other.melds, other.layoffs = list(self.melds), list(self.layoffs)
         other.history, other.actors = list(self.history), list(self.actors)
-        other.hand = None if self.hand is None else self.hand.copy()
+        other.hand = None if self.hand is None else self.hand.clone()
         return other
 
     @classmethod
