@@ -139,7 +139,8 @@ def visit_screens(page: Page, limit: float = 420.0) -> dict[str, list[str]]:
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
 def test_axe_finds_no_violation_on_the_five_screens(server: ServerProcess, browser: Browser,
                                                     locale: str) -> None:
-    _, page = new_page(browser, server.base, locale=locale)
+    # reduced motion: it plays hands until a knock and a layoff come, to check their screens
+    _, page = new_page(browser, server.base, locale=locale, motion=False)
     page.goto("/")
     page.wait_for_selector("#create-form")
     page.wait_for_selector("#quick-form")
