@@ -120,7 +120,7 @@ SCREEN_JS = """() => {
     const hand = document.getElementById('my-hand');
     if (hand) {
         named.hand = box(hand);
-        hand.querySelectorAll('.card').forEach((c) => { named[`card ${c.dataset.card}`] = box(c); });
+        for (const c of hand.querySelectorAll('.card')) named[`card ${c.dataset.card}`] = box(c);
     }
     const primary = [...document.querySelectorAll(
         '#action-bar button, #confirm-knock, #confirm-layoff, #next-hand')];
@@ -134,7 +134,8 @@ SCREEN_JS = """() => {
     const cards = hand ? [...hand.querySelectorAll('.card')] : [];
     // rows from the layout (offsets ignore a chosen card's lift and any motion)
     const rows = [];
-    for (const top of cards.map((c) => c.offsetTop + c.offsetParent.offsetTop).sort((a, b) => a - b)) {
+    const tops = cards.map((c) => c.offsetTop + c.offsetParent.offsetTop);
+    for (const top of tops.sort((a, b) => a - b)) {
         if (!rows.length || top - rows[rows.length - 1] > 4) rows.push(top);
     }
     const scrolling = document.scrollingElement;
