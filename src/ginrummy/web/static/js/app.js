@@ -148,6 +148,13 @@ function setupTopbar() {
   const large = document.getElementById("pref-large-cards");
   large.checked = Boolean(prefs.largeCards);
   large.addEventListener("change", () => { prefs.largeCards = large.checked; applyDisplayPrefs(); });
+  // on a phone at a table the account links and settings fold into this menu (css/app.css)
+  const menu = document.getElementById("menu-button");
+  menu.addEventListener("click", () => {
+    const open = menu.getAttribute("aria-expanded") !== "true";
+    menu.setAttribute("aria-expanded", String(open));
+    document.querySelector(".topbar").classList.toggle("menu-open", open);
+  });
   document.getElementById("help-button").addEventListener("click", () => document.getElementById("help-dialog").showModal());
   document.getElementById("brand").addEventListener("click", (event) => { event.preventDefault(); navigate(null); });
 }

@@ -57,6 +57,8 @@ export class TablePage {
     this.handFocus = null; // the hand's card last focused (its tab stop)
     this.motion = new TableMotion(); // cards moving (js/motion.js)
     this.moveLog = new MoveLog(); // the whole hand's moves (js/movelog.js)
+    this.more = false; // on a phone: the drawer (moves, score sheet, chat) shown instead of the table
+    this.revealed = null; // the hand whose result was last brought into view
   }
 
   async start() {
@@ -64,14 +66,14 @@ export class TablePage {
       { token: this.stored ? this.stored.token : null, invite: this.invite }, {
         onState: (msg) => this.receiveState(msg),
         onError: (msg) => this.receiveError(msg),
-        onChat: (msg) => this.chat.receive(msg),
+        onChat: (msg) => { this.chat.receive(msg); this.showChat(); },
         onNotice: (msg) => this.receiveNotice(msg),
         onStatus: (status, detail) => this.connectionStatus(status, detail),
       });
     this.chat = new Chat(this.connection, this.tableId, this.stored ? this.stored.token : null);
     this.fair = new FairDeals(this.connection); // seeds and checks of the deals (js/fair.js)
     // a check that answers changes only the fair mark: the rest of the page stays as it is
-    this.fair.onChange = () => this.regions && this.fair.refresh(this.regions.reveal, this.state);
+    this.fair.onChange = () => this.regions && this.fair.refresh(this.regions.reveal, this.fairState());
     this.buildSkeleton();
     this.unsubscribe = onSessionChange(() => this.render());
     this.connection.connect();
@@ -129,8 +131,25 @@ export class TablePage {
       : s.name || t("seat.label", { n: s.seat + 1 }));
   }
 
+  /** Whether a person other than this viewer may be at the table: another person's seat, a
+   * seat still free for one, or this viewer only watching. Against the computer alone the
+   * invite link, the deal's commitment and the chat serve nobody and are not shown. */
+  hasPeople() {
+    const table = this.table;
+    if (!table || this.seat === null) return true;
+    return table.seats.some((s) => s.seat !== this.seat && s.kind !== "bot");
+  }
+
+  /** The state the fair-deal block is drawn from: against the computer alone only a hand's
+   * mark (once its seed is revealed), not the commitment line of the hand being played. */
+  fairState() {
+    const state = this.state;
+    return this.hasPeople() || (state && state.fair && state.fair.server_seed) ? state : null;
+  }
+
   receiveState(msg) {
     this.fair?.receive(msg);
+    const before = this.page ? this.page.dataset.await : "";
     // a match just ended, or a moderator closed the table: a payout or refunds changed the wallet
     const ended = (msg.result && !(this.state && this.state.result))
       || (msg.table && msg.table.status === "closed" && this.table && this.table.status !== "closed");
@@ -145,7 +164,38 @@ export class TablePage {
     this.deadline = msg.clock
       ? { seat: msg.clock.seat, at: performance.now() + msg.clock.remaining_ms, total: msg.clock.per_turn_ms } : null;
     this.render();
+    this.bringIntoView(before);
     this.announce(view);
+  }
+
+  /** The player's turn, or a hand's result, puts the table back on screen (the drawer of a
+   * phone closes), and a result's banner is scrolled into view by itself: the screen is never
+   * left on the move log while the hand ends. */
+  bringIntoView(before) {
+    const now = this.page.dataset.await;
+    const view = this.view;
+    const ended = view && view.phase === "over" && view.result ? `${view.hand_number}:${view.upcard}` : null;
+    const newResult = ended !== null && ended !== this.revealed;
+    if (ended) this.revealed = ended;
+    const turn = now === "act" && before !== "act" && before !== "sending";
+    if ((turn || newResult) && this.more && !this.chat.root.contains(document.activeElement)) this.toggleMore(false);
+    if (newResult) {
+      const reveal = this.regions.reveal;
+      const banner = reveal.querySelector(".banner") || reveal.firstElementChild;
+      reveal.scrollTop = 0; // on a phone the result scrolls inside its own region
+      banner?.scrollIntoView({ block: "nearest", behavior: "auto" });
+    }
+  }
+
+  /** The chat, where it serves: with people at the table, or once someone said something. */
+  showChat() {
+    if (this.chat) this.chat.root.hidden = !this.hasPeople() && this.chat.messages.length === 0;
+  }
+
+  /** Show the drawer (the move log, the score sheet, the chat...) or the table, on a phone. */
+  toggleMore(show = !this.more) {
+    this.more = show;
+    this.render();
   }
 
   /** The new moves of this state, told once in the live region (js/announce.js). */
@@ -235,13 +285,13 @@ export class TablePage {
     };
     this.page = el("section", { class: "table-page", id: "table-page" });
     append(this.page, [
-      this.regions.head, this.regions.join, this.regions.account,
+      this.regions.head, this.regions.join,
       el("div", { class: "table-layout" },
         el("div", { class: "play-area" }, el("h2", { class: "visually-hidden" }, t("a11y.play_heading")),
           this.regions.status, this.regions.opponents, this.regions.center,
           this.regions.reveal, this.regions.me),
         el("aside", { class: "side" }, el("h2", { class: "visually-hidden" }, t("a11y.side_heading")),
-          this.regions.sheet, this.chat.root)),
+          this.regions.sheet, this.regions.account, this.chat.root)),
     ]);
     replaceChildren(this.root, this.page);
   }
@@ -257,6 +307,10 @@ export class TablePage {
     data.await = this.state && this.state.result ? "over"
       : mine ? (this.busy ? "sending" : "act")
         : view && view.phase === "over" && document.getElementById("next-hand") ? "next" : "wait";
+    // on a phone (css/app.css): the table on one screen while a hand is played, the drawer
+    // instead of it when asked for, the whole page once the match is over
+    this.page.classList.toggle("show-more", this.more);
+    this.page.classList.toggle("fit", !this.more && data.await !== "over");
   }
 
   render() {
@@ -270,12 +324,13 @@ export class TablePage {
     this.renderAccountBox(table);
     const view = this.view;
     if (table) this.chat.renderMutes(table.seats, this.seat);
+    this.showChat();
     this.regions.status.textContent = this.statusText(view, names);
     this.renderSeats(view, table, names);
     this.renderCenter(view, names);
     this.renderMe(view, names);
     this.renderReveal(names);
-    this.fair?.render(this.regions.reveal, this.state);
+    this.fair?.render(this.regions.reveal, this.fairState());
     replaceChildren(this.regions.sheet, matchControls(this), this.state && (this.state.sheet?.length || this.state.result)
       ? currentSheet(this.state, names) : null, this.rematchBox(names), previousSheet(this.state, names));
     this.markPage(view);
@@ -287,7 +342,7 @@ export class TablePage {
   }
 
   renderHead(table) {
-    const invite = this.invite && table && !table.public
+    const invite = this.invite && table && !table.public && this.hasPeople()
       ? `${location.origin}/?table=${encodeURIComponent(this.tableId)}&invite=${encodeURIComponent(this.invite)}` : null;
     replaceChildren(this.regions.head,
       el("h1", { class: "table-name", text: table ? tableName(table) : this.tableId }),
@@ -296,6 +351,8 @@ export class TablePage {
       el("div", { class: "actions" },
         el("button", { type: "button", id: "rules-button", onclick: () => this.openRules() }, t("rules.button")),
         el("button", { type: "button", id: "lobby-button", onclick: () => this.navigate(null) }, t("table.back")),
+        el("button", { type: "button", id: "more-button", class: "more-button", "aria-expanded": this.more ? "true" : "false",
+          onclick: () => this.toggleMore() }, t(this.more ? "table.show_table" : "table.show_more")),
         el("span", { class: "conn", id: "conn-status", dataset: { status: this.connStatus } }, t(`conn.${this.connStatus}`)),
         this.seat === null && this.state ? el("span", { class: "badge" }, t("table.spectating")) : null,
         table && table.buy_in ? el("span", { class: "badge pool", id: "table-pool", dataset: { buyIn: String(table.buy_in), pool: String(table.pool_chips ?? "") } },
@@ -527,6 +584,7 @@ export class TablePage {
 
   openPanel(kind) {
     this.panel = kind;
+    this.more = false; // the sheet is the table's: the drawer gives way
     this.render();
     const panel = document.getElementById("knock-panel");
     panel?.scrollIntoView({ block: "nearest", behavior: "auto" });
