@@ -37,6 +37,7 @@ from web_support import (
     card_value,
     catalogue,
     create_table,
+    no_undo_wait,
     play_game,
     play_turn,
     play_until,
@@ -72,6 +73,7 @@ def open_page(browser: Browser, base: str, lang: str, *,
     else:
         context = browser.new_context(locale=lang, base_url=base, viewport=DESKTOP)
     context.set_default_timeout(30_000)
+    no_undo_wait(context)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))

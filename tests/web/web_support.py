@@ -147,11 +147,23 @@ def chromium() -> Iterator[Browser]:
             browser.close()
 
 
+NO_UNDO_WAIT_JS = """try { if (localStorage.getItem('ginrummy.discardUndo') === null)
+    localStorage.setItem('ginrummy.discardUndo', 'false'); } catch (e) {}"""
+
+
+def no_undo_wait(context: BrowserContext) -> BrowserContext:
+    """Discards sent at once in this profile (the header's "Time to take back a discard"
+    switched off, js/undo.js), unless a test set the setting itself: the tests that play
+    through many discards do not wait out each one's take-back time."""
+    context.add_init_script(NO_UNDO_WAIT_JS)
+    return context
+
+
 def new_page(browser: Browser, base: str, locale: str = "en-US",
              recorder: FrameRecorder | None = None) -> tuple[BrowserContext, Page]:
     """A fresh profile (context) and page, console errors collected on ``page.errors``."""
-    context = browser.new_context(locale=locale, base_url=base,
-                                  viewport={"width": 1280, "height": 900})
+    context = no_undo_wait(browser.new_context(locale=locale, base_url=base,
+                                               viewport={"width": 1280, "height": 900}))
     context.set_default_timeout(30_000)
     page = context.new_page()
     errors: list[str] = []

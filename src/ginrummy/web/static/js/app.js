@@ -148,6 +148,9 @@ function setupTopbar() {
   const large = document.getElementById("pref-large-cards");
   large.checked = Boolean(prefs.largeCards);
   large.addEventListener("change", () => { prefs.largeCards = large.checked; applyDisplayPrefs(); });
+  const undo = document.getElementById("pref-discard-undo");
+  undo.checked = Boolean(prefs.discardUndo);
+  undo.addEventListener("change", () => { prefs.discardUndo = undo.checked; });
   document.getElementById("help-button").addEventListener("click", () => document.getElementById("help-dialog").showModal());
   document.getElementById("brand").addEventListener("click", (event) => { event.preventDefault(); navigate(null); });
 }
