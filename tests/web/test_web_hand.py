@@ -15,7 +15,6 @@ against a real `ginrummy serve` (issue 27, points 2 and 9).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -61,7 +60,8 @@ def open_page(browser: Browser, base: str, *, phone: bool, large: bool = False,
                                       viewport={"width": 1280, "height": 900})
     context.set_default_timeout(20_000)
     if large:
-        context.add_init_script("try { localStorage.setItem('ginrummy.largeCards', 'true'); } catch (e) {}")
+        context.add_init_script(
+            "try { localStorage.setItem('ginrummy.largeCards', 'true'); } catch (e) {}")
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
@@ -69,12 +69,17 @@ def open_page(browser: Browser, base: str, *, phone: bool, large: bool = False,
     return context, page
 
 
+def newer(page: Page, than: int, timeout: float = 20_000) -> None:
+    """Wait for a state newer than version ``than``."""
+    page.wait_for_function("v => Number(document.getElementById('table-page').dataset.version) > v",
+                           arg=than, timeout=timeout)
+
+
 def step(page: Page, selector: str) -> None:
     """Click ``selector`` and wait for the next state."""
     before = version(page)
     page.click(selector)
-    page.wait_for_function("v => Number(document.getElementById('table-page').dataset.version) > v",
-                           arg=before)
+    newer(page, before)
 
 
 def to_discard_step(page: Page) -> None:
@@ -105,6 +110,7 @@ def hand(page: Page) -> list[str]:
 STRIPS_JS = """() => {
     const cards = [...document.querySelectorAll('#my-hand .card')];
     const boxes = cards.map((c) => c.getBoundingClientRect());
+    const corners = cards.map((c) => c.querySelector('.corner'));
     const tops = [];
     for (const c of cards) {
         const top = c.offsetTop;
@@ -122,8 +128,8 @@ STRIPS_JS = """() => {
             else if (o.top > r.top) bottom = Math.min(bottom, o.top);
         }
         return {card: cards[i].dataset.card, left: r.left, right, top: r.top, bottom,
-                corner: cards[i].querySelector('.corner')?.getBoundingClientRect().right ?? null,
-                cornerText: cards[i].querySelector('.corner')?.innerText.replace(/\\s+/g, '') ?? ''};
+                corner: corners[i] ? corners[i].getBoundingClientRect().right : null,
+                cornerText: corners[i] ? corners[i].innerText.replace(/\\s+/g, '') : ''};
     })};
 }"""
 
@@ -133,10 +139,13 @@ def strips(page: Page) -> dict[str, Any]:
     return result
 
 
-CHOSEN_JS = """before => { const node = document.querySelector('#my-hand .card[aria-selected="true"]');
+CHOSEN_JS = """before => {
+    const node = document.querySelector('#my-hand .card[aria-selected="true"]');
     return node && node.dataset.card !== before; }"""
 
-CHOSEN_NOW_JS = """() => document.querySelector('#my-hand .card[aria-selected="true"]')?.dataset.card ?? null"""
+CHOSEN_NOW_JS = """() => {
+    const node = document.querySelector('#my-hand .card[aria-selected="true"]');
+    return node ? node.dataset.card : null; }"""
 
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 
@@ -192,14 +201,18 @@ RECORD_SENT_JS = """(() => {
     const send = WebSocket.prototype.send;
     window.__sentActions = [];
     WebSocket.prototype.send = function (data) {
-        try { const msg = JSON.parse(data); if (msg.action) window.__sentActions.push(msg.action); } catch (e) {}
+        try {
+            const msg = JSON.parse(data);
+            if (msg.action) window.__sentActions.push(msg.action);
+        } catch (e) { /* not JSON: not an action */ }
         return send.call(this, data);
     };
 })();"""
 
 
 def pending_card(page: Page) -> str | None:
-    value = page.evaluate("() => document.querySelector('#my-hand .card.pending-discard')?.dataset.card ?? null")
+    value = page.evaluate("() => document.querySelector('#my-hand .card.pending-discard')"
+                          "?.dataset.card ?? null")
     return str(value) if value else None
 
 
@@ -240,7 +253,7 @@ def test_a_discard_taken_back_by_touch_leaves_the_hand_and_the_server_as_they_we
     card.tap()
     expect(page.locator("#table-page")).to_have_attribute("data-await", "undo")
     page.tap("#discard-now")
-    page.wait_for_function("v => Number(document.getElementById('table-page').dataset.version) > v", arg=at)
+    newer(page, at)
     assert f"discard {code}" in page.evaluate(SENT_JS)
     expect(page.locator(f'#my-hand .card[data-card="{code}"]')).to_have_count(0)
     assert page.errors == []  # type: ignore[attr-defined]
@@ -258,7 +271,8 @@ def test_a_discard_taken_back_by_keyboard_then_sent_when_the_wait_ends(
     page.locator("#my-hand .card").first.focus()
     page.keyboard.press("ArrowRight")  # chooses the second card
     code = before[1]
-    expect(page.locator(f'#my-hand .card[data-card="{code}"]')).to_have_attribute("aria-selected", "true")
+    expect(page.locator(f'#my-hand .card[data-card="{code}"]')).to_have_attribute(
+        "aria-selected", "true")
     page.keyboard.press("Enter")  # discards it: it waits
     expect(page.locator("#table-page")).to_have_attribute("data-await", "undo")
     assert pending_card(page) == code
@@ -272,9 +286,108 @@ def test_a_discard_taken_back_by_keyboard_then_sent_when_the_wait_ends(
     expect(page.locator(f'#my-hand .card[data-card="{code}"]')).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator("#table-page")).to_have_attribute("data-await", "undo")
-    page.wait_for_function("v => Number(document.getElementById('table-page').dataset.version) > v", arg=at,
-                           timeout=UNDO_MS + 10_000)
+    newer(page, at, timeout=UNDO_MS + 10_000)
     assert page.evaluate(SENT_JS).count(f"discard {code}") == 1
     expect(page.locator(f'#my-hand .card[data-card="{code}"]')).to_have_count(0)
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def centre(page: Page, code: str) -> tuple[float, float]:
+    """The middle of a card's visible strip."""
+    box = next(c for c in strips(page)["cards"] if c["card"] == code)
+    return (box["left"] + box["right"]) / 2, (box["top"] + box["bottom"]) / 2
+
+
+def reload(page: Page) -> None:
+    page.reload()
+    wait_for_first_state(page)
+    expect(page.locator("#my-hand .card")).to_have_count(11)
+
+
+def moved(order: list[str], card: str, to: int) -> list[str]:
+    rest = [c for c in order if c != card]
+    return [*rest[:to], card, *rest[to:]]
+
+
+def test_a_card_dragged_with_the_mouse_keeps_its_place_across_a_reload(
+        server: ServerProcess, browser: Browser) -> None:
+    context, page = open_page(browser, server.base, phone=False)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    to_discard_step(page)
+    wait_until_still(page)
+    before = hand(page)
+    card = before[0]
+    # dropped just right of the middle of the sixth card: after it
+    x0, y0 = centre(page, card)
+    box = page.locator(f'#my-hand .card[data-card="{before[5]}"]').bounding_box()
+    assert box is not None
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.7, box["y"] + box["height"] / 2, steps=12)
+    page.mouse.up()
+    expected = moved(before, card, 5)
+    expect(page.locator("#my-hand")).to_have_attribute("data-order", "own")
+    assert hand(page) == expected
+    assert page.locator("#my-hand .card.selected").count() == 0  # a drag chooses nothing
+    reload(page)
+    expect(page.locator("#my-hand")).to_have_attribute("data-order", "own")
+    assert hand(page) == expected
+    # the sort buttons give the sorted hand back, for good
+    page.click("#sort-rank")
+    expect(page.locator("#my-hand")).to_have_attribute("data-order", "rank")
+    assert hand(page) == before
+    reload(page)
+    assert hand(page) == before
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_a_card_dragged_by_touch_or_moved_by_keys_keeps_its_place_and_a_new_card_goes_right(
+        server: ServerProcess, browser: Browser) -> None:
+    context, page = open_page(browser, server.base, phone=True)
+    create_table(page, "Ann", preset="classic", bots={1: "simple"})
+    to_discard_step(page)
+    wait_until_still(page)
+    before = hand(page)
+    # a finger drags the last card onto the first card's left half: it goes first
+    cdp = context.new_cdp_session(page)
+    x0, y0 = centre(page, before[-1])
+    x1, y1 = centre(page, before[0])
+    x1 = strips(page)["cards"][0]["left"] + 6
+    cdp.send("Input.dispatchTouchEvent",
+             {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+    for i in range(1, 13):
+        f = i / 12
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [
+            {"x": x0 + (x1 - x0) * f, "y": y0 + (y1 - y0) * f}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    expected = moved(before, before[-1], 0)
+    expect(page.locator("#my-hand")).to_have_attribute("data-order", "own")
+    assert hand(page) == expected
+    # Shift+→ on the focused third card moves it one place right
+    third = expected[2]
+    page.locator(f'#my-hand .card[data-card="{third}"]').focus()
+    page.keyboard.press("Shift+ArrowRight")
+    expected = moved(expected, third, 3)
+    page.wait_for_function("want => [...document.querySelectorAll('#my-hand .card')]"
+                           ".map((n) => n.dataset.card).join() === want", arg=",".join(expected))
+    expect(page.locator(f'#my-hand .card[data-card="{third}"]')).to_be_focused()
+    reload(page)
+    assert hand(page) == expected
+    # an order kept before the last draw: the card drawn since goes to the right end
+    drawn = page.get_attribute('#my-hand .card[data-drawn="true"]', "data-card")
+    assert drawn
+    page.evaluate("""drawn => {
+        for (let i = 0; i < localStorage.length; i += 1) {
+            const key = localStorage.key(i);
+            if (!key.startsWith('ginrummy.order.')) continue;
+            const kept = JSON.parse(localStorage.getItem(key));
+            kept.order = kept.order.filter((c) => c !== drawn);
+            localStorage.setItem(key, JSON.stringify(kept));
+        }
+    }""", drawn)
+    reload(page)
+    assert hand(page) == [c for c in expected if c != drawn] + [drawn]
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
