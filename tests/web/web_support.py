@@ -496,8 +496,9 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 SAME_AS_ENGLISH: dict[str, set[str]] = {
     "fr": {"app.title", "bot.expert", "bot.simple", "chat.placeholder", "outcome.gin",
            "outcome.knock", "outcome.undercut", "reveal.points", "seat.score", "sheet.points",
-           "sheet.total"},
-    "pl": {"action.gin", "help.gin", "help.key_enter", "outcome.gin", "preset.arena", "reveal.gin"},
+           "sheet.total", "undo.seconds"},
+    "pl": {"action.gin", "help.gin", "help.key_enter", "outcome.gin", "preset.arena", "reveal.gin",
+           "undo.seconds"},
     "hu": {"action.gin", "help.key_enter", "outcome.gin", "reveal.gin"},
 }
 ALWAYS_SAME = re.compile(r"^(card\.rank\.[2-9TAK]|card\.rank_name\.[2-9T]|preset\.(playok|eaai))$")

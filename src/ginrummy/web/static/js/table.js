@@ -573,7 +573,6 @@ export class TablePage {
     const sortBy = prefs.sort;
     const handKey = `${view.hand_number}:${view.upcard}`;
     const order = storedOrder(this.tableId, this.seat, handKey);
-    const sortedBy = (by) => { prefs.sort = by; saveOrder(this.tableId, this.seat, handKey, null); this.render(); };
     const hand = renderHand({
       hand: view.hand, hints, sortBy, discardable, selected: this.selected, taken: view.taken,
       drawn: drawnCard(view), order, pending: this.pending.card,
@@ -588,10 +587,17 @@ export class TablePage {
       hints ? el("span", { class: "deadwood", id: "deadwood" }, t("hand.deadwood", { points: hints.deadwood })) : null,
       el("span", { class: "sort" }, t("hand.sort"), " ",
         el("button", { type: "button", id: "sort-rank", "aria-pressed": !order && sortBy === "rank" ? "true" : "false",
-          onclick: () => sortedBy("rank") }, t("hand.by_rank")),
+          onclick: () => this.sortHand("rank") }, t("hand.by_rank")),
         el("button", { type: "button", id: "sort-suit", "aria-pressed": !order && sortBy === "suit" ? "true" : "false",
-          onclick: () => sortedBy("suit") }, t("hand.by_suit"))));
+          onclick: () => this.sortHand("suit") }, t("hand.by_suit"))));
     replaceChildren(this.regions.me, box, hand, tools, this.panelNode(view));
+  }
+
+  /** Sort the hand (the buttons, the O key): the player's own order is dropped (js/handorder.js). */
+  sortHand(by) {
+    prefs.sort = by;
+    if (this.seat !== null) saveOrder(this.tableId, this.seat, null, null);
+    this.render();
   }
 
   panelNode(view) {
@@ -691,7 +697,7 @@ export class TablePage {
     const key = event.key;
     if (key === "?") { event.preventDefault(); document.getElementById("help-dialog")?.showModal(); return; }
     if (key === "r" || key === "R") { event.preventDefault(); this.openRules(); return; }
-    if (key === "o" || key === "O") { prefs.sort = prefs.sort === "rank" ? "suit" : "rank"; this.render(); return; }
+    if (key === "o" || key === "O") { this.sortHand(prefs.sort === "rank" ? "suit" : "rank"); return; }
     if (key === "Escape" && this.pending.action) { event.preventDefault(); this.takeBack(); return; }
     if (key === "Escape" && this.panel) { this.panel = null; this.render(); return; }
     if ((key === "n" || key === "N") && document.getElementById("next-hand")) { this.connection.next(); return; }
