@@ -23,6 +23,7 @@ from web_support import (
     leaks,
     my_turn,
     new_page,
+    no_undo_wait,
     play_game,
     play_turn,
     play_until,
@@ -451,6 +452,7 @@ def test_large_text_on_a_phone(server: ServerProcess, browser: Browser) -> None:
     element cuts its content off (sizes in rem, no fixed heights)."""
     context = browser.new_context(locale="hu-HU", base_url=server.base,
                                   viewport={"width": 390, "height": 800})
+    no_undo_wait(context)
     page = context.new_page()
     create_table(page, "Ann", preset="classic", bots={1: "simple"})
     # the root font size through the CSSOM: the page's CSP refuses inline <style>

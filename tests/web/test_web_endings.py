@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from web_support import LANGUAGES, Browser, Page, ServerProcess, catalogue
+from web_support import LANGUAGES, Browser, Page, ServerProcess, catalogue, no_undo_wait
 
 from ginrummy.cards import CARD_NAMES
 from ginrummy.rules import Ruleset
@@ -136,6 +136,7 @@ def open_seat(browser: Browser, server: ServerProcess, table: str, lang: str = "
     context = browser.new_context(locale=LOCALES[lang], base_url=server.base, viewport=PHONE,
                                   reduced_motion="reduce" if reduced_motion else "no-preference")
     context.set_default_timeout(20_000)
+    no_undo_wait(context)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))

@@ -32,6 +32,7 @@ from web_support import (
     Page,
     ServerProcess,
     catalogue,
+    no_undo_wait,
     wait_until_still,
 )
 
@@ -75,6 +76,7 @@ def open_seat(browser: Browser, server: ServerProcess, table: str, lang: str = "
     it), at the table."""
     context = browser.new_context(locale=LOCALES[lang], base_url=server.base, viewport=PHONE)
     context.set_default_timeout(20_000)
+    no_undo_wait(context)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))

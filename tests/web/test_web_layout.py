@@ -37,6 +37,7 @@ from web_support import (
     card_value,
     catalogue,
     create_table,
+    no_undo_wait,
     play_game,
     play_turn,
     play_until,
@@ -72,6 +73,7 @@ def open_page(browser: Browser, base: str, lang: str, *,
     else:
         context = browser.new_context(locale=lang, base_url=base, viewport=DESKTOP)
     context.set_default_timeout(30_000)
+    no_undo_wait(context)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
@@ -257,7 +259,7 @@ def test_the_hands_hidden_labels_never_widen_the_phone_page(
     page.goto("/")
     page.wait_for_selector("#create-form")
     result = page.evaluate(HIDDEN_LABEL_JS)
-    assert result["left"] > PHONE["width"] / 2, result  # the label does start on the right
+    # (the hand is one flow of cards on a phone, issue 27.2: the labels sit at its start)
     assert result["label"] == catalogue("hu")["hand.deadwood_cards"]
     assert result["pageWidth"] <= PHONE["width"], result
     assert result["width"] == PHONE["width"], result
@@ -310,8 +312,8 @@ def test_phone_hand_piles_and_actions_fit_the_screen(
     assert (width > 50) if large else (35 < width <= 50), width
     assert {m["cards"] for m in measured} <= ({10, 11} if players == 2 else {7, 8})
     save_summary(label, measured)
-    if not large:
-        assert max(m["rows"] for m in measured) == 1  # small cards: the hand in one row
+    # one or two rows (measure() checks it at every step): with a hit strip of 44 px or more
+    # a card (issue 27.2; tests/web/test_web_hand.py), 10 or 11 cards take two rows
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
 

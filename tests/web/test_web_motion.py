@@ -19,6 +19,7 @@ from web_support import (
     create_table,
     my_turn,
     new_page,
+    no_undo_wait,
     play_turn,
     play_until,
     running_server,
@@ -77,6 +78,7 @@ def motion_page(browser: Browser, server: ServerProcess, *, reduce: bool = False
                                       viewport={"width": 1280, "height": 900},
                                       reduced_motion="reduce")
         context.set_default_timeout(30_000)
+        no_undo_wait(context)
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))

@@ -147,6 +147,18 @@ def chromium() -> Iterator[Browser]:
             browser.close()
 
 
+NO_UNDO_WAIT_JS = """try { if (localStorage.getItem('ginrummy.discardUndo') === null)
+    localStorage.setItem('ginrummy.discardUndo', 'false'); } catch (e) {}"""
+
+
+def no_undo_wait(context: BrowserContext) -> BrowserContext:
+    """Discards sent at once in this profile (the header's "Time to take back a discard"
+    switched off, js/undo.js), unless a test set the setting itself: the tests that play
+    through many discards do not wait out each one's take-back time."""
+    context.add_init_script(NO_UNDO_WAIT_JS)
+    return context
+
+
 def new_page(browser: Browser, base: str, locale: str = "en-US",
              recorder: FrameRecorder | None = None,
              motion: bool = True) -> tuple[BrowserContext, Page]:
@@ -157,9 +169,9 @@ def new_page(browser: Browser, base: str, locale: str = "en-US",
     what they check (a knock, a match's end, a wallet): a flight per move made them several
     times longer. The motion itself is tested in test_web_motion*.py, and the tests that play
     a hand the way a person sees it keep it on."""
-    context = browser.new_context(locale=locale, base_url=base,
-                                  viewport={"width": 1280, "height": 900},
-                                  reduced_motion="no-preference" if motion else "reduce")
+    context = no_undo_wait(browser.new_context(
+        locale=locale, base_url=base, viewport={"width": 1280, "height": 900},
+        reduced_motion="no-preference" if motion else "reduce"))
     context.set_default_timeout(30_000)
     page = context.new_page()
     errors: list[str] = []
@@ -492,8 +504,9 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 SAME_AS_ENGLISH: dict[str, set[str]] = {
     "fr": {"app.title", "bot.expert", "bot.simple", "chat.placeholder", "outcome.gin",
            "outcome.knock", "outcome.undercut", "reveal.points", "seat.score", "sheet.points",
-           "sheet.total"},
-    "pl": {"action.gin", "help.gin", "help.key_enter", "outcome.gin", "preset.arena", "reveal.gin"},
+           "sheet.total", "undo.seconds"},
+    "pl": {"action.gin", "help.gin", "help.key_enter", "outcome.gin", "preset.arena", "reveal.gin",
+           "undo.seconds"},
     "hu": {"action.gin", "help.key_enter", "outcome.gin", "reveal.gin"},
 }
 ALWAYS_SAME = re.compile(r"^(card\.rank\.[2-9TAK]|card\.rank_name\.[2-9T]|preset\.(playok|eaai))$")

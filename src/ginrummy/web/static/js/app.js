@@ -155,6 +155,9 @@ function setupTopbar() {
     menu.setAttribute("aria-expanded", String(open));
     document.querySelector(".topbar").classList.toggle("menu-open", open);
   });
+  const undo = document.getElementById("pref-discard-undo");
+  undo.checked = Boolean(prefs.discardUndo);
+  undo.addEventListener("change", () => { prefs.discardUndo = undo.checked; });
   document.getElementById("help-button").addEventListener("click", () => document.getElementById("help-dialog").showModal());
   document.getElementById("brand").addEventListener("click", (event) => { event.preventDefault(); navigate(null); });
 }

@@ -54,7 +54,10 @@ export function cardElement(code, props = {}) {
     dataset: { card: card.code },
     ...rest,
   },
-  el("span", { class: "rank", "aria-hidden": "true" }, rankLabel(card.rank)),
+  // the corner index (rank over suit) is what shows of an overlapped card; the big suit below
+  el("span", { class: "corner", "aria-hidden": "true" },
+    el("span", { class: "rank" }, rankLabel(card.rank)),
+    el("span", { class: "corner-suit" }, SUIT_SYMBOLS[card.suit])),
   el("span", { class: "suit", "aria-hidden": "true" }, SUIT_SYMBOLS[card.suit]));
 }
 

@@ -3,9 +3,12 @@
 // click, Enter, or a drag onto the discard pile (pointer events: mouse, pen and touch).
 // For the keyboard the hand is one tab stop (a roving tabindex): Tab lands on the chosen card
 // (else the last one focused, else the first), the arrow keys, Home and End move between the
-// cards, and Enter or Space chooses a card, then discards it.
+// cards, and Enter or Space chooses a card, then discards it. The player may put the cards
+// in an order of their own (issue 27.9): drag a card along the hand, or Shift and an arrow key
+// on the focused card (js/handorder.js keeps the order).
 import { cardElement, sortCards, sortKey } from "./cards.js";
 import { el } from "./dom.js";
+import { applyOrder, dropIndex, moveCard } from "./handorder.js";
 import { t } from "./i18n.js";
 
 /** Groups of the hand: [{meld: true, cards}, ..., {meld: false, cards: deadwood}]. */
@@ -52,23 +55,32 @@ export function tabStop(order, selected, focusCard) {
 /**
  * Render the hand. `options`: {hand, hints, sortBy, discardable: Set, selected, taken,
  * drawn (the card just drawn, marked until the discard), focusCard (the card last focused),
- * onSelect(card), onDiscard(card), onFocus(card), dropTarget: () => Element|null}
+ * order (the player's own order of the hand, js/handorder.js, or null), pending (a discard
+ * waiting out its take-back time: shown leaving, no longer chosen), onSelect(card),
+ * onDiscard(card), onFocus(card), onReorder(cards), dropTarget: () => Element|null}
+ * With an order of its own the hand is one group in that order, its melds' cards marked.
  */
 export function renderHand(options) {
-  const { hand, hints, sortBy, discardable, selected, taken, drawn } = options;
-  const groups = groupHand(hand, hints, sortBy);
+  const { hand, hints, sortBy, discardable, selected, taken, drawn, pending } = options;
+  const sorted = groupHand(hand, hints, sortBy);
+  const inMeld = new Set(sorted.filter((g) => g.meld).flatMap((g) => g.cards));
+  const groups = options.order
+    ? [{ meld: false, own: true, cards: applyOrder(options.order, hand, sorted.flatMap((g) => g.cards)) }]
+    : sorted;
   const stop = tabStop(groups.flatMap((g) => g.cards), selected, options.focusCard);
-  const container = el("div", { class: "hand", id: "my-hand", role: "listbox", "aria-label": t("hand.label") });
+  const container = el("div", { class: "hand", id: "my-hand", role: "listbox", "aria-label": t("hand.label"),
+    dataset: { order: options.order ? "own" : sortBy } });
   container.addEventListener("keydown", (event) => handKey(event, container, options));
   for (const group of groups) {
     if (group.cards.length === 0) continue;
-    const box = el("div", { class: group.meld ? "meld-group" : "deadwood-group" },
-      el("span", { class: "group-label" }, group.meld ? t("hand.meld") : t("hand.deadwood_cards")));
+    const box = el("div", { class: group.own ? "own-order-group" : group.meld ? "meld-group" : "deadwood-group" },
+      el("span", { class: "group-label" }, group.own ? t("hand.own_order") : group.meld ? t("hand.meld") : t("hand.deadwood_cards")));
     for (const code of group.cards) {
-      const can = discardable.has(code);
+      const can = discardable.has(code) && code !== pending;
       const card = cardElement(code, {
         class: [can ? "playable" : "", code === selected ? "selected" : "", code === taken ? "taken" : "",
-          group.meld ? "in-meld" : "", code === drawn ? "drawn" : ""].filter(Boolean).join(" "),
+          inMeld.has(code) ? "in-meld" : "", code === drawn ? "drawn" : "", code === pending ? "pending-discard" : ""]
+          .filter(Boolean).join(" "),
         role: "option",
         tabindex: code === stop ? "0" : "-1",
         "aria-selected": code === selected ? "true" : "false",
@@ -79,12 +91,17 @@ export function renderHand(options) {
         card.setAttribute("aria-label", t("hand.drawn_card", { card: card.getAttribute("aria-label") }));
         card.title = card.getAttribute("aria-label");
       }
-      if (can) attachPointer(card, code, options);
+      attachPointer(card, code, container, options);
       box.append(card);
     }
     container.append(box);
   }
   return container;
+}
+
+/** The hand's cards in the order shown. */
+function shownOrder(container) {
+  return [...container.querySelectorAll("[data-card]")].map((n) => n.dataset.card);
 }
 
 const STEPS = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
@@ -97,6 +114,13 @@ function handKey(event, container, options) {
   if (!card || !container.contains(card)) return;
   const cards = [...container.querySelectorAll("[data-card]")];
   const index = cards.indexOf(card);
+  if (event.shiftKey && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
+    // Shift and an arrow move the focused card one place (the player's own order)
+    event.preventDefault();
+    const to = index + (event.key === "ArrowLeft" ? -1 : 1);
+    if (to >= 0 && to < cards.length) options.onReorder?.(moveCard(shownOrder(container), card.dataset.card, to));
+    return;
+  }
   let next = null;
   if (event.key in STEPS) next = cards[(index + STEPS[event.key] + cards.length) % cards.length];
   else if (event.key === "Home") next = cards[0];
@@ -118,12 +142,16 @@ function handKey(event, container, options) {
   else options.onSelect(code);
 }
 
-function attachPointer(node, code, options) {
+/** Tap to choose (then discard), drag onto the discard pile to discard, drag along the hand to
+ * move the card (pointer events: mouse, pen and touch). Every card may be moved, at any time;
+ * only the cards the rules let go may be chosen or discarded. */
+function attachPointer(node, code, container, options) {
   let start = null;
   let ghost = null;
   const threshold = 8;
+  const can = () => options.discardable.has(code) && code !== options.pending;
   node.addEventListener("pointerdown", (event) => {
-    if (event.button !== 0) return;
+    if (event.button !== 0 || code === options.pending) return;
     start = { x: event.clientX, y: event.clientY };
     node.setPointerCapture?.(event.pointerId);
   });
@@ -142,7 +170,7 @@ function attachPointer(node, code, options) {
       ghost.style.left = `${event.clientX}px`;
       ghost.style.top = `${event.clientY}px`;
       const target = options.dropTarget();
-      if (target) target.classList.toggle("drop-hover", isOver(target, event));
+      if (target) target.classList.toggle("drop-hover", can() && isOver(target, event));
     }
   });
   const finish = (event, cancelled) => {
@@ -156,7 +184,18 @@ function attachPointer(node, code, options) {
     if (target) target.classList.remove("drop-hover");
     if (cancelled) return;
     if (dragged) {
-      if (target && isOver(target, event)) options.onDiscard(code);
+      if (target && isOver(target, event)) {
+        if (can()) options.onDiscard(code);
+        return;
+      }
+      const others = [...container.querySelectorAll("[data-card]")].filter((n) => n !== node);
+      const to = dropIndex(container, others, event.clientX, event.clientY);
+      if (to !== null && options.onReorder) {
+        const order = moveCard(shownOrder(container), code, to);
+        if (order.join() !== shownOrder(container).join()) options.onReorder(order);
+      }
+    } else if (!can()) {
+      // a tap on a card that may not go now: nothing
     } else if (options.selected === code) {
       options.onDiscard(code);
     } else {

@@ -27,6 +27,10 @@ export const prefs = {
   set fourColour(value) { write("fourColour", Boolean(value)); },
   get largeCards() { return read("largeCards", false); },
   set largeCards(value) { write("largeCards", Boolean(value)); },
+  /** A discard waits a moment before it is sent, to be taken back (js/undo.js): on unless
+   * the header's setting turned it off. */
+  get discardUndo() { return read("discardUndo", true); },
+  set discardUndo(value) { write("discardUndo", Boolean(value)); },
   get sort() { return read("sort", "rank"); },
   set sort(value) { write("sort", value === "suit" ? "suit" : "rank"); },
   /** True after a log-in in this browser, until a log-out or an expired session: a guest's

@@ -17,6 +17,8 @@ import { tableName } from "./format.js";
 import { rememberFocus, restoreFocus } from "./focus.js";
 import { has, number, t } from "./i18n.js";
 import { drawnCard, renderHand, groupHand } from "./handview.js";
+import { saveOrder, storedOrder } from "./handorder.js";
+import { PendingDiscard, tickUndo, undoBar } from "./undo.js";
 import { matchBanner } from "./ending.js";
 import { botLabel, errorText, guestNickname } from "./lobby.js";
 import { TableMotion } from "./motion.js";
@@ -46,6 +48,7 @@ export class TablePage {
     this.seat = null;
     this.selected = null;
     this.busy = false;
+    this.pending = new PendingDiscard(); // a discard that may still be taken back (js/undo.js)
     this.panel = null; // "knock" | "gin" | null
     this.panelCache = new Map();
     this.deadline = null;
@@ -160,6 +163,7 @@ export class TablePage {
     const view = msg.view;
     seedClockMoves(this.clockMoves, msg); // the clock's moves after a reload too
     if (this.selected && !(view && view.hand && view.hand.includes(this.selected))) this.selected = null;
+    if (this.pending.action && !this.legal.includes(this.pending.action)) this.pending.clear(); // the clock played
     if (!this.legal.some((a) => a.startsWith("knock") || a.startsWith("gin"))) this.panel = null;
     this.deadline = msg.clock
       ? { seat: msg.clock.seat, at: performance.now() + msg.clock.remaining_ms, total: msg.clock.per_turn_ms } : null;
@@ -251,6 +255,26 @@ export class TablePage {
 
   act(action) {
     if (this.busy || !this.legalHas(action)) return;
+    if (action.startsWith("discard ") && prefs.discardUndo && !this.pending.action) {
+      // held a moment, to be taken back (js/undo.js); then sent as any other action
+      this.pending.start(action, (held) => { if (this.legalHas(held)) this.send(held); });
+      this.selected = null;
+      this.render();
+      return;
+    }
+    this.send(action);
+  }
+
+  /** Take the waiting discard back: the hand is as it was, its card chosen again. */
+  takeBack() {
+    const card = this.pending.clear();
+    if (!card) return;
+    this.selected = card;
+    this.render();
+    document.querySelector(`#my-hand [data-card="${card}"]`)?.focus({ preventScroll: true });
+  }
+
+  send(action) {
     this.busy = true;
     this.selected = null;
     this.panel = null;
@@ -267,6 +291,7 @@ export class TablePage {
   }
 
   discardable() {
+    if (this.pending.action) return new Set(); // one discard at a time
     return new Set(this.legal.filter((a) => a.startsWith("discard ")).map((a) => a.slice(8)));
   }
 
@@ -305,7 +330,7 @@ export class TablePage {
     data.seat = this.seat === null ? "" : String(this.seat);
     const mine = view && this.seat !== null && view.to_move === this.seat && view.phase !== "over" && this.legal.length > 0;
     data.await = this.state && this.state.result ? "over"
-      : mine ? (this.busy ? "sending" : "act")
+      : mine ? (this.busy ? "sending" : this.pending.action ? "undo" : "act")
         : view && view.phase === "over" && document.getElementById("next-hand") ? "next" : "wait";
     // on a phone (css/app.css): the table on one screen while a hand is played, the drawer
     // instead of it when asked for, the whole page once the match is over
@@ -550,6 +575,7 @@ export class TablePage {
   actionBar(view) {
     const mine = this.seat !== null && view.to_move === this.seat && view.phase !== "over";
     if (!mine) return null;
+    if (this.pending.action) return undoBar(this.pending, { onTakeBack: () => this.takeBack(), onNow: () => this.pending.now() });
     const legal = this.legal;
     const buttons = [];
     const button = (id, label, onclick, primary = false) => el("button", {
@@ -583,6 +609,7 @@ export class TablePage {
   }
 
   openPanel(kind) {
+    if (this.pending.action) return; // a discard waits: taken back first
     this.panel = kind;
     this.more = false; // the sheet is the table's: the drawer gives way
     this.render();
@@ -602,9 +629,12 @@ export class TablePage {
     const box = this.seatBox(view.seats[this.seat], this.table.seats[this.seat], names, view, true);
     if (view.phase === "over") { replaceChildren(this.regions.me, box); return; }
     const sortBy = prefs.sort;
+    const handKey = `${view.hand_number}:${view.upcard}`;
+    const order = storedOrder(this.tableId, this.seat, handKey);
     const hand = renderHand({
       hand: view.hand, hints, sortBy, discardable, selected: this.selected, taken: view.taken,
-      drawn: drawnCard(view),
+      drawn: drawnCard(view), order, pending: this.pending.card,
+      onReorder: (cards) => { saveOrder(this.tableId, this.seat, handKey, cards); this.render(); },
       focusCard: this.handFocus,
       onFocus: (card) => { this.handFocus = card; },
       onSelect: (card) => { this.selected = card; this.render(); },
@@ -614,11 +644,18 @@ export class TablePage {
     const tools = el("div", { class: "hand-tools" },
       hints ? el("span", { class: "deadwood", id: "deadwood" }, t("hand.deadwood", { points: hints.deadwood })) : null,
       el("span", { class: "sort" }, t("hand.sort"), " ",
-        el("button", { type: "button", id: "sort-rank", "aria-pressed": sortBy === "rank" ? "true" : "false",
-          onclick: () => { prefs.sort = "rank"; this.render(); } }, t("hand.by_rank")),
-        el("button", { type: "button", id: "sort-suit", "aria-pressed": sortBy === "suit" ? "true" : "false",
-          onclick: () => { prefs.sort = "suit"; this.render(); } }, t("hand.by_suit"))));
+        el("button", { type: "button", id: "sort-rank", "aria-pressed": !order && sortBy === "rank" ? "true" : "false",
+          onclick: () => this.sortHand("rank") }, t("hand.by_rank")),
+        el("button", { type: "button", id: "sort-suit", "aria-pressed": !order && sortBy === "suit" ? "true" : "false",
+          onclick: () => this.sortHand("suit") }, t("hand.by_suit"))));
     replaceChildren(this.regions.me, box, hand, tools, this.panelNode(view));
+  }
+
+  /** Sort the hand (the buttons, the O key): the player's own order is dropped (js/handorder.js). */
+  sortHand(by) {
+    prefs.sort = by;
+    if (this.seat !== null) saveOrder(this.tableId, this.seat, null, null);
+    this.render();
   }
 
   panelNode(view) {
@@ -690,6 +727,7 @@ export class TablePage {
     }
     const now = performance.now();
     for (const node of document.querySelectorAll(".seat-box .clock")) updateClock(node, this.deadline, now);
+    tickUndo(now);
   }
 
   openRules() {
@@ -717,7 +755,8 @@ export class TablePage {
     const key = event.key;
     if (key === "?") { event.preventDefault(); document.getElementById("help-dialog")?.showModal(); return; }
     if (key === "r" || key === "R") { event.preventDefault(); this.openRules(); return; }
-    if (key === "o" || key === "O") { prefs.sort = prefs.sort === "rank" ? "suit" : "rank"; this.render(); return; }
+    if (key === "o" || key === "O") { this.sortHand(prefs.sort === "rank" ? "suit" : "rank"); return; }
+    if (key === "Escape" && this.pending.action) { event.preventDefault(); this.takeBack(); return; }
     if (key === "Escape" && this.panel) { this.panel = null; this.render(); return; }
     if ((key === "n" || key === "N") && document.getElementById("next-hand")) { this.connection.next(); return; }
     if (!view || this.seat === null) return;
@@ -740,7 +779,9 @@ export class TablePage {
   moveSelection(step) {
     const view = this.view;
     const discardable = this.discardable();
-    const order = groupHand(view.hand, this.state.hints, prefs.sort).flatMap((g) => g.cards).filter((c) => discardable.has(c));
+    const shown = [...document.querySelectorAll("#my-hand [data-card]")].map((n) => n.dataset.card); // the order shown
+    const order = (shown.length ? shown : groupHand(view.hand, this.state.hints, prefs.sort).flatMap((g) => g.cards))
+      .filter((c) => discardable.has(c));
     if (!order.length) return;
     const index = order.indexOf(this.selected);
     this.selected = order[(index + step + order.length) % order.length] || order[0];
