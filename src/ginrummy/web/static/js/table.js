@@ -629,7 +629,7 @@ export class TablePage {
     }
     const over = this.state.result;
     replaceChildren(this.regions.reveal, over && over.winner !== null && over.winner !== undefined
-      ? matchBanner(over, view.ruleset, names) : null, revealPanel(view, names, footer));
+      ? matchBanner(over, view.ruleset, names, this.state.ratings) : null, revealPanel(view, names, footer));
   }
 
   rematchBox(names) {
