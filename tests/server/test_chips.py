@@ -276,7 +276,7 @@ def test_a_table_closed_by_an_administrator_refunds_every_buy_in(server: LiveSer
     refunds = [e for e in get(server, "/api/wallet", ann).json()["entries"]
                if e["kind"] == "refund"]
     assert refunds == [{"at": refunds[0]["at"], "kind": "refund", "amount": 40,
-                        "table_id": table_id}]
+                        "table_id": table_id, "table_name": "", "table_host": "Ann"}]
     cat = login(server, "Cat")
     late = post(server, f"/api/tables/{table_id}/join", {"nickname": "c"}, cat)
     assert late.status_code == 409 and late.json()["error"]["code"] == "table_closed"

@@ -23,7 +23,14 @@ from sqlalchemy import Table, and_, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from ginrummy.storage.models import AccountRow, LedgerEntryRow, TableRow, TransferRow, WalletRow
+from ginrummy.storage.models import (
+    AccountRow,
+    LedgerEntryRow,
+    SeatRow,
+    TableRow,
+    TransferRow,
+    WalletRow,
+)
 from ginrummy.storage.repository import as_utc, utcnow
 
 WALLETS: Table = WalletRow.__table__  # type: ignore[assignment]
@@ -31,6 +38,7 @@ TRANSFERS: Table = TransferRow.__table__  # type: ignore[assignment]
 ENTRIES: Table = LedgerEntryRow.__table__  # type: ignore[assignment]
 ACCOUNTS: Table = AccountRow.__table__  # type: ignore[assignment]
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 
 HOUSE = "house"
 """The wallet free chips come from (the only one allowed below zero)."""
@@ -242,16 +250,27 @@ class Entry:
     kind: str
     amount: int
     table_id: str | None
+    table_name: str | None = None
+    """The table's name as its creator gave it ("" when none: the client names it after
+    ``table_host``); ``None`` without a table or when the table row is gone."""
+    table_host: str | None = None
+    """The name at the table's first seat (the creator), for a table created without a name."""
 
 
 def statement(conn: Connection, account_id: int, limit: int = 50) -> list[Entry]:
-    """An account's latest entries, newest first."""
+    """An account's latest entries, newest first, each with its table's name and host."""
+    host = SEATS.alias("host")
     rows = conn.execute(
-        select(TRANSFERS.c.at, TRANSFERS.c.kind, ENTRIES.c.amount, TRANSFERS.c.table_id)
-        .join(TRANSFERS, TRANSFERS.c.key == ENTRIES.c.transfer_key)
+        select(TRANSFERS.c.at, TRANSFERS.c.kind, ENTRIES.c.amount, TRANSFERS.c.table_id,
+               TABLES.c.name.label("table_name"), host.c.name.label("table_host"))
+        .select_from(ENTRIES.join(TRANSFERS, TRANSFERS.c.key == ENTRIES.c.transfer_key)
+                     .outerjoin(TABLES, TABLES.c.id == TRANSFERS.c.table_id)
+                     .outerjoin(host, and_(host.c.table_id == TRANSFERS.c.table_id,
+                                           host.c.seat == 0)))
         .where(ENTRIES.c.wallet_id == account_wallet(account_id))
         .order_by(ENTRIES.c.id.desc()).limit(limit)).all()
-    return [Entry(as_utc(r.at), r.kind, int(r.amount), r.table_id) for r in rows]
+    return [Entry(as_utc(r.at), r.kind, int(r.amount), r.table_id, r.table_name, r.table_host)
+            for r in rows]
 
 
 # ----------------------------------------------------------------------------- pools

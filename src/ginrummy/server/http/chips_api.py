@@ -80,15 +80,17 @@ def _wallet(conn: Connection, account_id: int) -> dict[str, Any]:
         "topup": {"available": topup.available, "amount": topup.amount,
                   "next_at": _iso(topup.next_at)},
         "entries": [{"at": _iso(e.at), "kind": e.kind, "amount": e.amount,
-                     "table_id": e.table_id}
+                     "table_id": e.table_id, "table_name": e.table_name,
+                     "table_host": e.table_host}
                     for e in ledger.statement(conn, account_id, STATEMENT_LINES)],
     }
 
 
 async def wallet(request: Request) -> JSONResponse:
     """``GET /api/wallet`` → ``{"balance", "parked", "topup": {"available", "amount",
-    "next_at"}, "entries": [{"at", "kind", "amount", "table_id"}]}`` (``parked``: the chips
-    in open pools; 401 ``not_logged_in``)."""
+    "next_at"}, "entries": [{"at", "kind", "amount", "table_id", "table_name",
+    "table_host"}]}`` (``parked``: the chips in open pools; ``table_name`` the table's name,
+    "" when it has none, and ``table_host`` its first seat's name; 401 ``not_logged_in``)."""
     account = await current_account(request)
     if account is None:
         return error_response(401, "not_logged_in", "log in to see your chips")

@@ -193,6 +193,8 @@ class SharedBody(TypedDict):
     previous: dict[str, Any] | None
     fair: dict[str, Any] | None
     """The latest hand's fair-deal seeds (:func:`ginrummy.server.play.fairdeal.fair_block`)."""
+    ratings: list[dict[str, Any]] | None
+    """The rating change of every seat when the match that just ended was rated."""
 
 
 class State(SeatBody, SharedBody):
@@ -306,6 +308,8 @@ class TableFacts(SeededTable, Protocol):
     @property
     def previous(self) -> dict[str, Any] | None: ...
     @property
+    def ratings(self) -> list[dict[str, Any]] | None: ...
+    @property
     def clock_deadline(self) -> float | None: ...
     @property
     def clock_seat(self) -> int | None: ...
@@ -415,6 +419,7 @@ class StateMessages:
             "resigned": list(table.resigned),
             "previous": table.previous,
             "fair": fair_block(table),
+            "ratings": table.ratings if match is not None and match.result is not None else None,
         }
 
 

@@ -107,6 +107,11 @@ class GameTable:
     clock_moves: list[tuple[int, int]] = field(default_factory=list)
     """The current hand's moves the turn clock played (event source ``clock``), as (hand
     number from 1, index in the hand's public log): public, and rebuilt on replay."""
+    ratings: list[dict[str, Any]] | None = field(default=None, compare=False)
+    """The rating change of each seat of the match that just ended, when it was rated
+    (``{"seat", "category", "before", "after"}``, set with the match's record by the players'
+    layer, :mod:`ginrummy.server.players.matchrecord`); ``None`` otherwise, and again from the
+    next match on. Not stored with the table: the match's record keeps the ratings."""
 
     # ----------------------------------------------------------------- storage
     @classmethod
@@ -147,6 +152,7 @@ class GameTable:
             if self.match is not None:
                 self.previous = finished_sheet(self.match, self.resigned)
             self.resigned = []
+            self.ratings = None
             self.match = Match(self.rules, first_dealer=first_dealer, pool_cents=pool)
             self.match_first_version = event.version
             self.client_ids.clear()

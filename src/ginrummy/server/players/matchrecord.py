@@ -20,6 +20,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.engine import Connection
 
@@ -212,8 +213,11 @@ def new_ratings(summary: MatchSummary, current: dict[int, Rating]
     return before, after
 
 
-def store_match(conn: Connection, summary: MatchSummary, now: datetime | None = None) -> int:
-    """Write the match, its seats and (when rated) the new ratings; the match id."""
+def store_match(conn: Connection, summary: MatchSummary, now: datetime | None = None,
+                changes: list[dict[str, Any]] | None = None) -> int:
+    """Write the match, its seats and (when rated) the new ratings; the match id.
+    ``changes``: filled, when the match is rated, with every seat's ``{"seat", "category",
+    "before", "after"}`` (the state's ``ratings``, docs/protocol.md)."""
     now = now or utcnow()
     before: dict[int, Rating] = {}
     after: dict[int, Rating] = {}
@@ -225,6 +229,10 @@ def store_match(conn: Connection, summary: MatchSummary, now: datetime | None = 
         current = {account: Rating(r.rating, r.deviation, r.volatility, r.games)
                    for account, r in stored.items()}
         before, after = new_ratings(summary, current)
+        if changes is not None:
+            changes.extend({"seat": s.seat, "category": category,
+                            "before": round(before[s.seat].rating, 1),
+                            "after": round(after[s.seat].rating, 1)} for s in summary.seats)
     match_id = insert_match(conn, {
         "table_id": summary.table_id, "first_version": summary.first_version,
         "last_version": summary.last_version, "preset": summary.preset,
@@ -254,7 +262,13 @@ def match_end_writes(end: MatchEnd) -> list[WriteOp]:
              summary.category or "unrated",
              extra={"event": "match_recorded", "table": summary.table_id})
 
+    table = end.table
+
     def run(conn: Connection) -> None:
-        store_match(conn, summary)
+        changes: list[dict[str, Any]] = []
+        store_match(conn, summary, changes=changes)
+        # the states sent after this commit carry the change (public, as on the profiles);
+        # a commit that fails reloads the table from the database, without it
+        table.ratings = changes or None
 
     return [Apply(run)]

@@ -5,14 +5,33 @@ import { el, replaceChildren } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { currentAccount, link, logout, profilePath, setAccount } from "./session.js";
 
-/** Localized text of an account error: the code's label, the server's words, and the wait
- * a 429 asks for (Retry-After). */
+/** Localized text of an account error: the code's label in the page's language (never the
+ * server's English words beside it: "Wrong user name or password" once), a refused field
+ * named with its rule, and the wait a 429 asks for (Retry-After). */
 export function accountErrorText(error) {
   if (!(error instanceof ApiError)) return String(error);
-  const label = has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.generic");
-  const parts = [error.message && error.message !== label ? `${label} (${error.message})` : label];
+  const field = error.code === "bad_request" && error.field ? `account.bad_${error.field}` : null;
+  const label = field && has(field) ? t(field, LIMITS[error.field])
+    : has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.generic");
+  const parts = [label];
   if (error.status === 429 && error.retryAfter) parts.push(t("account.wait", { seconds: error.retryAfter }));
   return parts.join(" ");
+}
+
+/** The lengths the server allows (docs/accounts.md): the sign-up's check and its words. */
+const LIMITS = { name: { min: 3, max: 20 }, password: { min: 8, max: 128 } };
+
+const NAME_CHARS = /^[\p{L}\p{Nd}]+(?:[_.-][\p{L}\p{Nd}]+)*$/u;
+
+/** Every problem of a sign-up's name and password the page can see before asking the server
+ * (the server checks again, and more: a taken or a staff name), each in the page's language. */
+export function signupProblems(name, password) {
+  const problems = [];
+  const length = [...name].length;
+  const { name: names, password: passwords } = LIMITS;
+  if (length < names.min || length > names.max || !NAME_CHARS.test(name)) problems.push(t("account.bad_name", names));
+  if (password.length < passwords.min || password.length > passwords.max) problems.push(t("account.bad_password", passwords));
+  return problems;
 }
 
 /** Where to go after logging in: the `next` of the address, only a path of this site. */
@@ -87,6 +106,13 @@ export class AccountPage {
     if (this.busy) return;
     const name = form.elements.name.value.trim();
     const password = form.elements.password.value;
+    if (this.mode === "signup") {
+      const problems = signupProblems(name, password);
+      if (problems.length) {
+        this.showError(problems.join(" "));
+        return;
+      }
+    }
     this.busy = true;
     this.showError("");
     try {

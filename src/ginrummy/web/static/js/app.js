@@ -35,6 +35,7 @@ const MODULES = {
   replay: () => import("./replay.js"),
   table: () => import("./table.js"),
   wallet: () => import("./wallet.js"),
+  fair: () => import("./fairpage.js"),
 };
 
 /** Path patterns, the module each one needs, and the page it shows (`module`, `root`, the match). */
@@ -50,6 +51,7 @@ const PAGES = [
   [/^\/replay\/([^/]+)\/?$/, "replay", (mod, root, m) => new mod.ReplayPage(root, decode(m[1]), go)],
   [/^\/wallet\/?$/, "wallet", (mod, root) => new mod.WalletPage(root, go)],
   [/^\/admin\/?$/, "admin", (mod, root) => new mod.AdminPage(root, go)],
+  [/^\/fair\/?$/, "fair", (mod, root) => new mod.FairPage(root, go)],
 ];
 
 /** The page of the current location: the name of the module it needs (null for the lobby,
@@ -160,6 +162,12 @@ function setupTopbar() {
   undo.addEventListener("change", () => { prefs.discardUndo = undo.checked; });
   document.getElementById("help-button").addEventListener("click", () => document.getElementById("help-dialog").showModal());
   document.getElementById("brand").addEventListener("click", (event) => { event.preventDefault(); navigate(null); });
+  // the skip link: past the header's tools to the page itself (the URL's hash left alone, as
+  // the pages are routed by path and query)
+  document.getElementById("skip-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    document.getElementById("app").focus();
+  });
 }
 
 async function main() {

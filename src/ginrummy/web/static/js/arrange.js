@@ -7,6 +7,7 @@
 import { cardElement, cardText, isMeld, meldText, parseAction, points, sortCards, sortKey } from "./cards.js";
 import { append, el, replaceChildren } from "./dom.js";
 import { language, number, t } from "./i18n.js";
+import { keyHint } from "./shortcuts.js";
 
 /**
  * An editable arrangement of `cards` into melds: melds can be broken up and chosen cards made
@@ -311,7 +312,7 @@ export function layoffPanel({ proposal, hand, knock, hints = null, laidOff = [],
       el("p", { class: "layoff-now", id: "layoff-deadwood" }, t("layoff.deadwood_now", { points: deadwood })),
       el("div", { class: "actions sheet-actions" },
         el("button", { type: "button", class: "primary", id: "confirm-layoff", onclick: () => send(proposalText()) },
-          t("action.confirm_layoff")),
+          keyHint(t("action.confirm_layoff"))),
         isBest ? null : el("button", { type: "button", id: "layoff-best", onclick: reset }, t("layoff.use_best"))));
     if (hadFocus && focusNext) board.querySelector(focusNext)?.focus();
     focusNext = null;

@@ -4,6 +4,7 @@
 // runs only under `prefers-reduced-motion: no-preference`).
 import { el } from "./dom.js";
 import { number, t } from "./i18n.js";
+import { deltaText, ratingText } from "./format.js";
 
 const CELEBRATED = new Set(["gin", "big_gin"]);
 
@@ -27,8 +28,9 @@ export function handBanner(result, rules, names) {
 }
 
 /** The match's banner: the winner, every seat's final score (totals with the bonuses, or the
- * single hand's penalty points) and the winner's bonuses by name. */
-export function matchBanner(result, rules, names) {
+ * single hand's penalty points), the winner's bonuses by name and, for a rated match, every
+ * person's rating change (`ratings` of the state: [{seat, before, after}], else null). */
+export function matchBanner(result, rules, names, ratings = null) {
   const winner = result.winner;
   const match = rules.format === "match";
   const finals = match ? result.totals : (result.penalties || result.totals || []);
@@ -42,5 +44,17 @@ export function matchBanner(result, rules, names) {
       el("span", { class: "player-name", text: names[seat] }), " ", el("strong", {}, number(value))))),
   bonuses.length ? el("p", { class: "banner-bonuses", id: "match-bonuses" }, el("span", { class: "group-label" }, t("banner.bonuses")), " ",
     bonuses.map(([kind, value]) => el("span", { class: "bonus", dataset: { bonus: kind } }, t(`sheet.bonus_${kind}`), " ",
-      el("strong", {}, `+${number(value)}`)))) : null);
+      el("strong", {}, `+${number(value)}`)))) : null,
+  ratingLine(ratings, names));
+}
+
+/** "Rating: Ann +12 (1512) · Bob −12 (1488)": the seats whose rating changes (a computer
+ * level's is fixed and left out). */
+function ratingLine(ratings, names) {
+  const moved = (ratings || []).filter((r) => r.before !== r.after);
+  if (!moved.length) return null;
+  return el("p", { class: "banner-ratings", id: "match-ratings" }, el("span", { class: "group-label" }, t("banner.ratings")), " ",
+    moved.map((r) => el("span", { class: "rating-change", dataset: { seat: String(r.seat) } },
+      el("span", { class: "player-name", text: names[r.seat] }), " ",
+      el("strong", {}, deltaText(r.before, r.after)), ` (${ratingText(r.after)})`)));
 }

@@ -8,6 +8,7 @@
 // ginrummy.fair.
 import { el } from "./dom.js";
 import { t } from "./i18n.js";
+import { link } from "./session.js";
 
 const DOMAIN = new TextEncoder().encode("ginrummy-fair-v1");
 const SERVER_MADE = new TextEncoder().encode("ginrummy-fair-v2\0server-made\0");
@@ -20,7 +21,7 @@ export function cardName(card) {
   return RANKS[card % 13] + SUITS[Math.floor(card / 13)];
 }
 
-function hexToBytes(hex) {
+export function hexToBytes(hex) {
   if (typeof hex !== "string" || hex.length % 2 || /[^0-9a-fA-F]/.test(hex)) throw new Error(`not hex: ${hex}`);
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i += 1) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
@@ -122,9 +123,11 @@ export async function firstDealer(serverSeedHex, clientSeedsHex, players) {
   return below(players);
 }
 
-function cardNumber(name) {
+export function cardNumber(name) {
   return SUITS.indexOf(name[1]) * 13 + RANKS.indexOf(name[0]);
 }
+
+const FAIR_ICONS = { verified: "\u2714", unchecked: "\u25CB", failed: "\u2716" };
 
 const sortedText = (cards) => [...cards].sort().join(" ");
 
@@ -311,9 +314,10 @@ export class FairDeals {
     if (!block || !block.server_seed) return null;
     const result = this.results.get(`${block.hand}:${block.commitment}`);
     if (!result || result.pending) return null;
+    // the technical part (what was checked, the hashes) stays folded; how it works in plain
+    // words, and the check of a downloaded record, are on the /fair page
     const how = el("details", { class: "fair-how" },
       el("summary", {}, t("fair.how")),
-      el("p", {}, t("fair.explain", { hash: "SHA-256" })),
       result.checked && result.checked.length
         ? el("div", { class: "fair-checked" }, el("p", {}, t("fair.checked")),
           el("ul", {}, result.checked.map((line) => el("li", {}, line))))
@@ -323,16 +327,18 @@ export class FairDeals {
         el("dt", {}, t("fair.server_seed")), el("dd", { class: "fair-hex" }, block.server_seed),
         el("dt", {}, t("fair.client_seeds")),
         el("dd", { class: "fair-hex" }, block.client_seeds.map((s, i) =>
-          el("div", {}, block.server_made[i] ? t("fair.server_made", { seed: s }) : s)))),
-      el("p", {}, t("fair.check_yourself")));
+          el("div", {}, block.server_made[i] ? t("fair.server_made", { seed: s }) : s)))));
     const state_ = result.verified ? "verified" : result.unchecked ? "unchecked" : "failed";
     const verdict = result.verified ? t("fair.verified", { n: block.hand })
       : result.unchecked ? t("fair.unchecked", { n: block.hand, reason: result.unchecked })
         : t("fair.failed", { n: block.hand, problem: result.problem });
     return el("div", { class: `fair-mark ${state_}`, id: "fair-mark", dataset: { hand: String(block.hand) } },
+      el("span", { class: "fair-icon", "aria-hidden": "true" }, FAIR_ICONS[state_]),
+      el("span", { class: "fair-plain" }, t(`fair.plain_${state_}`)),
       el("span", { class: "fair-verdict" }, verdict),
       result.serverWord ? el("span", { class: "fair-server-word" }, " ", t("fair.server_word")) : null,
-      " ", how);
+      link("/fair", t("fair.page_link"), { class: "fair-page-link", id: "fair-page-link" }),
+      how);
   }
 
   /** Add this hand's mark, or the commitment of the hand to come, to `slot`. */

@@ -384,7 +384,11 @@ export class Lobby {
       if (!input) continue;
       const applies = optionApplies(option, rules);
       input.disabled = option.format_only && !applies;
-      input.closest("label")?.classList.toggle("not-applying", !applies);
+      // an option that means nothing under the chosen rules (a single hand's payouts in a
+      // match, the big-gin bonus while big gin is off) is not shown at all
+      const label = input.closest("label");
+      label?.classList.toggle("not-applying", !applies);
+      if (label) label.hidden = !applies;
       // numbers only: a choice in a list is the player's or fitPlayers' (an input event of a
       // select comes before its change, which marks it)
       if (this.dirty.has(option.name) || option.type !== "int") continue;

@@ -103,8 +103,10 @@ export function rulesList(rules) {
 
 /** The table's rules as a <dialog>, opened by the caller. */
 export function rulesDialog(preset, rules, extra = []) {
+  // the heading takes the focus when the dialog opens (autofocus), so it opens at its top;
+  // the first focusable element, the Close button at its foot, would scroll it to the bottom
   const dialog = el("dialog", { class: "dialog rules-dialog", id: "rules-dialog" },
-    el("h2", {}, t("rules.title", { preset: presetLabel(preset) })),
+    el("h2", { tabindex: "-1", autofocus: true, id: "rules-dialog-title" }, t("rules.title", { preset: presetLabel(preset) })),
     el("p", {}, rulesSummary(preset, rules)),
     extra,
     rulesList(rules),

@@ -9,6 +9,19 @@ export function shortcutsOn() {
   return Boolean(prefs.shortcuts);
 }
 
+/** True on a touch screen without a mouse (a phone, a tablet): no keyboard hints there, and
+ * cards are tapped, not clicked. */
+export function touchOnly() {
+  return typeof matchMedia === "function" && matchMedia("(pointer: coarse)").matches
+    && !matchMedia("(any-pointer: fine)").matches;
+}
+
+/** A button's label without its key hint ("Take 7♥ (T)" → "Take 7♥") on a touch screen: the
+ * catalogues end such labels with the key in brackets. */
+export function keyHint(text) {
+  return touchOnly() ? text.replace(/\s*\([^()]{1,8}\)$/u, "") : text;
+}
+
 /** Shows the help dialog's "shortcuts are off" note exactly when they are off. */
 function showState() {
   const on = shortcutsOn();

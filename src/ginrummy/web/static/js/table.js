@@ -28,12 +28,20 @@ import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
 import { revealPanel } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
 import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
-import { shortcutsOn } from "./shortcuts.js";
+import { keyHint, shortcutsOn, touchOnly } from "./shortcuts.js";
 import { toast } from "./toast.js";
 import { currentSheet, matchControls, overText, previousSheet, variantBar } from "./variant.js";
 
 /** Keys the focused hand handles itself (js/handview.js): they are not shortcuts there. */
 const HAND_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", " "]);
+
+/** A link to send ("Invite link:", "Share this table:"): the address and its Copy button. */
+function linkLine(id, label, address) {
+  return el("p", { class: "invite" }, el("label", { for: id }, label), " ",
+    el("input", { id, type: "text", readonly: true, value: address }),
+    el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(address).then(() => toast(t("table.copied"))) },
+      t("table.copy")));
+}
 
 export class TablePage {
   constructor(root, tableId, invite, navigate) {
@@ -369,6 +377,8 @@ export class TablePage {
   renderHead(table) {
     const invite = this.invite && table && !table.public && this.hasPeople()
       ? `${location.origin}/?table=${encodeURIComponent(this.tableId)}&invite=${encodeURIComponent(this.invite)}` : null;
+    const share = table && table.public && table.status === "waiting" && this.seat !== null
+      ? `${location.origin}/?table=${encodeURIComponent(this.tableId)}` : null;
     replaceChildren(this.regions.head,
       el("h1", { class: "table-name", text: table ? tableName(table) : this.tableId }),
       table ? el("p", { class: "rules-summary" }, rulesSummary(table.preset, table.rules)) : null,
@@ -383,10 +393,9 @@ export class TablePage {
         table && table.buy_in ? el("span", { class: "badge pool", id: "table-pool", dataset: { buyIn: String(table.buy_in), pool: String(table.pool_chips ?? "") } },
           t("lobby.buy_in", { count: table.buy_in, chips: number(table.buy_in) }),
           table.pool_chips ? [" · ", t("table.pool", { count: table.pool_chips, chips: number(table.pool_chips) })] : null) : null),
-      invite ? el("p", { class: "invite" }, el("label", { for: "invite-link" }, t("table.invite")), " ",
-        el("input", { id: "invite-link", type: "text", readonly: true, value: invite }),
-        el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(invite).then(() => toast(t("table.copied"))) },
-          t("table.copy"))) : null);
+      invite ? linkLine("invite-link", t("table.invite"), invite) : null,
+      // a public table waiting for players: its address to send to friends
+      !invite && share ? linkLine("share-link", t("table.share"), share) : null);
   }
 
   renderJoin(table) {
@@ -579,7 +588,7 @@ export class TablePage {
     const legal = this.legal;
     const buttons = [];
     const button = (id, label, onclick, primary = false) => el("button", {
-      type: "button", id, class: primary ? "primary" : "", disabled: this.busy, onclick }, label);
+      type: "button", id, class: primary ? "primary" : "", disabled: this.busy, onclick }, keyHint(label));
     if (legal.includes("take")) buttons.push(button("action-take", t("action.take", { card: view.top_discard ? cardText(view.top_discard) : "" }), () => this.act("take"), true));
     if (legal.includes("pass")) buttons.push(button("action-pass", t("action.pass"), () => this.act("pass")));
     if (legal.includes("stock")) buttons.push(button("action-stock", t("action.stock"), () => this.act("stock"), true));
@@ -588,7 +597,7 @@ export class TablePage {
       if (this.selected && discardable.has(this.selected)) {
         buttons.push(button("action-discard", t("action.discard", { card: cardText(this.selected) }), () => this.act(`discard ${this.selected}`), true));
       } else {
-        buttons.push(el("span", { class: "muted" }, t("action.discard_help")));
+        buttons.push(el("span", { class: "muted", id: "discard-help" }, t(touchOnly() ? "action.discard_help_touch" : "action.discard_help")));
       }
     }
     // knock and gin: primary, first in the bar, and only when the engine offers them
@@ -640,6 +649,18 @@ export class TablePage {
       onSelect: (card) => { this.selected = card; this.render(); },
       onDiscard: (card) => this.act(`discard ${card}`),
       dropTarget: () => document.getElementById("discard-pile"),
+    });
+    // the card just taken from the pile may not be discarded this turn (R3.3,
+    // no_rediscard_of_taken_card): a tap or Enter on it says why instead of doing nothing
+    const takenTapped = (event) => {
+      const card = event.target.closest?.("[data-card]");
+      if (!card || card.dataset.card !== view.taken || !discardable.size || discardable.has(view.taken)) return false;
+      toast(t("hand.taken_no_discard", { card: cardText(view.taken) }));
+      return true;
+    };
+    hand.addEventListener("click", takenTapped);
+    hand.addEventListener("keydown", (event) => {
+      if ((event.key === "Enter" || event.key === " ") && takenTapped(event)) event.preventDefault();
     });
     const tools = el("div", { class: "hand-tools" },
       hints ? el("span", { class: "deadwood", id: "deadwood" }, t("hand.deadwood", { points: hints.deadwood })) : null,
@@ -695,7 +716,7 @@ export class TablePage {
       const waiting = this.table.seats.filter((s) => !ready.includes(s.seat)).map((s) => names[s.seat]);
       footer = el("div", { class: "actions" },
         this.seat !== null && !ready.includes(this.seat)
-          ? el("button", { type: "button", class: "primary", id: "next-hand", onclick: () => this.connection.next() }, t("table.next_hand"))
+          ? el("button", { type: "button", class: "primary", id: "next-hand", onclick: () => this.connection.next() }, keyHint(t("table.next_hand")))
           : null,
         waiting.length ? el("span", { class: "muted" }, t("table.next_waiting", { names: waiting.join(", ") })) : null,
         next.remaining_ms !== null && next.remaining_ms !== undefined
@@ -703,7 +724,7 @@ export class TablePage {
     }
     const over = this.state.result;
     replaceChildren(this.regions.reveal, over && over.winner !== null && over.winner !== undefined
-      ? matchBanner(over, view.ruleset, names) : null, revealPanel(view, names, footer));
+      ? matchBanner(over, view.ruleset, names, this.state.ratings) : null, revealPanel(view, names, footer));
   }
 
   rematchBox(names) {

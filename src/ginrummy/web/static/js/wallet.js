@@ -4,9 +4,17 @@ import { api } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
-import { dateText } from "./format.js";
+import { dateText, tableName } from "./format.js";
 import { currentAccount, link, setBalance } from "./session.js";
 import { toast } from "./toast.js";
+
+/** The name of an entry's table: its own, else the default one after its first seat (as the
+ * lobby names it), else (the table row gone) its id. */
+function entryTableName(entry) {
+  if (entry.table_name === null || entry.table_name === undefined) return entry.table_id;
+  return tableName({ id: entry.table_id, name: entry.table_name,
+    seats: entry.table_host ? [{ seat: 0, name: entry.table_host }] : [] });
+}
 
 function kindLabel(kind) {
   return has(`wallet.kind.${kind}`) ? t(`wallet.kind.${kind}`) : kind;
@@ -91,7 +99,7 @@ export class WalletPage {
             el("td", {}, dateText(entry.at)),
             el("td", {}, kindLabel(entry.kind)),
             el("td", { class: entry.amount < 0 ? "amount minus" : "amount plus" }, `${entry.amount > 0 ? "+" : entry.amount < 0 ? "−" : ""}${number(Math.abs(entry.amount))}`),
-            el("td", {}, entry.table_id ? link(`/?table=${encodeURIComponent(entry.table_id)}`, entry.table_id) : "")))))
+            el("td", {}, entry.table_id ? link(`/?table=${encodeURIComponent(entry.table_id)}`, entryTableName(entry), { class: "table-link", dataset: { table: entry.table_id } }) : "")))))
           : el("p", { class: "muted" }, wallet ? t("wallet.no_entries") : ""))));
   }
 }
