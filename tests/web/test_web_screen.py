@@ -34,6 +34,7 @@ from web_support import (
     ServerProcess,
     browser_missing,
     card_value,
+    no_undo_wait,
     play_turn,
     wait_for_await,
     wait_for_first_state,
@@ -78,6 +79,7 @@ def open_page(browser: Browser, server: ServerProcess, lang: str, *, phone: bool
     else:
         context = browser.new_context(locale=LOCALES[lang], base_url=server.base,
                                       viewport=DESKTOP)
+    no_undo_wait(context)
     context.set_default_timeout(30_000)
     page = context.new_page()
     errors: list[str] = []

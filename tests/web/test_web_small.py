@@ -27,6 +27,7 @@ from web_support import (
     browser_missing,
     catalogue,
     new_page,
+    no_undo_wait,
     wait_for_first_state,
     wait_until_still,
 )
@@ -115,6 +116,7 @@ def phone(browser: Browser, server: ServerProcess, lang: str) -> Page:
     """A phone (touch, no mouse) in ``lang``."""
     context = browser.new_context(locale=LOCALES[lang], base_url=server.base, viewport=PHONE,
                                   has_touch=True, is_mobile=True, device_scale_factor=2)
+    no_undo_wait(context)
     context.set_default_timeout(20_000)
     page = context.new_page()
     errors: list[str] = []
