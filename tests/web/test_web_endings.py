@@ -35,7 +35,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from web_support import LANGUAGES, Browser, Page, ServerProcess, catalogue, no_undo_wait
+from web_support import (
+    LANGUAGES,
+    LOCALES,
+    PHONE,
+    Browser,
+    Page,
+    ServerProcess,
+    catalogue,
+    no_undo_wait,
+)
 
 from ginrummy.cards import CARD_NAMES
 from ginrummy.rules import Ruleset
@@ -53,10 +62,8 @@ from ginrummy.storage import (
 from ginrummy.storage.accounts import AccountStore
 from layoff_deal import KNOCKER_MELDS, deck, seed_database
 
-PHONE = {"width": 390, "height": 844}
 ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
                  or Path(__file__).resolve().parents[2] / "test-artifacts")
-LOCALES = {"en": "en-US", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}
 TABLES = {f"shows-{lang}": (f"tok-shows-{lang}", False) for lang in LANGUAGES}
 ARENA = {"run-order": ("tok-run-order", "last"), "replay-end": ("tok-replay-end", "last")}
 RUN = ["6h", "7h", "8h", "9h", "Th"]

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from web_support import (
     FAST_PLAYER,
+    PHONE,
     SNAPSHOT_JS,
     ServerProcess,
     browser_missing,
@@ -35,9 +36,8 @@ from web_support import (
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-PHONE: ViewportSize = {"width": 390, "height": 844}
 MIN_STRIP = 44.0  # CSS px: the smallest hit area a card may have
 UNDO_MS = 3000  # js/undo.js
 

@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 from web_support import (
     LANGUAGES,
+    LOCALES,
+    PHONE,
     PLACEHOLDER,
     Browser,
     FrameRecorder,
@@ -46,10 +48,8 @@ from layoff_deal import (
     seed_database,
 )
 
-PHONE = {"width": 390, "height": 844}
 ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
                  or Path(__file__).resolve().parents[2] / "test-artifacts")
-LOCALES = {"en": "en-US", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}
 TABLES = {"lay-tap": ("tok-tap", False)}
 TABLES |= {f"lay-{lang}": (f"tok-lay-{lang}", False) for lang in LANGUAGES}
 TABLES |= {f"knock-{lang}": (f"tok-knock-{lang}", True) for lang in LANGUAGES}

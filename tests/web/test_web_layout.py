@@ -28,7 +28,9 @@ from typing import Any
 
 import pytest
 from web_support import (
+    DESKTOP,
     LANGUAGES,
+    PHONE,
     SETTLED_JS,
     SNAPSHOT_JS,
     WAIT_JS,
@@ -37,7 +39,7 @@ from web_support import (
     card_value,
     catalogue,
     create_table,
-    no_undo_wait,
+    device_page,
     play_game,
     play_turn,
     play_until,
@@ -49,10 +51,8 @@ from web_support import (
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
+from playwright.sync_api import Browser, Page
 
-PHONE: ViewportSize = {"width": 390, "height": 844}
-DESKTOP: ViewportSize = {"width": 1366, "height": 900}
 SLACK = 0.5  # CSS pixels of rounding allowed at an edge
 ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
                  or Path(__file__).resolve().parents[2] / "test-artifacts")
@@ -64,21 +64,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
 
 
-def open_page(browser: Browser, base: str, lang: str, *,
-              phone: bool) -> tuple[BrowserContext, Page]:
-    """A fresh profile in ``lang``: a phone (touch, device scale 3) or a laptop screen."""
-    if phone:
-        context = browser.new_context(locale=lang, base_url=base, viewport=PHONE,
-                                      device_scale_factor=3, is_mobile=True, has_touch=True)
-    else:
-        context = browser.new_context(locale=lang, base_url=base, viewport=DESKTOP)
-    context.set_default_timeout(30_000)
-    no_undo_wait(context)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
-    page.errors = errors  # type: ignore[attr-defined]
-    return context, page
+open_page = device_page
 
 
 def screenshot(page: Page, name: str) -> Path:

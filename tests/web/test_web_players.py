@@ -399,7 +399,7 @@ def test_the_players_pages_in_each_language(server: ServerProcess, browser: Brow
     """Sign-up, profile, leaderboard, history, replay, wallet and account pages in each
     language: no untranslated key, no English left over."""
     locale = {"en": "en-GB", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}[lang]
-    _, page = new_page(browser, server.base, locale=locale)
+    _, page = new_page(browser, server.base, locale=locale, motion=False)  # plays a game
     page.goto("/signup")
     page.wait_for_selector("#signup-form")
     texts = visible_texts(page)

@@ -28,13 +28,16 @@ from typing import Any
 
 import pytest
 from web_support import (
+    DESKTOP,
+    LOCALES,
+    PHONE,
     SETTLED_JS,
     SNAPSHOT_JS,
     WAIT_JS,
     ServerProcess,
     browser_missing,
     card_value,
-    no_undo_wait,
+    device_page,
     play_turn,
     wait_for_await,
     wait_for_first_state,
@@ -46,12 +49,9 @@ from layoff_deal import seed_database
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, ViewportSize
+from playwright.sync_api import Browser, Page
 
-PHONE: ViewportSize = {"width": 390, "height": 844}
-DESKTOP: ViewportSize = {"width": 1366, "height": 900}
 SLACK = 0.5  # CSS pixels of rounding allowed at an edge
-LOCALES = {"en": "en-US", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}
 TABLES = {f"{kind}-{size}-{lang}": (f"tok-{kind}-{size}-{lang}", kind == "knock")
           for kind in ("knock", "lay") for size in ("phone", "desk") for lang in LOCALES}
 
@@ -72,20 +72,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 def open_page(browser: Browser, server: ServerProcess, lang: str, *, phone: bool) -> Page:
     """A fresh profile in ``lang``: a phone (touch, device scale 3) or a laptop screen."""
-    if phone:
-        context = browser.new_context(locale=LOCALES[lang], base_url=server.base,
-                                      viewport=PHONE, device_scale_factor=3, is_mobile=True,
-                                      has_touch=True)
-    else:
-        context = browser.new_context(locale=LOCALES[lang], base_url=server.base,
-                                      viewport=DESKTOP)
-    no_undo_wait(context)
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
-    page.errors = errors  # type: ignore[attr-defined]
-    return page
+    return device_page(browser, server.base, LOCALES[lang], phone=phone)[1]
 
 
 def play_the_computer(page: Page, preset: str) -> None:

@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 from web_support import (
     LANGUAGES,
+    LOCALES,
+    PHONE,
     ServerProcess,
     browser_missing,
     catalogue,
@@ -56,8 +58,6 @@ from playwright.sync_api import Browser, Page, expect
 from fair_helpers import fair_match_record
 from layoff_deal import deck
 
-LOCALES = {"en": "en-US", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}
-PHONE = {"width": 390, "height": 844}
 PASSWORD = "correct horse battery"
 GIN_HAND = ["2h", "3h", "4h", "5h", "7s", "7d", "7c", "Jd", "Qd", "9c"]
 """Seat 0 draws Kd and has gin: [2h 3h 4h 5h] [7s 7d 7c] [Jd Qd Kd], discarding 9c."""

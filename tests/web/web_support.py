@@ -159,6 +159,32 @@ def no_undo_wait(context: BrowserContext) -> BrowserContext:
     return context
 
 
+PHONE = {"width": 390, "height": 844}
+"""The phone of the layout tests (CSS pixels; with touch and device scale 3 in device_page)."""
+DESKTOP = {"width": 1366, "height": 900}
+"""The laptop screen of the layout tests."""
+LOCALES = {"en": "en-US", "fr": "fr-FR", "pl": "pl-PL", "hu": "hu-HU"}
+"""The browser locale of each language of the page."""
+
+
+def device_page(browser: Browser, base: str, locale: str, *,
+                phone: bool) -> tuple[BrowserContext, Page]:
+    """A fresh profile in ``locale``: a phone (390x844, touch, device scale 3) or a laptop
+    screen (1366x900); page errors collected on ``page.errors``, discards sent at once."""
+    if phone:
+        context = browser.new_context(locale=locale, base_url=base, viewport=PHONE,
+                                      device_scale_factor=3, is_mobile=True, has_touch=True)
+    else:
+        context = browser.new_context(locale=locale, base_url=base, viewport=DESKTOP)
+    context.set_default_timeout(30_000)
+    no_undo_wait(context)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.errors = errors  # type: ignore[attr-defined]
+    return context, page
+
+
 def new_page(browser: Browser, base: str, locale: str = "en-US",
              recorder: FrameRecorder | None = None,
              motion: bool = True) -> tuple[BrowserContext, Page]:
