@@ -458,6 +458,12 @@ def test_large_text_on_a_phone(server: ServerProcess, browser: Browser) -> None:
     # the root font size through the CSSOM: the page's CSP refuses inline <style>
     page.evaluate("() => { document.documentElement.style.fontSize = '200%'; }")
     my_turn(page)
+    # the actions go under the piles, never over them (their grid row once shrank to nothing
+    # and the action bar, centred in it, covered the stock: a click on it was intercepted)
+    piles = page.locator(".play-area .piles").bounding_box()
+    actions = page.locator("#action-bar").bounding_box()
+    assert piles is not None and actions is not None
+    assert actions["y"] >= piles["y"] + piles["height"] - 0.5, (piles, actions)
     play_turn(page)
     my_turn(page)
     layout = page.evaluate(OVERFLOW_JS)
