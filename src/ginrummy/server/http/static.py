@@ -267,7 +267,10 @@ def accepted_codings(accept_encoding: str) -> dict[str, bool]:
 
 def accepts_gzip(accept_encoding: str) -> bool:
     """True when an ``Accept-Encoding`` value allows gzip (``gzip`` or ``*`` with q > 0)."""
-    allowed = accepted_codings(accept_encoding)
+    return _allows_gzip(accepted_codings(accept_encoding))
+
+
+def _allows_gzip(allowed: dict[str, bool]) -> bool:
     return allowed.get("gzip", allowed.get("x-gzip", allowed.get("*", False)))
 
 
@@ -276,9 +279,10 @@ def chosen_coding(accept_encoding: str) -> str | None:
     the client's files) when the client names it (browsers do over HTTPS and to
     ``localhost``), else ``gzip`` when allowed, else None (sent as it is). ``*`` alone means
     gzip: a client that has never heard of Brotli may say it."""
-    if accepted_codings(accept_encoding).get("br", False):
+    allowed = accepted_codings(accept_encoding)  # read once: this runs on every request
+    if allowed.get("br", False):
         return "br"
-    return "gzip" if accepts_gzip(accept_encoding) else None
+    return "gzip" if _allows_gzip(allowed) else None
 
 
 class Compression:
