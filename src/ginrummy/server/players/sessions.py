@@ -21,6 +21,7 @@ and a burst of password changes or sign-ups waits in its own queue, never before
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import os
 import secrets
@@ -54,9 +55,16 @@ MAX_PASSWORD = 128
 
 PASSWORDS = PasswordHasher()
 """Argon2id with argon2-cffi's defaults (time_cost 3, memory_cost 65,536 KiB, 4 lanes)."""
-_DUMMY_HASH = PASSWORDS.hash("no account has this password")
-"""Verified against when the name is unknown, so that an unknown user costs what a wrong
-password costs (no timing difference tells which names exist)."""
+
+
+@functools.cache
+def _dummy_hash(hasher: PasswordHasher = PASSWORDS) -> str:
+    """The hash verified against when the name is unknown, so that an unknown user costs what
+    a wrong password costs (no timing difference tells which names exist). Made on first use,
+    not at import: an Argon2 hash takes ~0.15 s of a core, which every process start (each
+    worker, each CLI command that imports this module) paid before."""
+    return hasher.hash("no account has this password")
+
 
 HASH_THREADS = max(1, min(4, os.cpu_count() or 1))
 """Log-ins' Argon2 checks running at once (each takes 64 MiB and one core for ~0.15 s)."""
@@ -104,7 +112,7 @@ def password_ok(stored_hash: str | None, password: str) -> bool:
     """True when ``password`` matches; with no account (``None``) a dummy hash is verified
     all the same and ``False`` returned."""
     try:
-        PASSWORDS.verify(stored_hash or _DUMMY_HASH, password)
+        PASSWORDS.verify(stored_hash or _dummy_hash(), password)
     except (VerificationError, InvalidHashError):
         return False
     return stored_hash is not None
