@@ -15,6 +15,7 @@ from install_checks import CHECKS, Install, build, check_wheel_files
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_the_wheel_without_extras(tmp_path: Path) -> None:
     wheel = build(tmp_path)
     check_wheel_files(wheel)

@@ -24,6 +24,7 @@ def run_script(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_two_tables_play_and_every_ack_is_stored() -> None:
     done = run_script("--tables", "2", "--duration", "4", "--think", "0.2", "--ramp", "1",
                       "--settle", "1", "--drain", "10", "--client-procs", "2", "--json")

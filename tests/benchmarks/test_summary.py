@@ -85,6 +85,7 @@ def test_the_real_readme_has_the_block() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_a_quick_run_reports_every_row_and_rewrites_the_readme(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
     readme.write_text(README, encoding="utf-8")

@@ -125,6 +125,7 @@ def _play(seed: int, game: object, seen: Counter[str]) -> None:
              else "stock end" if hand.wall else "void"] += 1
 
 
+@pytest.mark.soak
 def test_lockstep_with_openspiel_over_2000_hands() -> None:
     game = pyspiel.load_game("gin_rummy")
     seen: Counter[str] = Counter()

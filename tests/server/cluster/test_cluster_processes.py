@@ -194,6 +194,7 @@ does not count, and another follows)."""
 LIVE_TABLES = 3
 
 
+@pytest.mark.soak
 def test_sigkill_of_the_owner_20_times_loses_no_acknowledged_action(cluster: Cluster) -> None:
     rng = random.Random(14)
     players: list[SeatPlayer] = []
