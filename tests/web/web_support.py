@@ -34,6 +34,7 @@ INSTALL_HINT = ("browser tests need Debian's Chromium and Playwright for Python:
 
 try:
     from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # pragma: no cover - the dev extra installs it
     sync_playwright = None  # type: ignore[assignment]
@@ -260,11 +261,44 @@ AWAIT_JS = """wanted => { const p = document.getElementById('table-page');
     return wanted.includes(state) ? state : false; }"""
 
 
+AWAIT_WATCH_JS = """() => {
+    if (window.__awaitWatched) return;
+    window.__awaitWatched = true;
+    let last = null;
+    const report = () => {
+        const p = document.getElementById('table-page');
+        const state = p ? p.dataset.await || '' : '';
+        if (state !== last) { last = state; window.__awaitChanged(state); }
+    };
+    new MutationObserver(report).observe(document, {subtree: true, childList: true,
+        attributes: true, attributeFilter: ['data-await']});
+    report();
+}"""
+_AWAIT_SEEN = "_ginrummy_await_seen"
+"""The attribute of a watched page holding the last ``data-await`` its page reported."""
+
+
+def watch_await(page: Page) -> None:
+    """Have the page report each change of its ``data-await`` (a MutationObserver calling an
+    exposed binding, in this document and every later one), so that waiting for one of several
+    pages costs no round trip to each page every few milliseconds."""
+    if hasattr(page, _AWAIT_SEEN):
+        return
+    setattr(page, _AWAIT_SEEN, None)
+    page.expose_binding("__awaitChanged",
+                        lambda _source, state: setattr(page, _AWAIT_SEEN, state))
+    page.add_init_script(f"({AWAIT_WATCH_JS})()")
+    with contextlib.suppress(PlaywrightError):  # navigating: the init script watches the next
+        page.evaluate(AWAIT_WATCH_JS)
+
+
 def wait_for_await(pages: list[Page], wanted: set[str], timeout: float = 20.0) -> tuple[Page, str]:
     """Wait until one of ``pages`` shows an ``data-await`` value in ``wanted``.
 
-    One page is watched inside the browser (one call, answered when the value shows);
-    several pages are polled in turn."""
+    One page is watched inside the browser (one call, answered when the value shows). Several
+    pages report their changes (:func:`watch_await`); the wait checks what they reported and,
+    for a page whose report is wanted, reads the value itself before answering (a report can
+    be a moment old). Polling each page instead cost half a core while the pages waited."""
     if len(pages) == 1:
         page = pages[0]
         try:
@@ -273,13 +307,16 @@ def wait_for_await(pages: list[Page], wanted: set[str], timeout: float = 20.0) -
         except PlaywrightTimeout:
             raise AssertionError(f"no page reached {wanted}: {await_state(page)}") from None
         return page, str(handle.json_value())
+    for page in pages:
+        watch_await(page)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for page in pages:
-            state = await_state(page)
-            if state in wanted:
-                return page, state
-        pages[0].wait_for_timeout(15)
+            if getattr(page, _AWAIT_SEEN) in wanted:
+                state = await_state(page)
+                if state in wanted:
+                    return page, state
+        pages[0].wait_for_timeout(15)  # Playwright delivers the pages' reports meanwhile
     raise AssertionError(f"no page reached {wanted}: " + ", ".join(await_state(p) for p in pages))
 
 
