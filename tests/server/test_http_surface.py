@@ -31,10 +31,12 @@ from ginrummy.server.http.admin_api import (
 )
 from ginrummy.server.http.chips_api import LeaveTable, NoFields
 from ginrummy.server.http.coach_api import TableCoach
+from ginrummy.server.http.learn_api import TableHint
 
 BODY_MODELS: list[type[BaseModel]] = [
     CreateTable, JoinTable, Credentials, PasswordChange, Upgrade, Logout, LeaveTable, NoFields,
-    KickBody, MuteBody, NameBody, TableBody, NoticeBody, HandledBody, ReportBody, TableCoach]
+    KickBody, MuteBody, NameBody, TableBody, NoticeBody, HandledBody, ReportBody, TableCoach,
+    TableHint]
 """Every body a route reads: each route is sent all of them."""
 
 NUL = "a\u0000b"

@@ -23,6 +23,7 @@ from ginrummy.server.http import (
     admin_api,
     chips_api,
     coach_api,
+    learn_api,
     pages,
     player_api,
     static,
@@ -39,7 +40,7 @@ from ginrummy.storage.accounts import AccountStore
 
 log = logging.getLogger("ginrummy.server")
 
-EXTENSIONS = (account_api, player_api, chips_api, admin_api, coach_api)
+EXTENSIONS = (account_api, player_api, chips_api, admin_api, coach_api, learn_api)
 """The players' layer: each module's ``ROUTES`` are served and its ``install(server)``
 registers its hooks when the server starts; its ``shutdown(server)``, if any, is awaited when
 the server stops."""

@@ -25,8 +25,10 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from ginrummy.match import Match
+from ginrummy.rules import Ruleset
 from ginrummy.scoring import Outcome
 from ginrummy.server.core.kinds import SeatKind
+from ginrummy.server.play.seat import Seat
 from ginrummy.server.play.settlement import Ending, MatchEnd
 from ginrummy.server.players.ratings import (
     MULTI,
@@ -170,15 +172,21 @@ def summarise(end: MatchEnd) -> MatchSummary | None:
                                 scores[seat.seat], places[seat.seat],
                                 blame and not present[seat.seat], stats[seat.seat]))
     category = category_of(table.preset, match.rules)
-    everyone_rateable = all(
-        (s.kind == SeatKind.HUMAN and s.account_id is not None)
-        or (s.kind == SeatKind.BOT and computer_level(s.level) is not None)
-        for s in table.seats)
-    rated = (category is not None and everyone_rateable and any(present)
+    rated = (rateable(table.preset, match.rules, table.seats) and any(present)
              and (end.ending is Ending.OVER
                   or (end.ending is Ending.ABANDONED and not all(present))))
     return MatchSummary(table.id, table.match_first_version, table.version, table.preset,
                         category if rated else None, end.ending, tuple(seats))
+
+
+def rateable(preset: str, rules: Ruleset, seats: Sequence[Seat]) -> bool:
+    """Whether a match played to its end at a table of ``preset`` with ``rules`` and these
+    ``seats`` would be rated: it is in a rating category and every seat is an account or a
+    computer level (docs/players.md)."""
+    return category_of(preset, rules) is not None and all(
+        (s.kind == SeatKind.HUMAN and s.account_id is not None)
+        or (s.kind == SeatKind.BOT and computer_level(s.level) is not None)
+        for s in seats)
 
 
 def new_ratings(summary: MatchSummary, current: dict[int, Rating]

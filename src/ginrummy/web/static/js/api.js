@@ -53,6 +53,10 @@ export const api = {
   create: (body) => request("POST", "/api/tables", { ...body, seeds: true }),
   join: (id, body) => request("POST", `/api/tables/${enc(id)}/join`, { ...body, seeds: true }),
   leave: (id, token = null) => request("POST", `/api/tables/${enc(id)}/leave`, token ? { token } : {}),
+  /** The expert's suggestion for the seat's decision (js/hint.js): a guest's token in the body. */
+  hint: (id, token = null) => request("POST", `/api/tables/${enc(id)}/hint`, token ? { token } : {}),
+  /** The tutorial's scripted hand (js/tutorial.js). */
+  tutorial: () => request("GET", "/api/tutorial"),
 
   // accounts (the session cookie is set and cleared by the server)
   signup: (name, password) => request("POST", "/api/account/signup", { name, password }),

@@ -1,6 +1,6 @@
 // Entry point: preferences, language, the header, and the pages by path: the lobby at "/", a
 // table at "/?table=<id>", and the players' pages (/login, /signup, /account, /players/NAME,
-// /leaderboard[/CATEGORY], /history[/NAME], /replay/ID, /wallet, /admin).
+// /leaderboard[/CATEGORY], /history[/NAME], /replay/ID, /wallet, /admin, /fair, /tutorial).
 // Only the lobby is imported here; every other page's module is loaded with import() the first
 // time its path is entered (issue 13: the lobby's first load does not download the table). The
 // specifiers stay relative, so a module loaded from /v/<version>/js/app.js comes from the same
@@ -36,6 +36,7 @@ const MODULES = {
   table: () => import("./table.js"),
   wallet: () => import("./wallet.js"),
   fair: () => import("./fairpage.js"),
+  tutorial: () => import("./tutorial.js"),
 };
 
 /** Path patterns, the module each one needs, and the page it shows (`module`, `root`, the match). */
@@ -52,6 +53,7 @@ const PAGES = [
   [/^\/wallet\/?$/, "wallet", (mod, root) => new mod.WalletPage(root, go)],
   [/^\/admin\/?$/, "admin", (mod, root) => new mod.AdminPage(root, go)],
   [/^\/fair\/?$/, "fair", (mod, root) => new mod.FairPage(root, go)],
+  [/^\/tutorial\/?$/, "tutorial", (mod, root) => new mod.TutorialPage(root, go)],
 ];
 
 /** The page of the current location: the name of the module it needs (null for the lobby,
@@ -67,7 +69,7 @@ function pageFor(path, search) {
     const invite = params.get("invite");
     return { name: "table", make: (mod, root) => new mod.TablePage(root, tableId, invite, navigate) };
   }
-  return { name: null, make: (_mod, root) => new Lobby(root, navigate) };
+  return { name: null, make: (_mod, root) => new Lobby(root, navigate, go) };
 }
 
 const loaded = new Map();
@@ -113,7 +115,7 @@ async function route() {
   replaceChildren(root, host);
   refreshResume(); // "Continue your game": the header's link, the lobby's and history's lists
   page = make(mod, host);
-  document.body.dataset.page = page.constructor.name;
+  document.body.dataset.page = page.constructor.pageName || page.constructor.name; // the tutorial is a table page
   renderAccountArea();
   page.start();
 }
@@ -160,6 +162,12 @@ function setupTopbar() {
   const undo = document.getElementById("pref-discard-undo");
   undo.checked = Boolean(prefs.discardUndo);
   undo.addEventListener("change", () => { prefs.discardUndo = undo.checked; });
+  // the tutorial (js/tutorial.js): from the help dialog (and the header's links, js/session.js)
+  document.getElementById("help-tutorial").addEventListener("click", (event) => {
+    event.preventDefault();
+    document.getElementById("help-dialog").close();
+    go("/tutorial");
+  });
   document.getElementById("help-button").addEventListener("click", () => document.getElementById("help-dialog").showModal());
   document.getElementById("brand").addEventListener("click", (event) => { event.preventDefault(); navigate(null); });
   // the skip link: past the header's tools to the page itself (the URL's hash left alone, as

@@ -57,7 +57,7 @@ export function tabStop(order, selected, focusCard) {
  * drawn (the card just drawn, marked until the discard), focusCard (the card last focused),
  * order (the player's own order of the hand, js/handorder.js, or null), pending (a discard
  * waiting out its take-back time: shown leaving, no longer chosen), onSelect(card),
- * onDiscard(card), onFocus(card), onReorder(cards), dropTarget: () => Element|null}
+ * onDiscard(card), onFocus(card), onReorder(cards, movedCard), dropTarget: () => Element|null}
  * With an order of its own the hand is one group in that order, its melds' cards marked.
  */
 export function renderHand(options) {
@@ -118,7 +118,7 @@ function handKey(event, container, options) {
     // Shift and an arrow move the focused card one place (the player's own order)
     event.preventDefault();
     const to = index + (event.key === "ArrowLeft" ? -1 : 1);
-    if (to >= 0 && to < cards.length) options.onReorder?.(moveCard(shownOrder(container), card.dataset.card, to));
+    if (to >= 0 && to < cards.length) options.onReorder?.(moveCard(shownOrder(container), card.dataset.card, to), card.dataset.card);
     return;
   }
   let next = null;
@@ -192,7 +192,7 @@ function attachPointer(node, code, container, options) {
       const to = dropIndex(container, others, event.clientX, event.clientY);
       if (to !== null && options.onReorder) {
         const order = moveCard(shownOrder(container), code, to);
-        if (order.join() !== shownOrder(container).join()) options.onReorder(order);
+        if (order.join() !== shownOrder(container).join()) options.onReorder(order, code);
       }
     } else if (!can()) {
       // a tap on a card that may not go now: nothing

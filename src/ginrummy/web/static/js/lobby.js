@@ -36,9 +36,10 @@ export function errorText(error) {
 }
 
 export class Lobby {
-  constructor(root, navigate) {
+  constructor(root, navigate, go = null) {
     this.root = root;
     this.navigate = navigate;
+    this.go = go; // to a path of the client (the tutorial)
     this.presets = null;
     this.bots = null;
     this.schema = null;
@@ -107,6 +108,7 @@ export class Lobby {
       el("section", { class: "lobby" },
         el("h1", {}, t("lobby.title")),
         who,
+        this.tutorialOffer(),
         el("section", { class: "panel resume-games", id: "resume-games", hidden: true, "aria-labelledby": "resume-heading" },
           el("h2", { id: "resume-heading" }, t("resume.title")),
           el("div", { id: "resume-slot" })),
@@ -124,6 +126,24 @@ export class Lobby {
             el("div", { id: "create-form-slot" })))));
     this.renderTables();
     this.renderResume();
+  }
+
+  /** A first visit: the tutorial offered (js/tutorial.js), until it is taken or dismissed;
+   * the header's tools and the help dialog lead to it again. */
+  tutorialOffer() {
+    if (prefs.tutorialOffered || !this.go) return null;
+    const done = () => { prefs.tutorialOffered = true; };
+    return el("section", { class: "panel tutorial-offer", id: "tutorial-offer", "aria-labelledby": "tutorial-offer-title" },
+      el("h2", { id: "tutorial-offer-title" }, t("tutorial.offer_title")),
+      el("p", {}, t("tutorial.offer_text")),
+      el("div", { class: "actions" },
+        el("button", { type: "button", class: "primary", id: "tutorial-offer-start", onclick: () => { done(); this.go("/tutorial"); } },
+          t("tutorial.offer_start")),
+        el("button", { type: "button", id: "tutorial-offer-dismiss", onclick: () => {
+          done();
+          document.getElementById("tutorial-offer")?.remove();
+          document.getElementById("quick-submit")?.focus();
+        } }, t("tutorial.offer_dismiss"))));
   }
 
   /** "Continue your game": every game in progress of this browser or account (js/resume.js). */

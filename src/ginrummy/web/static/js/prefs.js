@@ -43,6 +43,9 @@ export const prefs = {
   /** One-key shortcuts at the table (S, T, K, ...; js/shortcuts.js): on unless switched off. */
   get shortcuts() { return read("shortcuts", true); },
   set shortcuts(value) { write("shortcuts", Boolean(value)); },
+  /** The lobby's tutorial offer (js/tutorial.js) was taken or dismissed: not offered again. */
+  get tutorialOffered() { return read("tutorialOffered", false); },
+  set tutorialOffered(value) { write("tutorialOffered", value ? true : null); },
   get nickname() { return read("nickname", ""); },
   set nickname(value) { write("nickname", value); },
 };

@@ -127,6 +127,7 @@ export function renderAccountArea() {
   const next = `?next=${encodeURIComponent(back)}`;
   const nav = [
     link("/leaderboard", t("nav.leaderboard"), { id: "nav-leaderboard", class: "nav-link" }),
+    link("/tutorial", t("tutorial.link"), { id: "nav-tutorial", class: "nav-link" }), // js/tutorial.js
   ];
   if (!account) {
     replaceChildren(area, nav,

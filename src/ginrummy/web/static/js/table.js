@@ -1,11 +1,10 @@
 // The table page: seats, piles, the viewer's hand and the actions the server says are legal.
 // Everything shown comes from the server's `state` (the seat's own view, legal actions and
 // hints); nothing secret is computed here.
-import { upgradeForm } from "./account.js";
 import { MoveAnnouncer, handOutcome } from "./announce.js";
 import { api } from "./api.js";
 import { knockerShows, knockPanel, layoffPanel } from "./arrange.js";
-import { cardBack, cardElement, cardText, parseAction } from "./cards.js";
+import { cardBack, cardElement, cardName, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
 import { tableCoach } from "./coachview.js";
 import { clockElement, clockPlayedText, formatClock, updateClock } from "./clock.js";
@@ -15,16 +14,18 @@ import { append, el, replaceChildren } from "./dom.js";
 import { FairDeals } from "./fair.js";
 import { tableName } from "./format.js";
 import { rememberFocus, restoreFocus } from "./focus.js";
+import { accountBox, joinForm, leaveTable } from "./seating.js";
 import { has, number, t } from "./i18n.js";
+import { Hinter } from "./hint.js";
 import { drawnCard, renderHand, groupHand } from "./handview.js";
 import { saveOrder, storedOrder } from "./handorder.js";
 import { PendingDiscard, tickUndo, undoBar } from "./undo.js";
 import { matchBanner } from "./ending.js";
-import { botLabel, errorText, guestNickname } from "./lobby.js";
+import { botLabel, errorText } from "./lobby.js";
 import { TableMotion } from "./motion.js";
 import { MoveLog } from "./movelog.js";
 import { TurnNotifier } from "./notify.js";
-import { forgetSeat, prefs, saveSeat, seatFor } from "./prefs.js";
+import { forgetSeat, prefs, seatFor } from "./prefs.js";
 import { revealPanel } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
 import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
@@ -70,17 +71,17 @@ export class TablePage {
     this.moveLog = new MoveLog(); // the whole hand's moves (js/movelog.js)
     this.more = false; // on a phone: the drawer (moves, score sheet, chat) shown instead of the table
     this.revealed = null; // the hand whose result was last brought into view
+    this.hinter = new Hinter(this); // the beginner's hint at a computer table (js/hint.js)
   }
 
   async start() {
-    this.connection = new TableConnection(this.tableId,
-      { token: this.stored ? this.stored.token : null, invite: this.invite }, {
-        onState: (msg) => this.receiveState(msg),
-        onError: (msg) => this.receiveError(msg),
-        onChat: (msg) => { this.chat.receive(msg); this.showChat(); },
-        onNotice: (msg) => this.receiveNotice(msg),
-        onStatus: (status, detail) => this.connectionStatus(status, detail),
-      });
+    this.connection = this.openConnection({
+      onState: (msg) => this.receiveState(msg),
+      onError: (msg) => this.receiveError(msg),
+      onChat: (msg) => { this.chat.receive(msg); this.showChat(); },
+      onNotice: (msg) => this.receiveNotice(msg),
+      onStatus: (status, detail) => this.connectionStatus(status, detail),
+    });
     this.chat = new Chat(this.connection, this.tableId, this.stored ? this.stored.token : null);
     this.fair = new FairDeals(this.connection); // seeds and checks of the deals (js/fair.js)
     // a check that answers changes only the fair mark: the rest of the page stays as it is
@@ -91,11 +92,25 @@ export class TablePage {
     document.addEventListener("keydown", this.onKey);
     this.clockTimer = setInterval(() => this.tickClock(), 250);
     try {
-      this.entry = await api.table(this.tableId, this.invite);
+      this.entry = await this.loadEntry();
       if (!this.state) this.render();
     } catch (error) {
       toast(errorText(error), "error");
     }
+  }
+
+  /** The table's connection (js/tutorial.js plays a scripted one). */
+  openConnection(handlers) {
+    return new TableConnection(this.tableId, { token: this.stored ? this.stored.token : null, invite: this.invite }, handlers);
+  }
+
+  loadEntry() {
+    return api.table(this.tableId, this.invite);
+  }
+
+  /** Whether the beginner's hint may be offered here (js/hint.js; not in the tutorial). */
+  hintsAllowed() {
+    return true;
   }
 
   stop() {
@@ -399,82 +414,17 @@ export class TablePage {
   }
 
   renderJoin(table) {
-    const empty = table ? table.seats.filter((s) => s.kind === "empty") : [];
-    const yours = this.entry && this.entry.your_seat !== null && this.entry.your_seat !== undefined;
-    if (this.seat !== null || this.stored || yours || empty.length === 0) {
-      replaceChildren(this.regions.join);
-      return;
-    }
-    const account = currentAccount();
-    if (account) {
-      if (this.regions.join.querySelector("#join-submit")) return; // keep the chosen seat
-      const seatChoice = el("select", { id: "join-seat", "aria-label": t("lobby.seat_choice") },
-        empty.map((s) => el("option", { value: s.seat }, t("seat.label", { n: s.seat + 1 }))));
-      replaceChildren(this.regions.join, el("form", { class: "panel join-form", onsubmit: async (e) => {
-        e.preventDefault();
-        try {
-          const answer = await api.join(this.tableId, { nickname: account.name, seat: Number(seatChoice.value), invite: this.invite });
-          saveSeat(this.tableId, { seat: answer.seat, token: answer.token || null, invite: this.invite, name: account.name });
-          refreshBalance();
-          this.navigate(this.tableId, this.invite);
-        } catch (error) {
-          toast(errorText(error), "error");
-        }
-      } }, el("span", {}, t("lobby.playing_as"), " ", el("strong", { class: "player-name", text: account.name })), seatChoice,
-      el("button", { type: "submit", class: "primary", id: "join-submit" }, t("lobby.join"))));
-      return;
-    }
-    if (this.regions.join.querySelector("#join-nickname")) return; // keep what is being typed
-    const nickname = el("input", { id: "join-nickname", type: "text", maxlength: "24", value: guestNickname() });
-    const seatSelect = el("select", { id: "join-seat", "aria-label": t("lobby.seat_choice") },
-      empty.map((s) => el("option", { value: s.seat }, t("seat.label", { n: s.seat + 1 }))));
-    replaceChildren(this.regions.join, el("form", { class: "panel join-form", onsubmit: async (e) => {
-      e.preventDefault();
-      if (!nickname.value.trim()) prefs.nickname = ""; // cleared: a name is made up again
-      const name = nickname.value.trim() || guestNickname();
-      nickname.value = name;
-      prefs.nickname = name;
-      try {
-        const answer = await api.join(this.tableId, { nickname: name, seat: Number(seatSelect.value), invite: this.invite });
-        saveSeat(this.tableId, { seat: answer.seat, token: answer.token, invite: this.invite, name });
-        this.navigate(this.tableId, this.invite);
-      } catch (error) {
-        toast(errorText(error), "error");
-      }
-    } }, el("label", { for: "join-nickname" }, t("lobby.nickname")), nickname, seatSelect,
-    el("button", { type: "submit", class: "primary", id: "join-submit" }, t("lobby.join"))));
+    joinForm(this, table);
   }
 
   /** For a guest seated in a running match: "Create an account and keep this game". For a
    * seated player before the first deal: leave the table (a buy-in is refunded). */
   renderAccountBox(table) {
-    const slot = this.regions.account;
-    const token = this.stored && this.stored.token;
-    const guestPlaying = !currentAccount() && token && this.seat !== null && this.view && !(this.state && this.state.result);
-    if (guestPlaying) {
-      if (!slot.querySelector("#upgrade-box")) {
-        replaceChildren(slot, upgradeForm(this.tableId, token, (account) => {
-          toast(t("account.upgraded", { name: account.name }));
-          this.render();
-        }));
-      }
-      return;
-    }
-    const waiting = table && table.status === "waiting" && this.seat !== null && !this.view;
-    replaceChildren(slot, waiting ? el("div", { class: "actions leave-box" },
-      table.buy_in ? el("span", {}, t("table.leave_refund", { count: table.buy_in, chips: number(table.buy_in) })) : null,
-      el("button", { type: "button", id: "leave-table", onclick: () => this.leave() }, t("table.leave"))) : null);
+    accountBox(this, table);
   }
 
-  async leave() {
-    try {
-      await api.leave(this.tableId, this.stored ? this.stored.token : null);
-      forgetSeat(this.tableId);
-      if (currentAccount()) refreshBalance();
-      this.navigate(null);
-    } catch (error) {
-      toast(errorText(error), "error");
-    }
+  leave() {
+    return leaveTable(this);
   }
 
   statusText(view, names) {
@@ -614,7 +564,7 @@ export class TablePage {
       knock.classList.add("end-hand", "knock");
       ends.push(knock);
     }
-    return el("div", { class: "action-bar", id: "action-bar" }, ends, buttons);
+    return el("div", { class: "action-bar", id: "action-bar" }, ends, buttons, this.hinter.button());
   }
 
   openPanel(kind) {
@@ -643,7 +593,12 @@ export class TablePage {
     const hand = renderHand({
       hand: view.hand, hints, sortBy, discardable, selected: this.selected, taken: view.taken,
       drawn: drawnCard(view), order, pending: this.pending.card,
-      onReorder: (cards) => { saveOrder(this.tableId, this.seat, handKey, cards); this.render(); },
+      onReorder: (cards, card) => {
+        saveOrder(this.tableId, this.seat, handKey, cards);
+        this.render();
+        // told to screen readers: where the moved card now lies (issue 27.9)
+        this.announcer.say(t("hand.moved", { card: cardName(card), place: number(cards.indexOf(card) + 1), total: number(cards.length) }));
+      },
       focusCard: this.handFocus,
       onFocus: (card) => { this.handFocus = card; },
       onSelect: (card) => { this.selected = card; this.render(); },
@@ -658,6 +613,7 @@ export class TablePage {
       toast(t("hand.taken_no_discard", { card: cardText(view.taken) }));
       return true;
     };
+    this.hinter.mark(hand);
     hand.addEventListener("click", takenTapped);
     hand.addEventListener("keydown", (event) => {
       if ((event.key === "Enter" || event.key === " ") && takenTapped(event)) event.preventDefault();
@@ -669,7 +625,7 @@ export class TablePage {
           onclick: () => this.sortHand("rank") }, t("hand.by_rank")),
         el("button", { type: "button", id: "sort-suit", "aria-pressed": !order && sortBy === "suit" ? "true" : "false",
           onclick: () => this.sortHand("suit") }, t("hand.by_suit"))));
-    replaceChildren(this.regions.me, box, hand, tools, this.panelNode(view));
+    replaceChildren(this.regions.me, box, this.hinter.box(), hand, tools, this.panelNode(view));
   }
 
   /** Sort the hand (the buttons, the O key): the player's own order is dropped (js/handorder.js). */

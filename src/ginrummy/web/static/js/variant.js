@@ -140,7 +140,7 @@ export function askLeave(page) {
 export function matchControls(page) {
   const state = page.state;
   const table = page.table;
-  if (!state || !table || page.seat === null || !page.view || state.result || table.status !== "playing") return null;
+  if (!state || !table || page.seat === null || !page.view || state.result || table.status !== "playing" || page.scripted) return null;
   if ((state.resigned || []).includes(page.seat)) return null;
   return el("div", { class: "actions match-controls", id: "match-controls" },
     el("button", { type: "button", id: "resign-button", onclick: () => askResign(page) }, t("variant.resign")),
