@@ -102,6 +102,9 @@ class Connection:
         """Called with the code of every ``error`` message sent (the error counter)."""
         self.protocol = PROTOCOL
         """The protocol asked for in ``hello`` (1: acknowledgements in a frame of their own)."""
+        self.synced: int | None = None
+        """The number of the table's last broadcast this connection got (protocol 3: the
+        next one may then be a ``delta``); ``None`` after a state sent to it alone."""
         self.muted: set[int | None] = set()
         self._messages = RateLimit(settings.messages_per_window,
                                    settings.message_window_seconds)

@@ -10,13 +10,16 @@ docs/protocol.md.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 from ginrummy.actions import Action, Knock, LayOff, action_text
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
+from ginrummy.server.core.delta import state_delta
 from ginrummy.server.core.jsontext import dumps
 from ginrummy.server.core.kinds import SeatKind, TableStatus
 from ginrummy.server.core.protocol import Code
@@ -267,12 +270,15 @@ def clock_notice(seat: int, name: str, action: str, hand_number: int,
 
 
 _STATE_HEAD = '{"type":"state",'
+_DELTA_HEAD = '{"type":"delta",'
 
 
 def with_ack(state_text: str, action_id: str) -> str:
-    """A ``state`` text that also acknowledges the action ``action_id`` (``"ack"``)."""
-    assert state_text.startswith(_STATE_HEAD)
-    return f'{_STATE_HEAD}"ack":{dumps(action_id)},{state_text[len(_STATE_HEAD):]}'
+    """A ``state`` (or protocol 3's ``delta``) text that also acknowledges the action
+    ``action_id`` (``"ack"``, right after the type)."""
+    head = _STATE_HEAD if state_text.startswith(_STATE_HEAD) else _DELTA_HEAD
+    assert state_text.startswith(head)
+    return f'{head}"ack":{dumps(action_id)},{state_text[len(head):]}'
 
 
 class TableFacts(SeededTable, Protocol):
@@ -320,6 +326,23 @@ class TableFacts(SeededTable, Protocol):
 
 
 # ---------------------------------------------------------------------- state messages
+_BROADCASTS = itertools.count(1)
+"""Numbers every broadcast of the process (a reloaded table's too): a connection that got
+broadcast ``n`` can take the next one as a delta."""
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    """What one broadcast sent: its number, and what the next one's deltas start from."""
+
+    serial: int
+    entry_key: str
+    """The table entry's text without its version (a change of it sends the entry)."""
+    bodies: dict[int | None, SeatBody]
+    """The state fields of each recipient seat (``None``: the spectators)."""
+    shared: SharedBody
+
+
 class StateMessages:
     """A table's ``state`` messages and lobby entry, with what they can keep between calls
     (the entry's fixed part and text, the views of :class:`ViewCache`)."""
@@ -331,6 +354,8 @@ class StateMessages:
         """The fixed part's JSON text without its closing brace (the entry's text begins
         with it: orjson writes a dict's keys in order, without spaces)."""
         self._seats_json: tuple[Any, str] | None = None
+        self.last: Broadcast | None = None
+        """The latest broadcast (:meth:`broadcast_texts`): deltas start from it."""
 
     def entry(self, table: TableFacts) -> TableEntry:
         """The public lobby entry."""
@@ -382,6 +407,45 @@ class StateMessages:
             if seat not in texts:
                 texts[seat] = f"{head}{dumps(self.seat_body(table, seat))[1:-1]}{tail}"
         return texts
+
+    def broadcast_texts(self, table: TableFacts, full: Iterable[int | None],
+                        synced: Iterable[int | None], now: float
+                        ) -> tuple[dict[int | None, str], dict[int | None, str]]:
+        """One broadcast at Unix time ``now``: the ``state`` text of each of the ``full`` seats,
+        and the protocol-3 text of each of the ``synced`` seats, whose connections got the
+        previous broadcast (:attr:`last`): a ``delta`` from it (a ``state`` for a seat that
+        was not in it). Becomes :attr:`last`."""
+        entry_text = self.entry_json(table)
+        entry_key = entry_text.rpartition(',"version":')[0]
+        shared = self.shared_body(table, now)
+        full, synced = list(full), list(synced)
+        bodies: dict[int | None, SeatBody] = {}
+        for seat in (*full, *synced):
+            if seat not in bodies:
+                bodies[seat] = self.seat_body(table, seat)
+        head = f'{_STATE_HEAD}"table":{entry_text},'
+        tail = f",{dumps(shared)[1:]}"
+
+        def state_text(seat: int | None) -> str:
+            return f"{head}{dumps(bodies[seat])[1:-1]}{tail}"
+
+        texts = {seat: state_text(seat) for seat in full}
+        last = self.last
+        deltas: dict[int | None, str] = {}
+        changed = last is None or entry_key != last.entry_key
+        entry = self.entry(table) if changed else None
+        for seat in synced:
+            if seat in deltas:
+                continue
+            before = None if last is None else last.bodies.get(seat)
+            if last is None or before is None:
+                deltas[seat] = texts[seat] if seat in texts else state_text(seat)
+                continue
+            old = {"type": "state", "table": None, **before, **last.shared}
+            new = {"type": "state", "table": entry, **bodies[seat], **shared}
+            deltas[seat] = dumps(state_delta(old, new, changed))
+        self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared)
+        return texts, deltas
 
     def state_message(self, table: TableFacts, seat: int | None, now: float) -> State:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from ginrummy.actions import Action, action_text
 from ginrummy.gameloop import EndlessHand
 from ginrummy.server.core.auth import new_secret, secret_hash
+from ginrummy.server.core.delta import DELTA_PROTOCOL
 from ginrummy.server.core.kinds import OPEN_STATUSES, SeatKind, Source, TableStatus
 from ginrummy.server.core.protocol import ActionMessage, Close, Code, MessageError, SeedMessage
 from ginrummy.server.core.settings import Settings
@@ -241,20 +242,31 @@ class TableWriter:
 
     # ----------------------------------------------------------------- messages
     def state_for(self, conn: Connection) -> State:
-        """The current ``state`` message of a connection."""
+        """The current ``state`` message of a connection, to send it alone (its next
+        broadcast is then a full state too: deltas follow only broadcasts)."""
+        conn.synced = None
         return self.table.state_message(conn.seat, time.time())
 
     def broadcast(self, acked: tuple[Connection, str] | None = None) -> None:
-        """Send every connection its state (one text built per seat). With ``acked``, the
-        state of that connection acknowledges its action of that id (``"ack"``)."""
+        """Send every connection its state (one text built per seat): a protocol-3
+        connection that got the previous broadcast gets a ``delta`` from it. With ``acked``,
+        the message of that connection acknowledges its action of that id (``"ack"``)."""
         connections = list(self.connections)
         if acked is not None and acked[0] not in self.connections:
             connections.append(acked[0])  # its author, wherever it is, learns it was committed
         if not connections:
             return
-        texts = self.table.state_texts([c.seat for c in connections], time.time())
+        messages = self.table.messages
+        last = None if messages.last is None else messages.last.serial
+        synced = {c for c in connections
+                  if last is not None and c.synced == last and c.protocol >= DELTA_PROTOCOL}
+        texts, deltas = self.table.broadcast_texts(
+            [c.seat for c in connections if c not in synced], [c.seat for c in synced],
+            time.time())
+        serial = messages.last.serial if messages.last is not None else None
         for conn in connections:
-            text = texts[conn.seat]
+            text = deltas[conn.seat] if conn in synced else texts[conn.seat]
+            conn.synced = serial
             if acked is not None and conn is acked[0]:
                 if conn.protocol >= 2:
                     text = with_ack(text, acked[1])
