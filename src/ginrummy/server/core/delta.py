@@ -1,5 +1,6 @@
-"""Protocol 3's ``delta`` message (docs/protocol.md, *Deltas*): what changed in one recipient's
-``state`` since the state or delta sent before it, and the client's reducer that applies it.
+"""Protocol 3's ``delta`` message (docs/protocol.md, section ``delta``): what changed in one
+recipient's ``state`` since the state or delta sent before it, and the client's reducer that
+applies it.
 
 Both sides are plain JSON functions of the standard library, so the server
 (:mod:`ginrummy.server.play.messages`), the load clients and the tests share one definition:
@@ -79,17 +80,20 @@ def _view_delta(old: Json | None, new: Json | None, delta: Json) -> None:
         delta["view"] = new
         return
     patch: Json = {}
+    appended = None
     for key, value in new.items():
         before = old.get(key, _MISSING)
         if before is value or before == value:
             continue
         if key == "log" and isinstance(before, list) and len(before) <= len(value) \
                 and value[:len(before)] == before:
-            delta["log"] = value[len(before):]
+            appended = value[len(before):]
             continue
         patch[key] = value
     if patch:
         delta["view"] = patch
+    if appended is not None:
+        delta["log"] = appended
 
 
 def apply_delta(state: Json, delta: Json) -> Json:
