@@ -171,6 +171,8 @@ def check_no_leak(hand: Hand | None, seat: int | None, text: str) -> None:
     assert not leaked, f"the message to seat {seat} names hidden cards {sorted(leaked)}"
 
 
+TABLES = int(os.environ.get("GINRUMMY_DELTA_TABLES", "4"))
+"""Tables per preset of the whole-state test (24 in all by default, about 1 s)."""
 HANDS = int(os.environ.get("GINRUMMY_DELTA_HANDS", "40"))
 """Hands played per preset by the view test: 240 in all by default (about 2 s on a busy
 2-core machine); ``GINRUMMY_DELTA_HANDS=1000`` plays 6,000."""
@@ -181,7 +183,7 @@ GAMES = [("classic", 2), ("playok", 2), ("eaai", 2), ("arena", 2), ("arena", 3),
 def test_deltas_rebuild_every_whole_state_byte_for_byte() -> None:
     """Whole states (table entry, view, legal actions, hints, clock, score sheet, ...)."""
     totals = dict.fromkeys(("deltas", "steps", "knocks", "stock_ends", "matches"), 0)
-    for number, (preset, players) in enumerate(GAMES * 4):
+    for number, (preset, players) in enumerate(GAMES * TABLES):
         for key, value in _play(preset, players, number, 300).items():
             totals[key] += value
     assert totals["deltas"] > 10_000
