@@ -113,14 +113,21 @@ def _play(preset: str, players: int, seed: int, steps: int) -> dict[str, int]:
     table = _table(preset, players, rng.choice([None, 20, 40]))
     recipients = [None, *range(players)]
     states: dict[int | None, dict[str, Any]] = {}
+    bases: dict[int | None, int] = {}  # each recipient's base: the broadcast or its own state
     counts = {"deltas": 0, "steps": 0, "knocks": 0, "stock_ends": 0, "matches": 0}
     greedy = rng.random() < 0.7
     ended: set[int] = set()
     while counts["steps"] < steps and _step(table, rng, greedy):
         counts["steps"] += 1
-        full, deltas = table.broadcast_texts(recipients, recipients, NOW)
+        if rng.random() < 0.05:  # a state sent to one recipient alone (resync, a newcomer)
+            seat = rng.choice(recipients)
+            alone, bases[seat] = table.messages.state_alone(table, seat, NOW - 1)
+            states[seat] = orjson.loads(dumps(alone))
+            if rng.random() < 0.5:
+                continue  # no broadcast before the next change
+        full, deltas = table.broadcast_texts(recipients, bases.items(), NOW)
         for seat in recipients:
-            text = deltas[seat]
+            text = deltas.get((seat, bases.get(seat, -1)), full[seat])
             message = orjson.loads(text)
             if message["type"] == "delta":
                 rebuilt = apply_delta(states[seat], message)
@@ -131,6 +138,8 @@ def _play(preset: str, players: int, seed: int, steps: int) -> dict[str, int]:
             else:
                 assert text == full[seat] and seat not in states  # only the first
                 states[seat] = message
+            assert table.messages.last is not None
+            bases[seat] = table.messages.last.serial
         hand = table.hand
         if hand is not None and hand.over and id(hand) not in ended:
             ended.add(id(hand))
@@ -242,16 +251,25 @@ def test_a_delta_names_what_changed_and_the_drawn_card_only_to_the_drawer() -> N
     table.apply_event(StoredEvent(1, "match", json.dumps({"first_dealer": 0})))
     table.apply_event(StoredEvent(2, "deal", format_cards(deal_order(rng=rng))))
     recipients = [None, 0, 1]
-    table.broadcast_texts(recipients, recipients, NOW)
+
+    def broadcast() -> dict[int | None, str]:
+        """The texts of a broadcast to recipients that got the previous one."""
+        last = table.messages.last
+        serial = -1 if last is None else last.serial
+        full, deltas = table.broadcast_texts([], [(s, serial) for s in recipients], NOW)
+        assert full == {}
+        return {seat: text for (seat, _), text in deltas.items()}
+
+    assert json.loads(broadcast()[0])["type"] == "state"  # no base yet: whole states
     hand = table.hand
     assert hand is not None
     while "stock" not in table.state_message(hand.to_move, NOW)["legal"]:
         table.apply_event(StoredEvent(table.version + 1, "action", "pass", hand.to_move))
-        table.broadcast_texts(recipients, recipients, NOW)
+        broadcast()
     drawer = hand.to_move
     drawn = hand.stock[-1]
     table.apply_event(StoredEvent(table.version + 1, "action", "stock", drawer))
-    _full, deltas = table.broadcast_texts(recipients, recipients, NOW)
+    deltas = broadcast()
     mine, theirs, watcher = (json.loads(deltas[s]) for s in (drawer, 1 - drawer, None))
     for delta in (mine, theirs, watcher):
         assert delta["type"] == "delta" and delta["version"] == delta["base"] + 1

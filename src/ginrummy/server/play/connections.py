@@ -103,8 +103,9 @@ class Connection:
         self.protocol = PROTOCOL
         """The protocol asked for in ``hello`` (1: acknowledgements in a frame of their own)."""
         self.synced: int | None = None
-        """The number of the table's last broadcast this connection got (protocol 3: the
-        next one may then be a ``delta``); ``None`` after a state sent to it alone."""
+        """The number of the last state this connection got (a broadcast's, or one sent to it
+        alone: :class:`~ginrummy.server.play.messages.StateMessages`); protocol 3: the next
+        broadcast is a ``delta`` from it while the table keeps it as a base."""
         self.muted: set[int | None] = set()
         self._messages = RateLimit(settings.messages_per_window,
                                    settings.message_window_seconds)

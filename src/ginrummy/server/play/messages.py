@@ -327,8 +327,13 @@ class TableFacts(SeededTable, Protocol):
 
 # ---------------------------------------------------------------------- state messages
 _BROADCASTS = itertools.count(1)
-"""Numbers every broadcast of the process (a reloaded table's too): a connection that got
-broadcast ``n`` can take the next one as a delta."""
+"""Numbers every broadcast and every state sent alone, in the whole process (a reloaded
+table's too): a connection that got number ``n`` can take the next broadcast as a delta."""
+
+
+ALONE_KEPT = 64
+"""States sent alone kept as bases between two broadcasts at most (spectators coming and
+going at a table where nothing happens)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +361,9 @@ class StateMessages:
         self._seats_json: tuple[Any, str] | None = None
         self.last: Broadcast | None = None
         """The latest broadcast (:meth:`broadcast_texts`): deltas start from it."""
+        self.alone: dict[int, Broadcast] = {}
+        """The states sent to one connection alone since (:meth:`state_alone`), by number:
+        the next broadcast's deltas to those connections start from them."""
 
     def entry(self, table: TableFacts) -> TableEntry:
         """The public lobby entry."""
@@ -408,19 +416,28 @@ class StateMessages:
                 texts[seat] = f"{head}{dumps(self.seat_body(table, seat))[1:-1]}{tail}"
         return texts
 
+    def has_base(self, serial: int | None) -> bool:
+        """Whether the next broadcast can send a delta to a connection whose last state was
+        ``serial``'s (the latest broadcast, or a state sent alone since)."""
+        last = self.last
+        return serial is not None and (serial in self.alone
+                                       or (last is not None and serial == last.serial))
+
     def broadcast_texts(self, table: TableFacts, full: Iterable[int | None],
-                        synced: Iterable[int | None], now: float
-                        ) -> tuple[dict[int | None, str], dict[int | None, str]]:
+                        synced: Iterable[tuple[int | None, int]], now: float
+                        ) -> tuple[dict[int | None, str], dict[tuple[int | None, int], str]]:
         """One broadcast at Unix time ``now``: the ``state`` text of each of the ``full`` seats,
-        and the protocol-3 text of each of the ``synced`` seats, whose connections got the
-        previous broadcast (:attr:`last`): a ``delta`` from it (a ``state`` for a seat that
-        was not in it). Becomes :attr:`last`."""
+        and for each ``(seat, serial)`` of ``synced`` (protocol 3: a connection whose last
+        state was broadcast ``serial``, or the state sent alone under that number) a
+        ``delta`` from that state (a ``state`` when there is no such base). Becomes
+        :attr:`last`; the bases of states sent alone are then forgotten (every connection
+        got this broadcast)."""
         entry_text = self.entry_json(table)
         entry_key = entry_text.rpartition(',"version":')[0]
         shared = self.shared_body(table, now)
         full, synced = list(full), list(synced)
         bodies: dict[int | None, SeatBody] = {}
-        for seat in (*full, *synced):
+        for seat in (*full, *(seat for seat, _ in synced)):
             if seat not in bodies:
                 bodies[seat] = self.seat_body(table, seat)
         head = f'{_STATE_HEAD}"table":{entry_text},'
@@ -430,22 +447,39 @@ class StateMessages:
             return f"{head}{dumps(bodies[seat])[1:-1]}{tail}"
 
         texts = {seat: state_text(seat) for seat in full}
-        last = self.last
-        deltas: dict[int | None, str] = {}
-        changed = last is None or entry_key != last.entry_key
-        entry = self.entry(table) if changed else None
-        for seat in synced:
-            if seat in deltas:
+        entry: list[TableEntry] = []  # built once, when some base's entry differs
+        deltas: dict[tuple[int | None, int], str] = {}
+        for seat, serial in synced:
+            if (seat, serial) in deltas:
                 continue
-            before = None if last is None else last.bodies.get(seat)
-            if last is None or before is None:
-                deltas[seat] = texts[seat] if seat in texts else state_text(seat)
+            base = self.alone.get(serial) or self.last
+            before = None if base is None or base.serial != serial else base.bodies.get(seat)
+            if base is None or before is None:
+                deltas[seat, serial] = texts[seat] if seat in texts else state_text(seat)
                 continue
-            old = {"type": "state", "table": None, **before, **last.shared}
-            new = {"type": "state", "table": entry, **bodies[seat], **shared}
-            deltas[seat] = dumps(state_delta(old, new, changed))
+            changed = entry_key != base.entry_key
+            if changed and not entry:
+                entry.append(self.entry(table))
+            old = {"type": "state", "table": None, **before, **base.shared}
+            new = {"type": "state", "table": entry[0] if changed else None, **bodies[seat],
+                   **shared}
+            deltas[seat, serial] = dumps(state_delta(old, new, changed))
         self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared)
+        self.alone.clear()
         return texts, deltas
+
+    def state_alone(self, table: TableFacts, seat: int | None, now: float) -> tuple[State, int]:
+        """The ``state`` of ``seat`` at Unix time ``now``, to send to one connection alone,
+        and the number under which the next broadcast's delta can start from it."""
+        body = self.seat_body(table, seat)
+        shared = self.shared_body(table, now)
+        entry = self.entry(table)
+        serial = next(_BROADCASTS)
+        entry_key = self.entry_json(table).rpartition(',"version":')[0]
+        if len(self.alone) >= ALONE_KEPT:  # no broadcast for long: those get whole states
+            self.alone.clear()
+        self.alone[serial] = Broadcast(serial, entry_key, {seat: body}, shared)
+        return {"type": "state", "table": entry, **body, **shared}, serial
 
     def state_message(self, table: TableFacts, seat: int | None, now: float) -> State:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""

@@ -242,30 +242,32 @@ class TableWriter:
 
     # ----------------------------------------------------------------- messages
     def state_for(self, conn: Connection) -> State:
-        """The current ``state`` message of a connection, to send it alone (its next
-        broadcast is then a full state too: deltas follow only broadcasts)."""
-        conn.synced = None
-        return self.table.state_message(conn.seat, time.time())
+        """The current ``state`` message of a connection, to send it alone (protocol 3: the
+        next broadcast's delta to it starts from this state)."""
+        state, conn.synced = self.table.messages.state_alone(self.table, conn.seat, time.time())
+        return state
 
     def broadcast(self, acked: tuple[Connection, str] | None = None) -> None:
         """Send every connection its state (one text built per seat): a protocol-3
-        connection that got the previous broadcast gets a ``delta`` from it. With ``acked``,
-        the message of that connection acknowledges its action of that id (``"ack"``)."""
+        connection that has a base (the previous broadcast, or a state sent to it alone)
+        gets a ``delta`` from it. With ``acked``, the message of that connection
+        acknowledges its action of that id (``"ack"``)."""
         connections = list(self.connections)
         if acked is not None and acked[0] not in self.connections:
             connections.append(acked[0])  # its author, wherever it is, learns it was committed
         if not connections:
             return
         messages = self.table.messages
-        last = None if messages.last is None else messages.last.serial
-        synced = {c for c in connections
-                  if last is not None and c.synced == last and c.protocol >= DELTA_PROTOCOL}
+        synced = {c: c.synced for c in connections
+                  if c.protocol >= DELTA_PROTOCOL and messages.has_base(c.synced)}
         texts, deltas = self.table.broadcast_texts(
-            [c.seat for c in connections if c not in synced], [c.seat for c in synced],
+            [c.seat for c in connections if c not in synced],
+            [(c.seat, serial) for c, serial in synced.items() if serial is not None],
             time.time())
         serial = messages.last.serial if messages.last is not None else None
         for conn in connections:
-            text = deltas[conn.seat] if conn in synced else texts[conn.seat]
+            base = synced.get(conn)
+            text = texts[conn.seat] if base is None else deltas[conn.seat, base]
             conn.synced = serial
             if acked is not None and conn is acked[0]:
                 if conn.protocol >= 2:
