@@ -20,6 +20,7 @@ from web_support import (
     catalogue,
     create_table,
     english_patterns,
+    hand_cards,
     leaks,
     my_turn,
     new_page,
@@ -42,10 +43,6 @@ from playwright.sync_api import Browser, Page
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("web")) as process:
         yield process
-
-
-def hand_cards(page: Page) -> list[str]:
-    return sorted(page.eval_on_selector_all("#my-hand .card", "cs => cs.map(c => c.dataset.card)"))
 
 
 def no_errors(*pages: Page) -> None:

@@ -16,6 +16,7 @@ from web_support import (
     ServerProcess,
     browser_missing,
     create_table,
+    hand_cards,
     leaks,
     my_turn,
     new_page,
@@ -30,7 +31,7 @@ from ginrummy.server.core.delta import apply_delta, state_delta
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
 DELTAS = 'localStorage.setItem("ginrummy.protocol", "3")'
 
@@ -39,10 +40,6 @@ DELTAS = 'localStorage.setItem("ginrummy.protocol", "3")'
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with running_server(tmp_path_factory.mktemp("deltas")) as process:
         yield process
-
-
-def hand_cards(page: Page) -> list[str]:
-    return sorted(page.eval_on_selector_all("#my-hand .card", "cs => cs.map(c => c.dataset.card)"))
 
 
 def test_a_match_on_deltas_reloaded_mid_hand(server: ServerProcess, browser: Browser) -> None:

@@ -253,6 +253,11 @@ def wait_for_first_state(page: Page) -> None:
                            " && p.dataset.version !== ''; }")
 
 
+def hand_cards(page: Page) -> list[str]:
+    """The cards of the page's hand, sorted."""
+    return sorted(page.eval_on_selector_all("#my-hand .card", "cs => cs.map(c => c.dataset.card)"))
+
+
 def await_state(page: Page) -> str:
     return str(page.get_attribute("#table-page", "data-await") or "")
 

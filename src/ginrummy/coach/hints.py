@@ -30,7 +30,8 @@ from ginrummy.bots.advisor import advise
 from ginrummy.bots.belief import NEAR_PARTNERS
 from ginrummy.bots.rollout import wants_card
 from ginrummy.bots.simple import knock_deadwood
-from ginrummy.cards import CARD_VALUES, card_name
+from ginrummy.cards import card_name
+from ginrummy.coach.reasons import deadwood_after_layoff
 from ginrummy.solver import best_melds, deadwood_mask
 from ginrummy.views import PlayerView
 
@@ -89,16 +90,6 @@ def _cards(cards: Sequence[int] | int) -> str:
     return " ".join(card_name(c) for c in cards)
 
 
-def _left(hand: int, layoff: LayOff) -> int:
-    left = hand
-    for meld in layoff.melds:
-        for card in meld:
-            left &= ~(1 << card)
-    for card, _meld in layoff.layoffs:
-        left &= ~(1 << card)
-    return sum(CARD_VALUES[c] for c in range(52) if left >> c & 1)
-
-
 def hint_reason(view: PlayerView, action: Action) -> Hint:
     """Why ``action`` is a good move at ``view``, from the player's own cards and the top
     discard (see the module docstring)."""
@@ -112,7 +103,7 @@ def hint_reason(view: PlayerView, action: Action) -> Hint:
         return Hint(action, "knock", {"card": card, "deadwood": deadwood,
                                       "limit": view.knock_limit})
     if isinstance(action, LayOff):
-        return Hint(action, "layoff", {"deadwood": _left(hand, action)})
+        return Hint(action, "layoff", {"deadwood": deadwood_after_layoff(hand, action)})
     if isinstance(action, DrawDiscard) and top is not None and wants_card(hand, top):
         with_top = best_melds(hand | 1 << top)
         meld = next((m for m in with_top.melds if top in m), ())

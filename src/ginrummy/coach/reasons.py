@@ -85,8 +85,8 @@ def reason_for(view: PlayerView, played: Action, best: Action) -> Reason:
     phase = view.phase
     if phase is Phase.LAYOFF and isinstance(played, LayOff) and isinstance(best, LayOff):
         return Reason("layoff_more", {"best": "the best layoff",
-                                      "deadwood": _left(hand, played),
-                                      "best_deadwood": _left(hand, best)})
+                                      "deadwood": deadwood_after_layoff(hand, played),
+                                      "best_deadwood": deadwood_after_layoff(hand, best)})
     if phase is Phase.DISCARD:
         return _discard_reason(view, played, best)
     top = view.top_discard
@@ -104,7 +104,8 @@ def reason_for(view: PlayerView, played: Action, best: Action) -> Reason:
     return Reason("playouts", {"best": _short(best)})
 
 
-def _left(hand: int, layoff: LayOff) -> int:
+def deadwood_after_layoff(hand: int, layoff: LayOff) -> int:
+    """The deadwood ``hand`` keeps once ``layoff``'s melds and laid-off cards are out of it."""
     left = hand
     for meld in layoff.melds:
         for card in meld:
