@@ -82,7 +82,7 @@ def message_dicts() -> st.SearchStrategy[dict[str, Any]]:
 
     ids = st.text(min_size=1, max_size=64)
     return st.one_of(
-        kind("hello", {"protocol": maybe(st.sampled_from([1, 2]))},
+        kind("hello", {"protocol": maybe(st.sampled_from([1, 2, 3]))},
              {"token": maybe(st.none() | st.text(max_size=40)),
               "invite": maybe(st.none() | st.text(max_size=40)),
               "since": maybe(st.integers(0, 200))}),

@@ -7,8 +7,11 @@ think time (one second by default): the first-turn offer is passed, a draw is mo
 stock, the discard is the unmatched card with the most deadwood, a knock or gin is taken when
 offered and the proposed layoff accepted; between hands the seat says ``next`` and after a
 match ``rematch``. Latency is measured from just before an action is sent to the arrival of
-its acknowledgement: the state that carries its ``ack`` (protocol 2; an action sent again is
-answered by an ``ack`` message).
+its acknowledgement: the message that carries its ``ack`` (an action sent again is answered by
+an ``ack`` message). The seats speak protocol 3 by default (``WorkerPlan.protocol``): a whole
+``state`` first, then a ``delta`` per change, applied with the server's own reducer
+(:func:`ginrummy.server.core.delta.apply_delta`; a delta that does not apply is counted as a
+``delta_gap`` error and answered with a ``resync``); protocol 2 gets whole states only.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from typing import Any
 import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
+
+from ginrummy.server.core.delta import DeltaError, apply_delta
 
 RANKS = "A23456789TJQK"
 
@@ -63,6 +68,8 @@ class WorkerPlan:
     preset: str
     clock_seconds: float
     seed: int
+    protocol: int = 3
+    """The protocol the seats ask for in ``hello`` (3: deltas; 2: whole states)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,10 @@ class WorkerResult:
     table_ids: list[str] = field(default_factory=list)
     states: int = 0
     state_bytes: int = 0
+    deltas: int = 0
+    delta_bytes: int = 0
+    received_bytes: int = 0
+    """Every frame received (states, deltas, acks, errors, chat), in bytes of text."""
     cpu_seconds: float = 0.0
 
 
@@ -145,6 +156,10 @@ class Seat:
         self.result = result
         self.rng = rng
         self.ws: ClientConnection | None = None
+        self.state: dict[str, Any] | None = None
+        """The latest state, whole or made from deltas (``None``: waiting for a resync)."""
+        self.resync: asyncio.Future[None] | None = None
+        """The ``resync`` sent after a delta that did not apply."""
         self.version = -1
         self.scheduled: tuple[str, int] | None = None
         """(what, version) of the reply already scheduled, so a state is answered once."""
@@ -162,7 +177,8 @@ class Seat:
                                           ping_interval=None, close_timeout=2,
                                           origin=origin) as ws:  # type: ignore[arg-type]
                 self.ws = ws
-                await ws.send(dumps({"type": "hello", "protocol": 2, "token": self.token}))
+                await ws.send(dumps({"type": "hello", "protocol": self.plan.protocol,
+                                     "token": self.token}))
                 async for raw in ws:
                     text = raw if isinstance(raw, str) else raw.decode()
                     self.on_message(text)
@@ -190,9 +206,28 @@ class Seat:
         """Handle one server message."""
         msg = loads(text)
         kind = msg.get("type")
-        if kind == "state":
+        self.result.received_bytes += len(text)
+        if kind == "delta":
+            self.result.deltas += 1
+            self.result.delta_bytes += len(text)
+            if self.state is None:  # a resync is on its way
+                return
+            try:
+                state = apply_delta(self.state, msg)
+            except DeltaError:
+                self.result.errors["delta_gap"] += 1
+                self.state = None
+                if self.ws is not None:
+                    self.resync = asyncio.ensure_future(self.ws.send(dumps({"type": "resync"})))
+                return
+            self.state = state
+            if "ack" in msg:  # the delta that acknowledges this seat's action
+                self.on_ack({"id": msg["ack"]})
+            self.on_state(state)
+        elif kind == "state":
             self.result.states += 1
             self.result.state_bytes += len(text)
+            self.state = msg
             if "ack" in msg:  # the state that acknowledges this seat's action
                 self.on_ack({"id": msg["ack"]})
             self.on_state(msg)

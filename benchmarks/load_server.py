@@ -10,10 +10,12 @@ run and drops it afterwards), or uses a running server (``--url``). Client proce
 tables evenly over ``--ramp`` seconds; every seat is a person who answers one second
 (``--think``) after its turn comes. After the ramp-up and a short settling time the window of
 ``--duration`` seconds is measured: actions acknowledged per second, latency from sending an
-action to its acknowledgement (the ``state`` carrying its ``ack``, protocol 2; p50, p90, p99,
-max), errors, and the CPU used by the server process, the clients and everything else on the
-machine. After the run the server is killed (SIGKILL) and
-every acknowledged action is looked up in the database: each one must be stored.
+action to its acknowledgement (the ``state`` or ``delta`` carrying its ``ack``; p50, p90, p99,
+max), the bytes the clients received per acknowledged action (``--protocol 3``, the default:
+deltas; ``--protocol 2``: a whole state after every change), errors, and the CPU used by the
+server process, the clients and everything else on the machine. After the run the server is
+killed (SIGKILL) and every acknowledged action is looked up in the database: each one must be
+stored.
 
 The clients share the machine's cores with the server: on a small machine their CPU is part
 of what limits the result, and the report says how much they used.
@@ -115,6 +117,10 @@ class RunReport:
     writes_per_commit: float | None = None
     states_per_second: float = 0.0
     state_bytes_mean: float = 0.0
+    deltas_per_second: float = 0.0
+    delta_bytes_mean: float = 0.0
+    bytes_per_action: float = 0.0
+    """Every byte of text the clients received (all seats) per acknowledged action."""
     acked_total: int = 0
     stored_acked: int | None = None
     missing_in_db: int | None = None
@@ -322,7 +328,7 @@ def run_load(args: argparse.Namespace, tables: int, server: ServerHandle) -> Run
     for worker in range(procs):
         share = tables // procs + (1 if worker < tables % procs else 0)
         plan = WorkerPlan(worker, server.url, share, first, tables, args.think, args.jitter,
-                          args.preset, args.clock, args.seed)
+                          args.preset, args.clock, args.seed, args.protocol)
         first += share
         parent_end, child_end = context.Pipe()
         process = context.Process(target=worker_main, args=(plan, child_end), daemon=True)
@@ -404,6 +410,11 @@ def _fill(report: RunReport, results: list[WorkerResult], before: CpuSample, aft
     states = sum(r.states for r in results)
     report.states_per_second = states / max(1e-9, report.duration)
     report.state_bytes_mean = sum(r.state_bytes for r in results) / max(1, states)
+    deltas = sum(r.deltas for r in results)
+    report.deltas_per_second = deltas / max(1e-9, report.duration)
+    report.delta_bytes_mean = sum(r.delta_bytes for r in results) / max(1, deltas)
+    report.bytes_per_action = (sum(r.received_bytes for r in results)
+                               / max(1, report.acked_total))
     server_cpu = after.server - before.server
     clients_cpu = after.clients - before.clients
     report.machine_cores = psutil.cpu_count() or 1
@@ -471,7 +482,9 @@ def describe(report: RunReport) -> str:
         per = "n/a" if report.writes_per_commit is None else f"{report.writes_per_commit:.1f}"
         lines.append(f"  commits/s {report.commits_per_second:.1f}, writes per commit {per}; "
                      f"states/s {report.states_per_second:.0f} of "
-                     f"{report.state_bytes_mean / 1024:.1f} KiB")
+                     f"{report.state_bytes_mean / 1024:.1f} KiB, deltas/s "
+                     f"{report.deltas_per_second:.0f} of {report.delta_bytes_mean:.0f} B; "
+                     f"{report.bytes_per_action:.0f} B received per action")
     worst = "; ".join(f"at {w['second']:.0f} s max {w['max_ms']:.0f} ms over {w['actions']:.0f}"
                       for w in report.worst_seconds)
     lines.append(f"  seconds with an action over the target: {report.slow_seconds}; worst: "
@@ -528,6 +541,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs per table count; a sweep decides on the median p99")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--protocol", type=int, choices=(2, 3), default=3,
+                        help="the seats' protocol: 3 (deltas, default) or 2 (whole states)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
     if args.url and args.sweep:

@@ -52,8 +52,8 @@ WEB_MODULES_LONGEST_FIRST = (
     "test_web_screen", "test_web_a11y", "test_web_hand", "test_web_fair_checks",
     "test_web_actions", "test_web_notify", "test_web_motion", "test_web_layoffs",
     "test_web_i18n", "test_web_motion_together", "test_web_variant", "test_web_lobby",
-    "test_web_fair", "test_web_chat_history", "test_web_coach", "test_web_tutorial",
-    "test_web_clock_reload", "test_web_loading",
+    "test_web_fair", "test_web_chat_history", "test_web_deltas", "test_web_coach",
+    "test_web_tutorial", "test_web_clock_reload", "test_web_loading",
 )
 WEB_DIR = Path(__file__).parent / "web"
 

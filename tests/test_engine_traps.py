@@ -193,20 +193,12 @@ def test_hands_not_dealt_by_a_match_have_no_callback_and_play_as_before() -> Non
 # --------------------------------------------------------------------------- 2. pure queries
 
 
-def _frozen(value: Any) -> Any:
-    """A deep, comparable copy: lists and dicts become tuples (the engine's tuples and frozen
-    dataclasses hold no list, and compare by value)."""
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
-    return value
-
-
-def full_state(hand: Hand) -> Any:
+def full_state(hand: Hand) -> dict[str, Any]:
     """Every attribute of the hand, hidden ones included (the stock's order, every seat's
-    cards and log, any cache), as a comparable value."""
-    return _frozen(vars(hand))
+    cards and log, any cache), for comparing two hands at once: ``==`` on the attribute dicts
+    compares lists, dicts, tuples and the engine's frozen dataclasses by value, all the way
+    down (a deep copy into tuples, as before, cost 10 of the test's 16 s)."""
+    return vars(hand)
 
 
 def ask_everything(hand: Hand, rng: random.Random) -> None:

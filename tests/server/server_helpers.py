@@ -22,6 +22,7 @@ from ginrummy.cards import parse_card
 from ginrummy.cli.serve import uvicorn_config
 from ginrummy.engine import Hand
 from ginrummy.server import Settings, create_app
+from ginrummy.server.core.delta import apply_delta
 from ginrummy.server.play.table import GameTable
 from ginrummy.storage import Repository, open_engine
 
@@ -175,6 +176,12 @@ class Client:
         self.texts.append(text)
         message = json.loads(text)
         self.frames.append(message)
+        if message["type"] == "delta":  # protocol 3: the state it makes follows it in frames
+            state = apply_delta(self.state, message)
+            if "ack" in message:
+                state = {"type": "state", "ack": message["ack"], **state}
+            self.frames.append(state)
+            return dict(state)
         return dict(message)
 
     def wait(self, predicate: Callable[[dict[str, Any]], bool],
@@ -265,13 +272,20 @@ def cards_in(value: Any) -> set[int]:
 def check_frames(server: LiveServer, table_id: str, frames: list[dict[str, Any]],
                  seat: int | None) -> int:
     """Check every state frame a recipient got: its view is exactly the engine's view of that
-    version for that seat, and nothing in it names a card the seat may not know. Returns
-    how many frames were checked."""
+    version for that seat, and nothing in it names a card the seat may not know; a protocol-3
+    ``delta`` names none either (the state the client made of it follows it in ``frames``
+    and is checked as a state). Returns how many states were checked."""
     from ginrummy.views import view
 
     checked = 0
     stored = server.stored_table(table_id)
     for frame in frames:
+        if frame["type"] == "delta":  # protocol 3: what it names, at its version
+            table = table_at(stored, frame["version"])
+            if table.match is not None and table.match.hands:
+                leaked = cards_in(frame) & hidden_cards(table.match.hand, seat)
+                assert not leaked, f"version {frame['version']}: seat {seat}'s delta " \
+                    f"names hidden cards {sorted(leaked)}"
         if frame["type"] != "state":
             assert "deck" not in json.dumps(frame)
             continue

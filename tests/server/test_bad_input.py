@@ -163,7 +163,7 @@ def test_unknown_table_bad_token_private_table_and_missing_hello(server: LiveSer
     assert closed_with(rude) == (4400, "hello expected")
 
     future = Client.open(server, table_id, hello=False)
-    future.send({"type": "hello", "protocol": 3, "token": created["token"]})
+    future.send({"type": "hello", "protocol": 4, "token": created["token"]})
     code, reason = closed_with(future)
     assert code == 4400 and "protocol" in reason
 

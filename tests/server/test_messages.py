@@ -41,6 +41,8 @@ def test_chat_and_ack_texts() -> None:
     state = '{"type":"state","table":{},"version":3}'
     assert with_ack(state, "x\"1") == '{"type":"state","ack":"x\\"1","table":{},"version":3}'
     assert json.loads(with_ack(state, "a"))["ack"] == "a"
+    delta = '{"type":"delta","base":2,"version":3}'  # protocol 3
+    assert with_ack(delta, "a") == '{"type":"delta","ack":"a","base":2,"version":3}'
 
 
 def test_the_client_types() -> None:

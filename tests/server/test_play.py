@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from server_helpers import Client, LiveServer, check_frames, is_state, table_at
 
 from ginrummy.cards import card_name
@@ -19,12 +20,13 @@ def choose(state: dict[str, Any]) -> str:
     return legal[0]
 
 
-def two_players(server: LiveServer, **create: Any) -> tuple[str, Client, Client]:
+def two_players(server: LiveServer, protocol: int = 2,
+                **create: Any) -> tuple[str, Client, Client]:
     created = server.create(nickname="Ann", **create)
     table_id = created["table_id"]
     joined = server.join(table_id, nickname="Bob")
-    ann = Client.open(server, table_id, created["token"])
-    bob = Client.open(server, table_id, joined["token"])
+    ann = Client.open(server, table_id, created["token"], protocol=protocol)
+    bob = Client.open(server, table_id, joined["token"], protocol=protocol)
     return table_id, ann, bob
 
 
@@ -57,15 +59,22 @@ def play_one_hand(ann: Client, bob: Client, watcher: Client | None = None,
     return sent
 
 
+@pytest.mark.parametrize("protocol", [2, 3])
 def test_a_complete_hand_between_two_people_reveals_nothing_hidden(
-        make_server: Any) -> None:
+        make_server: Any, protocol: int) -> None:
+    """Every frame checked (protocol 3: the deltas too, and the states made of them)."""
     server = make_server(between_hands_seconds=60)
-    table_id, ann, bob = two_players(server, preset="classic")
-    watcher = Client.open(server, table_id)  # a spectator
-    assert ann.frames[0] == {"type": "welcome", "protocol": 2, "table": table_id, "seat": 0,
-                             "version": ann.frames[0]["version"], "name": "Ann"}
+    table_id, ann, bob = two_players(server, protocol, preset="classic")
+    watcher = Client.open(server, table_id, protocol=protocol)  # a spectator
+    assert ann.frames[0] == {"type": "welcome", "protocol": protocol, "table": table_id,
+                             "seat": 0, "version": ann.frames[0]["version"], "name": "Ann"}
     sent = play_one_hand(ann, bob, watcher)
     assert sent >= 4
+    deltas = [sum(m["type"] == "delta" for m in c.frames) for c in (ann, bob, watcher)]
+    if protocol == 3:  # all but the first broadcast a connection gets (a spectator's)
+        assert min(deltas) >= sent - 1
+    else:
+        assert deltas == [0, 0, 0]
     final = ann.state
     assert final["view"]["result"] is not None and final["sheet"][0]["hand"] == 1
     assert final["next_hand"]["remaining_ms"] > 0  # the reveal stays on screen
@@ -137,6 +146,39 @@ def test_protocol_1_clients_get_the_ack_in_a_frame_of_its_own(server: LiveServer
     after = mover.recv()  # then the state, as protocol 1 says
     assert after["type"] == "state" and after["version"] == state["version"] + 1
     assert "ack" not in after
+
+
+def test_protocol_3_sends_deltas_and_a_whole_state_after_a_resync(server: LiveServer) -> None:
+    table_id, ann, bob = two_players(server, 3)
+    watcher = Client.open(server, table_id, protocol=3)
+    clients = (ann, bob, watcher)
+
+    def move(number: int) -> dict[str, Any]:
+        """The mover plays; every client reaches the next version. The mover's answer."""
+        mover = ann if ann.state["view"]["to_move"] == 0 else bob
+        state = mover.state
+        mover.send({"type": "action", "id": f"m{number}", "version": state["version"],
+                    "action": choose(state)})
+        answer = mover.answer()
+        assert answer["ack"] == f"m{number}" and answer["version"] == state["version"] + 1
+        for client in clients:
+            client.reach(state["version"] + 1)
+        return answer
+
+    full = len(bob.texts[-1])  # the first state after hello is whole
+    move(1)  # then deltas, the spectator's too (its first state was sent to it alone)
+    for client in clients:
+        delta = client.frames[-2]
+        assert delta["type"] == "delta" and delta["base"] + 1 == delta["version"]
+        assert len(client.texts[-1]) < full / 2
+    assert ("ack" in ann.frames[-2]) != ("ack" in bob.frames[-2])  # only the mover's
+    watcher.send({"type": "resync"})
+    whole = watcher.wait(is_state())
+    assert watcher.frames[-1] == whole and "base" not in whole  # a state, as it was sent
+    move(2)  # the next broadcast's delta starts from the state sent alone
+    assert watcher.frames[-2]["type"] == "delta"
+    assert watcher.frames[-2]["base"] == whole["version"]
+    assert check_frames(server, table_id, watcher.frames, None) >= 3
 
 
 def test_stale_version_is_rejected_and_changes_nothing(server: LiveServer) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from ginrummy.server.core.delta import apply_delta
 from ginrummy.web import LANGUAGES as LANGUAGES
 from ginrummy.web import STATIC_DIR
 
@@ -458,18 +459,31 @@ class Frame:
 
 @dataclass
 class FrameRecorder:
-    """Every WebSocket frame received by each page, by recipient name."""
+    """Every WebSocket frame received by each page, by recipient name; a protocol-3 ``delta``
+    is recorded as the ``state`` it makes (it names nothing that state does not), and counted
+    in ``deltas``."""
 
     frames: list[Frame] = field(default_factory=list)
+    deltas: int = 0
 
     def attach(self, page: Page, name: str | None = None) -> None:
         recipient = name or f"page{id(page)}"
         page.recipient = recipient  # type: ignore[attr-defined]
 
         def on_socket(socket: Any) -> None:
+            last: list[dict[str, Any]] = []  # this socket's latest state
+
             def on_frame(payload: str | bytes) -> None:
                 text = payload.decode() if isinstance(payload, bytes) else payload
-                self.frames.append(Frame(page.recipient, json.loads(text)))  # type: ignore[attr-defined]
+                message = json.loads(text)
+                if message.get("type") == "delta":
+                    self.deltas += 1
+                    state = apply_delta(last[0], message)
+                    message = {"type": "state", **({"ack": message["ack"]} if "ack" in message
+                                                   else {}), **state}
+                if message.get("type") == "state":
+                    last[:] = [message]
+                self.frames.append(Frame(page.recipient, message))  # type: ignore[attr-defined]
 
             socket.on("framereceived", on_frame)
 

@@ -407,6 +407,10 @@ class SeatPlayer:
         self._stop = False
         self._timer: asyncio.TimerHandle | None = None
         self._closing: asyncio.Future[None] | None = None
+        self.ready_sent = False
+        """Whether this seat said "next" in the current pause between hands (a state made
+        before the server read it still shows the seat not ready: saying it again after the
+        deal was refused with ``no_hand``, 1 run in about 30 of the two-process test)."""
 
     # ------------------------------------------------------------------ connection
     async def run(self) -> None:
@@ -441,6 +445,7 @@ class SeatPlayer:
                                       max_size=2**22) as ws:
             self._ws = ws
             self.stats.connects += 1
+            self.ready_sent = False  # a new owner may not know it: the state will tell
             await ws.send(json.dumps({"type": "hello", "protocol": 2, "token": self.token}))
             resent = False
             watchdog = asyncio.create_task(self._watch(ws))
@@ -495,6 +500,8 @@ class SeatPlayer:
             if version >= self.version:
                 self.version = version
                 self.state = msg
+                if msg.get("next_hand") is None:
+                    self.ready_sent = False
             self.changed.set()
             if msg["table"]["status"] != "playing" and msg["table"]["status"] != "waiting":
                 self.finished.set()
@@ -531,7 +538,8 @@ class SeatPlayer:
             payload: dict[str, Any] = {"type": "action", "version": msg["version"],
                                        "action": choose_action(legal, msg.get("hints"),
                                                                self.rng)}
-        elif next_hand is not None and self.seat not in (next_hand.get("ready") or []):
+        elif next_hand is not None and self.seat not in (next_hand.get("ready") or []) \
+                and not self.ready_sent:
             payload = {"type": "next"}
         else:
             return
@@ -553,6 +561,8 @@ class SeatPlayer:
             self.pending = payload
             self.pending_since = time.monotonic()
             self.stats.sent += 1
+        elif payload["type"] == "next":
+            self.ready_sent = True
         with contextlib.suppress(websockets.ConnectionClosed):
             await ws.send(json.dumps(payload))
 

@@ -141,15 +141,19 @@ def test_a_bad_token_is_refused_with_the_same_code_as_locally(
     assert close_code(unknown) == 4404
 
 
+@pytest.mark.parametrize("protocol", [2, 3])
 def test_a_relayed_hand_keeps_every_frame_in_order_and_shows_nothing_hidden(
-        pair: tuple[Process, Process]) -> None:
+        pair: tuple[Process, Process], protocol: int) -> None:
+    """Protocol 3: the owner's deltas cross the relay as they are, and apply in order."""
     owner, edge = pair
     table_id, ann_token, bob_token = owned_table(owner)
-    ann = Client.open(edge.live, table_id, ann_token)
-    bob = Client.open(edge.live, table_id, bob_token)
-    watcher = Client.open(edge.live, table_id)
+    ann = Client.open(edge.live, table_id, ann_token, protocol=protocol)
+    bob = Client.open(edge.live, table_id, bob_token, protocol=protocol)
+    watcher = Client.open(edge.live, table_id, protocol=protocol)
     sent = play_one_hand(ann, bob, watcher, prefix="o")
     assert sent >= 2
+    deltas = sum(m["type"] == "delta" for m in ann.frames)
+    assert deltas >= sent if protocol == 3 else deltas == 0
     final = owner.live.stored_table(table_id).version
     for seat, client in ((0, ann), (1, bob), (None, watcher)):
         client.reach(final)

@@ -14,10 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from ginrummy.server.core.clienttext import BadText, check_strings, may_hold_refused
 from ginrummy.server.core.jsontext import MAX_INT, JSONTextError, loads
 
-PROTOCOL = 2
-"""The protocol this server speaks by default (2: the sender's ``state`` carries the ``ack``)."""
-PROTOCOLS = (1, 2)
-"""Every protocol a client may ask for in ``hello`` (1: a separate ``ack`` frame)."""
+PROTOCOL = 3
+"""The protocol this server speaks by default (3: after the first ``state``, a ``delta`` of
+what changed; :mod:`ginrummy.server.core.delta`)."""
+PROTOCOLS = (1, 2, 3)
+"""Every protocol a client may ask for in ``hello`` (2: a full ``state`` after every change,
+its ``ack`` in the sender's; 1: the ``ack`` in a frame of its own)."""
 
 
 class Code(StrEnum):

@@ -149,7 +149,8 @@ async def table_hint(request: Request) -> Response:
         jobs.executor, suggest, seen, legal, HINT_BUDGET_MS, version)
     work.add_done_callback(lambda _done: jobs.running.discard(key))
     try:
-        hint = await asyncio.wait_for(asyncio.shield(work), HINT_TIMEOUT_SECONDS)
+        async with asyncio.timeout(HINT_TIMEOUT_SECONDS):  # not wait_for: gh-86296
+            hint = await asyncio.shield(work)
     except TimeoutError:
         return error_response(503, "busy", "the hint took too long: ask again in a moment")
     except ValueError as exc:

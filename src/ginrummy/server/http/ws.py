@@ -176,7 +176,7 @@ async def _receive_hello(conn: Connection, texts: ClientTexts, settings: Setting
         raise _Closed
     if msg.protocol not in PROTOCOLS:
         conn.close(Close.BAD_HELLO, f"unsupported protocol {msg.protocol}; this server speaks "
-                   f"{' and '.join(map(str, PROTOCOLS))}")
+                   f"{', '.join(map(str, PROTOCOLS))}")
         raise _Closed
     conn.protocol = msg.protocol
     return msg

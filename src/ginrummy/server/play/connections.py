@@ -102,6 +102,10 @@ class Connection:
         """Called with the code of every ``error`` message sent (the error counter)."""
         self.protocol = PROTOCOL
         """The protocol asked for in ``hello`` (1: acknowledgements in a frame of their own)."""
+        self.synced: int | None = None
+        """The number of the last state this connection got (a broadcast's, or one sent to it
+        alone: :class:`~ginrummy.server.play.messages.StateMessages`); protocol 3: the next
+        broadcast is a ``delta`` from it while the table keeps it as a base."""
         self.muted: set[int | None] = set()
         self._messages = RateLimit(settings.messages_per_window,
                                    settings.message_window_seconds)

@@ -10,13 +10,16 @@ docs/protocol.md.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 from ginrummy.actions import Action, Knock, LayOff, action_text
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
+from ginrummy.server.core.delta import state_delta
 from ginrummy.server.core.jsontext import dumps
 from ginrummy.server.core.kinds import SeatKind, TableStatus
 from ginrummy.server.core.protocol import Code
@@ -267,12 +270,15 @@ def clock_notice(seat: int, name: str, action: str, hand_number: int,
 
 
 _STATE_HEAD = '{"type":"state",'
+_DELTA_HEAD = '{"type":"delta",'
 
 
 def with_ack(state_text: str, action_id: str) -> str:
-    """A ``state`` text that also acknowledges the action ``action_id`` (``"ack"``)."""
-    assert state_text.startswith(_STATE_HEAD)
-    return f'{_STATE_HEAD}"ack":{dumps(action_id)},{state_text[len(_STATE_HEAD):]}'
+    """A ``state`` (or protocol 3's ``delta``) text that also acknowledges the action
+    ``action_id`` (``"ack"``, right after the type)."""
+    head = _STATE_HEAD if state_text.startswith(_STATE_HEAD) else _DELTA_HEAD
+    assert state_text.startswith(head)
+    return f'{head}"ack":{dumps(action_id)},{state_text[len(head):]}'
 
 
 class TableFacts(SeededTable, Protocol):
@@ -320,6 +326,28 @@ class TableFacts(SeededTable, Protocol):
 
 
 # ---------------------------------------------------------------------- state messages
+_BROADCASTS = itertools.count(1)
+"""Numbers every broadcast and every state sent alone, in the whole process (a reloaded
+table's too): a connection that got number ``n`` can take the next broadcast as a delta."""
+
+
+ALONE_KEPT = 64
+"""States sent alone kept as bases between two broadcasts at most (spectators coming and
+going at a table where nothing happens)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    """What one broadcast sent: its number, and what the next one's deltas start from."""
+
+    serial: int
+    entry_key: str
+    """The table entry's text without its version (a change of it sends the entry)."""
+    bodies: dict[int | None, SeatBody]
+    """The state fields of each recipient seat (``None``: the spectators)."""
+    shared: SharedBody
+
+
 class StateMessages:
     """A table's ``state`` messages and lobby entry, with what they can keep between calls
     (the entry's fixed part and text, the views of :class:`ViewCache`)."""
@@ -331,6 +359,11 @@ class StateMessages:
         """The fixed part's JSON text without its closing brace (the entry's text begins
         with it: orjson writes a dict's keys in order, without spaces)."""
         self._seats_json: tuple[Any, str] | None = None
+        self.last: Broadcast | None = None
+        """The latest broadcast (:meth:`broadcast_texts`): deltas start from it."""
+        self.alone: dict[int, Broadcast] = {}
+        """The states sent to one connection alone since (:meth:`state_alone`), by number:
+        the next broadcast's deltas to those connections start from them."""
 
     def entry(self, table: TableFacts) -> TableEntry:
         """The public lobby entry."""
@@ -382,6 +415,71 @@ class StateMessages:
             if seat not in texts:
                 texts[seat] = f"{head}{dumps(self.seat_body(table, seat))[1:-1]}{tail}"
         return texts
+
+    def has_base(self, serial: int | None) -> bool:
+        """Whether the next broadcast can send a delta to a connection whose last state was
+        ``serial``'s (the latest broadcast, or a state sent alone since)."""
+        last = self.last
+        return serial is not None and (serial in self.alone
+                                       or (last is not None and serial == last.serial))
+
+    def broadcast_texts(self, table: TableFacts, full: Iterable[int | None],
+                        synced: Iterable[tuple[int | None, int]], now: float
+                        ) -> tuple[dict[int | None, str], dict[tuple[int | None, int], str]]:
+        """One broadcast at Unix time ``now``: the ``state`` text of each of the ``full`` seats,
+        and for each ``(seat, serial)`` of ``synced`` (protocol 3: a connection whose last
+        state was broadcast ``serial``, or the state sent alone under that number) a
+        ``delta`` from that state (a ``state`` when there is no such base). Becomes
+        :attr:`last`; the bases of states sent alone are then forgotten (every connection
+        got this broadcast)."""
+        entry_text = self.entry_json(table)
+        entry_key = entry_text.rpartition(',"version":')[0]
+        shared = self.shared_body(table, now)
+        full, synced = list(full), list(synced)
+        bodies: dict[int | None, SeatBody] = {}
+        for seat in (*full, *(seat for seat, _ in synced)):
+            if seat not in bodies:
+                bodies[seat] = self.seat_body(table, seat)
+        head = f'{_STATE_HEAD}"table":{entry_text},'
+        tail = f",{dumps(shared)[1:]}"
+
+        def state_text(seat: int | None) -> str:
+            return f"{head}{dumps(bodies[seat])[1:-1]}{tail}"
+
+        texts = {seat: state_text(seat) for seat in full}
+        entry: list[TableEntry] = []  # built once, when some base's entry differs
+        deltas: dict[tuple[int | None, int], str] = {}
+        for seat, serial in synced:
+            if (seat, serial) in deltas:
+                continue
+            base = self.alone.get(serial) or self.last
+            before = None if base is None or base.serial != serial else base.bodies.get(seat)
+            if base is None or before is None:
+                deltas[seat, serial] = texts[seat] if seat in texts else state_text(seat)
+                continue
+            changed = entry_key != base.entry_key
+            if changed and not entry:
+                entry.append(self.entry(table))
+            old = {"type": "state", "table": None, **before, **base.shared}
+            new = {"type": "state", "table": entry[0] if changed else None, **bodies[seat],
+                   **shared}
+            deltas[seat, serial] = dumps(state_delta(old, new, changed))
+        self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared)
+        self.alone.clear()
+        return texts, deltas
+
+    def state_alone(self, table: TableFacts, seat: int | None, now: float) -> tuple[State, int]:
+        """The ``state`` of ``seat`` at Unix time ``now``, to send to one connection alone,
+        and the number under which the next broadcast's delta can start from it."""
+        body = self.seat_body(table, seat)
+        shared = self.shared_body(table, now)
+        entry = self.entry(table)
+        serial = next(_BROADCASTS)
+        entry_key = self.entry_json(table).rpartition(',"version":')[0]
+        if len(self.alone) >= ALONE_KEPT:  # no broadcast for long: those get whole states
+            self.alone.clear()
+        self.alone[serial] = Broadcast(serial, entry_key, {seat: body}, shared)
+        return {"type": "state", "table": entry, **body, **shared}, serial
 
     def state_message(self, table: TableFacts, seat: int | None, now: float) -> State:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""

@@ -342,6 +342,14 @@ class GameTable:
         Unix time ``now`` (the shared parts built once)."""
         return self.messages.state_texts(self, seats, now)
 
+    def broadcast_texts(self, full: Iterable[int | None],
+                        synced: Iterable[tuple[int | None, int]], now: float
+                        ) -> tuple[dict[int | None, str], dict[tuple[int | None, int], str]]:
+        """One broadcast's texts: ``state`` for the ``full`` seats, ``delta`` (protocol 3)
+        for the ``(seat, base number)`` pairs of ``synced``
+        (:meth:`StateMessages.broadcast_texts`)."""
+        return self.messages.broadcast_texts(self, full, synced, now)
+
     def state_message(self, seat: int | None, now: float) -> State:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""
         return self.messages.state_message(self, seat, now)

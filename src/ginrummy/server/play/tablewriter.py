@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from ginrummy.actions import Action, action_text
 from ginrummy.gameloop import EndlessHand
 from ginrummy.server.core.auth import new_secret, secret_hash
+from ginrummy.server.core.delta import DELTA_PROTOCOL
 from ginrummy.server.core.kinds import OPEN_STATUSES, SeatKind, Source, TableStatus
 from ginrummy.server.core.protocol import ActionMessage, Close, Code, MessageError, SeedMessage
 from ginrummy.server.core.settings import Settings
@@ -241,20 +242,33 @@ class TableWriter:
 
     # ----------------------------------------------------------------- messages
     def state_for(self, conn: Connection) -> State:
-        """The current ``state`` message of a connection."""
-        return self.table.state_message(conn.seat, time.time())
+        """The current ``state`` message of a connection, to send it alone (protocol 3: the
+        next broadcast's delta to it starts from this state)."""
+        state, conn.synced = self.table.messages.state_alone(self.table, conn.seat, time.time())
+        return state
 
     def broadcast(self, acked: tuple[Connection, str] | None = None) -> None:
-        """Send every connection its state (one text built per seat). With ``acked``, the
-        state of that connection acknowledges its action of that id (``"ack"``)."""
+        """Send every connection its state (one text built per seat): a protocol-3
+        connection that has a base (the previous broadcast, or a state sent to it alone)
+        gets a ``delta`` from it. With ``acked``, the message of that connection
+        acknowledges its action of that id (``"ack"``)."""
         connections = list(self.connections)
         if acked is not None and acked[0] not in self.connections:
             connections.append(acked[0])  # its author, wherever it is, learns it was committed
         if not connections:
             return
-        texts = self.table.state_texts([c.seat for c in connections], time.time())
+        messages = self.table.messages
+        synced = {c: c.synced for c in connections
+                  if c.protocol >= DELTA_PROTOCOL and messages.has_base(c.synced)}
+        texts, deltas = self.table.broadcast_texts(
+            [c.seat for c in connections if c not in synced],
+            [(c.seat, serial) for c, serial in synced.items() if serial is not None],
+            time.time())
+        serial = messages.last.serial if messages.last is not None else None
         for conn in connections:
-            text = texts[conn.seat]
+            base = synced.get(conn)
+            text = texts[conn.seat] if base is None else deltas[conn.seat, base]
+            conn.synced = serial
             if acked is not None and conn is acked[0]:
                 if conn.protocol >= 2:
                     text = with_ack(text, acked[1])

@@ -1,8 +1,49 @@
 // One table's WebSocket (docs/protocol.md, "WebSocket: play"): hello, actions with ids and
 // acknowledgements, automatic reconnection with exponential backoff and resending of
-// unacknowledged actions under the same id (the server plays each id once).
+// unacknowledged actions under the same id (the server plays each id once), and protocol 3's
+// deltas applied to the last state (a delta that does not apply asks for a resync).
 
-export const PROTOCOL = 2; // 2: a state acknowledges its connection's action ("ack")
+export const PROTOCOL = 2; // 2: a whole state after every change, the sender's with its "ack"
+export const DELTA_PROTOCOL = 3; // 3: after the first state, deltas (the "ack" in the sender's)
+
+/** The protocol this page asks for: 3 when localStorage's "ginrummy.protocol" is "3" (the
+ * move to deltas, tried before it is the default: tests/web/test_web_deltas.py), else 2. */
+export function chosenProtocol() {
+  try {
+    return localStorage.getItem("ginrummy.protocol") === "3" ? DELTA_PROTOCOL : PROTOCOL;
+  } catch {
+    return PROTOCOL;
+  }
+}
+
+/**
+ * The state after a protocol-3 delta (docs/protocol.md, "delta"): the port of
+ * ginrummy.server.core.delta.apply_delta. Returns null when the delta does not apply to
+ * `state` (another base): the caller asks for a resync. `state` is left unchanged.
+ */
+export function applyDelta(state, delta) {
+  if (!state || delta.base !== state.version || typeof delta.version !== "number") return null;
+  const next = { ...state, version: delta.version };
+  delete next.ack;
+  next.table = { ...(delta.table ?? state.table), version: delta.version };
+  let view = state.view;
+  if ("view" in delta) {
+    const patch = delta.view;
+    if (patch !== null && typeof patch !== "object") return null;
+    view = patch === null || view === null ? patch : { ...view, ...patch };
+  }
+  if (delta.log) {
+    if (!view || !Array.isArray(delta.log)) return null;
+    view = { ...view, log: [...view.log, ...delta.log] };
+  }
+  next.view = view;
+  for (const [key, value] of Object.entries(delta)) {
+    if (!DELTA_OWN.has(key)) next[key] = value;
+  }
+  return next;
+}
+
+const DELTA_OWN = new Set(["type", "ack", "base", "version", "table", "view", "log", "seat"]);
 const FINAL_CLOSES = new Set([4400, 4401, 4403, 4404, 1008]);
 
 export class TableConnection {
@@ -17,6 +58,7 @@ export class TableConnection {
     this.invite = credentials.invite || null;
     this.handlers = handlers;
     this.version = null;
+    this.last = null; // the latest state, whole or made from deltas (null: a resync is due)
     this.pending = new Map(); // id -> {id, version, action}
     this.counter = 0;
     this.prefix = Math.random().toString(36).slice(2, 8);
@@ -45,7 +87,7 @@ export class TableConnection {
     }
     this.socket = socket;
     // seeds: this client sends a client seed for each hand's deal (js/fair.js)
-    const hello = () => this.send({ type: "hello", protocol: PROTOCOL, token: this.token, invite: this.invite, since: this.version, seeds: true });
+    const hello = () => this.send({ type: "hello", protocol: chosenProtocol(), token: this.token, invite: this.invite, since: this.version, seeds: true });
     if (socket.readyState === WebSocket.OPEN) hello();
     else socket.addEventListener("open", hello);
     socket.addEventListener("message", (event) => this.receive(event.data));
@@ -80,14 +122,18 @@ export class TableConnection {
         this.startPing();
         this.resendPending();
         break;
-      case "state":
-        this.version = msg.version;
-        if (msg.ack) {
-          // the state that follows this connection's action acknowledges it (committed)
-          this.pending.delete(msg.ack);
-          this.handlers.onAck?.({ type: "ack", id: msg.ack, version: msg.version });
+      case "delta": { // protocol 3: what changed since the last state or delta
+        const next = applyDelta(this.last, msg);
+        if (next === null) { // a gap (or a delta before any state): start again from a state
+          if (this.last !== null) this.resync();
+          this.last = null;
+          break;
         }
-        this.handlers.onState?.(msg);
+        this.takeState(next, msg.ack);
+        break;
+      }
+      case "state":
+        this.takeState(msg, msg.ack);
         break;
       case "ack": // an action sent again (after a reconnection) that was already committed
         this.pending.delete(msg.id);
@@ -106,6 +152,19 @@ export class TableConnection {
       default:
         break; // pong and anything newer: ignored
     }
+  }
+
+  /** A whole state (received, or made from a delta): acknowledge, then hand a copy on (the
+   * page may change what it gets; the next delta applies to this connection's own). */
+  takeState(state, ack) {
+    this.last = state;
+    this.version = state.version;
+    if (ack) {
+      // the message that follows this connection's action acknowledges it (committed)
+      this.pending.delete(ack);
+      this.handlers.onAck?.({ type: "ack", id: ack, version: state.version });
+    }
+    this.handlers.onState?.(ack ? { ...structuredClone(state), ack } : structuredClone(state));
   }
 
   closedBy(event) {
