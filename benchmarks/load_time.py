@@ -39,6 +39,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load_server import kill_server, start_server
 
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+"""This checkout's sources, which the measured server runs."""
 CHROMIUM = Path(os.environ.get("GINRUMMY_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TARGETS = {"lobby": 1.0, "table": 1.5}
@@ -186,6 +188,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="load_time-"))
     env = {"GINRUMMY_TABLES_PER_ADDRESS": "1000000", **os.environ}
+    # the server runs in the temporary folder: the code served is this checkout's (a relative
+    # PYTHONPATH=src would not reach it there, and the venv's install may be another tree's)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SOURCE), env.get("PYTHONPATH")]))
     server = start_server(f"sqlite:///{folder / 'bench.db'}", folder,
                           ["--bot-delay", "20"], env=env)
     runs = []

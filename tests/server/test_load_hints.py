@@ -1,11 +1,13 @@
 """A faster first load (issue 27, point 11): Brotli for clients that take it, gzip for the
-others, and ``index.html``'s ``modulepreload`` hints covering exactly the modules the page
-imports (made from the code, so they cannot fall behind it). No browser: the app is driven
-through Starlette's test client."""
+others, ``index.html``'s ``modulepreload`` hints covering exactly the modules the page
+imports (made from the code, so they cannot fall behind it), the lobby's first API answers
+fetched with them or put in the page, and the visitor's catalogue in the page or preloaded.
+No browser: the app is driven through Starlette's test client."""
 
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import shutil
 import time
@@ -17,7 +19,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.testclient import TestClient
 
-from ginrummy.server.http import static
+from ginrummy.server.http import lobby_api, preload, static
 from ginrummy.server.http.static import Compression, chosen_coding
 from ginrummy.web import STATIC_DIR
 
@@ -135,26 +137,94 @@ def hinted(client: TestClient, path: str) -> list[str]:
 
 
 def test_the_hints_are_the_whole_import_graph_of_each_page(client_dir: Path) -> None:
-    lobby_graph = graph_by_reading("js/app.js", client_dir)
+    app_graph = graph_by_reading("js/app.js", client_dir)
+    lobby_graph = graph_by_reading("js/lobby.js", client_dir) | {"js/lobby.js"}
     table_graph = graph_by_reading("js/table.js", client_dir) | {"js/table.js"}
-    assert {"js/lobby.js", "js/i18n.js", "js/api.js"} <= lobby_graph  # the reading reads
+    assert {"js/i18n.js", "js/api.js"} <= app_graph  # the reading reads
     assert {"js/handview.js", "js/connection.js"} <= table_graph
     dynamic = set(re.findall(r'import\("\./([\w.]+)"\)',
                              (client_dir / "js/app.js").read_text()))
-    assert "table.js" in dynamic
+    assert {"table.js", "lobby.js"} <= dynamic
     with TestClient(client_app(client_dir)) as client:
         lobby = hinted(client, "/")
-        assert len(lobby) == len(set(lobby)) and set(lobby) == lobby_graph
+        assert len(lobby) == len(set(lobby)) and set(lobby) == app_graph | lobby_graph
         # the lobby's first load does not download the other pages (issue 13)
-        assert not {f"js/{name}" for name in dynamic} & set(lobby)
+        assert not {f"js/{name}" for name in dynamic - {"lobby.js"}} & set(lobby)
         table = hinted(client, "/?table=abc123")
-        assert len(table) == len(set(table)) and set(table) == lobby_graph | table_graph
+        assert len(table) == len(set(table)) and set(table) == app_graph | table_graph
+        # nor a table's the lobby's module, nor the coach's, loaded once the table is drawn
+        # (issue 27 point 11)
+        assert "js/lobby.js" not in table and "js/coachview.js" not in table
         assert hinted(client, "/?table=") == lobby  # no table: the lobby
+        assert set(hinted(client, "/index.html")) == set(lobby)
         page = client.get("/").text
         head = page[:page.index("</head>")]
         assert head.index('type="module"') < head.index('rel="modulepreload"')  # app.js first
-        assert re.search(r'<link rel="preload" href="/v/[0-9a-f]{16}/i18n/en.json" '
-                         r'as="fetch" crossorigin>', head)
+
+
+def preloads(html: str) -> list[str]:
+    """The paths of the page's ``<link rel="preload" as="fetch">`` (versions dropped)."""
+    head = html[:html.index("</head>")]
+    return [re.sub(r"^/v/[0-9a-f]{16}", "", path) for path in re.findall(
+        r'<link rel="preload" href="([^"]+)" as="fetch" crossorigin>', head)]
+
+
+def data_block(html: str, element_id: str) -> object:
+    """The JSON of the page's data block ``element_id`` (None without it)."""
+    match = re.search(rf'<script type="application/json" id="{element_id}">(.*?)</script>',
+                      html, re.S)
+    return None if match is None else json.loads(match.group(1))
+
+
+def test_the_lobby_fetches_its_first_api_answers_with_its_modules(client_dir: Path) -> None:
+    """Issue 27 point 11: no API round trip after the modules. The answers that depend on the
+    server (tables, computer levels) are preloaded; those of the code (presets, rule schema)
+    are in the page, the same bodies the API answers."""
+    with TestClient(client_app(client_dir)) as client:
+        lobby = client.get("/", headers={"Accept-Language": "en-US,en;q=0.9"}).text
+        assert preloads(lobby) == ["/api/tables", "/api/bots"]
+        assert data_block(lobby, "api-answers") == {
+            "/api/presets": lobby_api.presets_answer(),
+            "/api/rules/schema": lobby_api.schema_answer()}
+        table = client.get("/?table=abc123").text
+        assert not [path for path in preloads(table) if path.startswith("/api/")]
+        # every page loads js/rules.js, which asks for the schema at once
+        assert data_block(table, "api-answers") == {"/api/rules/schema":
+                                                    lobby_api.schema_answer()}
+    # what js/api.js reads is what a GET answers
+    assert lobby_api.presets_answer()["default"] == "classic"
+    assert lobby_api.schema_answer()["options"][0]["name"]
+
+
+@pytest.mark.parametrize(("accept", "language"), [
+    ("en-US,en;q=0.9", None), ("", None), ("fr-FR,fr;q=0.9,en;q=0.8", "fr"),
+    ("de-DE,hu;q=0.8,en;q=0.5", "hu"), ("pl;q=0.5,fr;q=0.9", "fr"), ("de, xx", None),
+    ("en;q=0, pl", "pl"),
+])
+def test_the_visitors_catalogue_is_chosen_as_the_client_does(accept: str,
+                                                              language: str | None) -> None:
+    files = frozenset(f"i18n/{lang}.json" for lang in ("en", "fr", "hu", "pl"))
+    assert preload.catalogue_language(accept, files) == language
+
+
+def test_the_english_catalogue_is_in_the_page_another_language_is_preloaded(
+        client_dir: Path) -> None:
+    """An English visitor's page carries the English catalogue (a request fewer); a French
+    visitor's preloads both catalogues (English is the fallback), so neither waits for the
+    other; the answer says it varies with Accept-Language."""
+    english = json.loads((client_dir / "i18n" / "en.json").read_text("utf-8"))
+    with TestClient(client_app(client_dir)) as client:
+        for path in ("/", "/?table=abc123"):
+            answer = client.get(path, headers={"Accept-Language": "en-GB,en;q=0.9"})
+            assert "accept-language" in answer.headers["vary"].lower()
+            assert data_block(answer.text, "catalogue-en") == english, path
+            assert not [p for p in preloads(answer.text) if p.startswith("/i18n/")], path
+            french = client.get(path, headers={"Accept-Language": "fr-FR,fr;q=0.9"}).text
+            assert data_block(french, "catalogue-en") is None
+            assert [p for p in preloads(french) if p.startswith("/i18n/")] == [
+                "/i18n/en.json", "/i18n/fr.json"], path
+            # nothing in a data block can end it early
+            assert answer.text.count("</script>") == answer.text.count("<script")
 
 
 def test_a_new_import_is_hinted_at_once(client_dir: Path) -> None:

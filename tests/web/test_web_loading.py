@@ -6,6 +6,7 @@ immutable, and the table plays; a returning visitor downloads only the page and 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -36,6 +37,9 @@ from bench_client import return_visit
 TABLE_ONLY = ("table.js", "arrange.js", "motion.js", "movelog.js", "coachview.js", "fair.js",
               "variant.js", "reveal.js", "handview.js", "chat.js", "connection.js")
 """Modules only the table page needs (table.js imports them)."""
+ON_DEMAND = ("coachview.js",)
+"""Modules the table page loads itself once it is drawn (``import()``), not hinted: its first
+screen does not need them (issue 27 point 11)."""
 OTHER_PAGES = ("admin.js", "replay.js", "history.js", "profile.js", "leaderboard.js",
                "wallet.js", "account.js")
 """The modules of the other pages, loaded only when their path is entered."""
@@ -178,7 +182,8 @@ def assert_hinted_up_front(page: Page, recorder: Recorder, minimum: set[str]) ->
     hints = page.evaluate(HINTS_JS)
     assert len(hints) == len(set(hints)) and minimum <= set(hints), hints
     modules = recorder.modules()
-    assert sorted(modules.keys() - set(hints) - {"app.js"}) == [], "loaded without a hint"
+    unhinted = modules.keys() - set(hints) - {"app.js"} - set(ON_DEMAND)
+    assert sorted(unhinted) == [], "loaded without a hint"
     assert sorted(set(hints) - modules.keys()) == [], "hinted but not loaded"
     requested = [p for p in recorder.paths() if VERSIONED_MODULE.match(p)]
     assert len(requested) == len(set(requested)), "a module was downloaded twice"
@@ -196,8 +201,8 @@ def test_every_module_of_the_lobby_and_of_a_table_is_hinted_and_comes_in_brotli(
     page.wait_for_load_state("networkidle")
     assert_hinted_up_front(page, recorder, {"lobby.js", "i18n.js", "api.js"})
     assert not set(TABLE_ONLY) & set(page.evaluate(HINTS_JS))  # the lobby stays light
-    en = [r for r in recorder.responses if r.url.endswith("/i18n/en.json")]
-    assert len(en) == 1, "the preloaded catalogue was fetched again"
+    # an English visitor's page carries the English catalogue: it is not fetched at all
+    assert not [r for r in recorder.responses if "/i18n/" in r.url]
     table_id = create_table(page, "Hinted", bots={1: "random"})
     context.close()
     context, page = new_page(browser, server.base)  # the table's link, opened in a new profile
@@ -205,25 +210,69 @@ def test_every_module_of_the_lobby_and_of_a_table_is_hinted_and_comes_in_brotli(
     page.goto(f"/?table={table_id}")
     page.wait_for_selector("#table-page")
     page.wait_for_load_state("networkidle")
-    assert_hinted_up_front(page, recorder, {"table.js", "handview.js", "lobby.js"})
+    assert_hinted_up_front(page, recorder, {"table.js", "handview.js", "api.js"})
+    assert "lobby.js" not in recorder.modules()  # a table's link does not load the lobby
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
 
 
-def test_the_lobby_asks_for_its_tables_with_its_other_calls(
+def test_the_lobby_asks_for_its_api_answers_with_its_modules(
         server: ServerProcess, browser: Browser) -> None:
-    """The list of tables is asked for before the answers of presets and bots arrive, not one
-    round trip after them (issue 27 point 11: a round trip less on a slow link)."""
-    context, page = new_page(browser, server.base)
+    """Issue 27 point 11, a round trip less on a slow link: the lobby's first API answers are
+    asked for with its modules (preloaded by the page: every one before the first module has
+    arrived), once each, or are in the page itself (the presets, the rule schema: never
+    asked for); a French visitor's two catalogues are both asked for at once too."""
+    context, page = new_page(browser, server.base, locale="fr-FR")
     events: list[tuple[str, str]] = []
     page.on("request", lambda r: events.append(("request", r.url.split("?")[0])))
     page.on("response", lambda r: events.append(("response", r.url.split("?")[0])))
     page.goto("/")
     page.wait_for_selector("#table-list > *")
-    paths = [(kind, url.removeprefix(server.base)) for kind, url in events]
-    asked = paths.index(("request", "/api/tables"))
-    for call in ("/api/presets", "/api/bots"):
-        assert ("request", call) in paths, call
-        assert asked < paths.index(("response", call)), (call, paths)
+    page.wait_for_selector("#quick-submit:enabled")
+    paths = [(kind, re.sub(r"^/v/[0-9a-f]{16}", "", url.removeprefix(server.base)))
+             for kind, url in events]
+    first_module = next(index for index, (kind, path) in enumerate(paths)
+                        if kind == "response" and path.endswith(".js"))
+    asked = [path for kind, path in paths if kind == "request"]
+    for call in ("/api/tables", "/api/bots", "/i18n/en.json", "/i18n/fr.json"):
+        assert asked.count(call) == 1, (call, asked)
+        assert paths.index(("request", call)) < first_module, (call, paths)
+    for call in ("/api/presets", "/api/rules/schema"):  # in the page
+        assert call not in asked, (call, asked)
+    assert page.locator("#create-form select").count() > 0  # the form was made from them
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_a_tables_link_opens_its_socket_at_once_and_loads_no_lobby(
+        server: ServerProcess, browser: Browser) -> None:
+    """Issue 27 point 11: a table's page opens its WebSocket as the page starts (js/app.js),
+    and the table's connection takes that one (a single socket, no second handshake), so on
+    a slow link the handshake overlaps the modules' download; the page loads neither the
+    lobby's module nor a catalogue (an English visitor's is in the page), and plays."""
+    context, page = new_page(browser, server.base)
+    table_id = create_table(page, "Early", bots={1: "random"})
+    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
+    context.close()
+    context, page = new_page(browser, server.base)
+    context.add_init_script(
+        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    sockets: list[str] = []
+    page.on("websocket", lambda socket: sockets.append(socket.url))
+    recorder = Recorder(page, server.base)
+    page.goto(f"/?table={table_id}")
+    my_turn(page)
+    assert [url.split("/ws/")[1] for url in sockets] == [f"tables/{table_id}"]
+    assert not set(ON_DEMAND) & set(page.evaluate(HINTS_JS))
+    page.wait_for_load_state("networkidle")  # the coach's module, asked for once drawn
+    assert set(ON_DEMAND) <= recorder.modules().keys()
+    assert page.evaluate("globalThis.ginrummyEarlySocket") is None  # taken
+    modules = recorder.modules()
+    assert "table.js" in modules and "lobby.js" not in modules
+    assert not [path for path in recorder.paths() if "/i18n/" in path]
+    assert play_turn(page) in {"pass", "stock", "discard", "knock", "gin", "layoff"}
+    page.click("#brand")  # the lobby's module is loaded when the lobby is entered
+    page.wait_for_selector("#quick-submit:enabled")
+    assert "lobby.js" in recorder.modules()
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -44,19 +45,31 @@ def usual_hand_sizes() -> dict[str, int]:
             for n in range(players.minimum, players.maximum + 1)}
 
 
-async def presets(_request: Request) -> JSONResponse:
-    """``GET /api/presets``."""
-    return JSONResponse({
+@functools.cache
+def presets_answer() -> dict[str, Any]:
+    """The body of ``GET /api/presets`` (the same for every visitor and request: the code's)."""
+    return {
         "presets": {name: Ruleset.preset(name).to_dict() for name in PRESETS},
         "options": option_schema(),
         "default": "classic",
         "hand_sizes": usual_hand_sizes(),
-    })
+    }
+
+
+@functools.cache
+def schema_answer() -> dict[str, Any]:
+    """The body of ``GET /api/rules/schema`` (the code's, like :func:`presets_answer`)."""
+    return {"options": Ruleset.schema()}
+
+
+async def presets(_request: Request) -> JSONResponse:
+    """``GET /api/presets``."""
+    return JSONResponse(presets_answer())
 
 
 async def rules_schema(_request: Request) -> JSONResponse:
     """``GET /api/rules/schema``: :meth:`Ruleset.schema`, in the create form's order."""
-    return JSONResponse({"options": Ruleset.schema()})
+    return JSONResponse(schema_answer())
 
 
 async def bots(request: Request) -> JSONResponse:

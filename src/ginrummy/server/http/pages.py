@@ -19,7 +19,8 @@ PAGE_PATHS = ("/login", "/signup", "/account", "/leaderboard", "/leaderboard/{ca
 def index_page(request: Request, status_code: int = 200) -> Response:
     """The client's ``index.html`` (the page's script reads the path), ``no-cache``, its
     assets at the current version's URLs (:mod:`ginrummy.server.http.static`)."""
-    return static.index_response(request.app.state.server.settings.static_dir, status_code)
+    return static.index_response(request.app.state.server.settings.static_dir, status_code,
+                                 accept_language=request.headers.get("accept-language", ""))
 
 
 async def page(request: Request) -> Response:

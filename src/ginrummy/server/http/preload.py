@@ -12,10 +12,13 @@ the code: a new import is hinted as soon as it is written.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+
+from ginrummy.server.http import lobby_api
 
 STATIC_IMPORT = re.compile(
     r"""(?:^|[;\n}])\s*(?:import|export)\s*(?:[\w$*{}\s,]*?\bfrom\s*)?["'](\.{1,2}/[^"'\n]+)["']""")
@@ -23,9 +26,35 @@ STATIC_IMPORT = re.compile(
 ``import "./x.js"``, ``export { b } from "./y.js"``), declarations spanning several lines
 included; ``import("./x.js")`` (a dynamic import) is not one."""
 
-PAGE_MODULES: Mapping[str, str] = {"table": "js/table.js"}
+PAGE_MODULES: Mapping[str, str] = {"table": "js/table.js", "lobby": "js/lobby.js"}
 """Pages whose module ``app.js`` loads with ``import()``, hinted too when the address is the
-page's (``/?table=ID``)."""
+page's (``/?table=ID``, ``/``): the lobby's module is not downloaded for a table's link."""
+
+PAGE_FETCHES: Mapping[str, tuple[str, ...]] = {"lobby": ("/api/tables", "/api/bots")}
+"""The API answers a page asks for as soon as its modules have run (``Lobby.start``), fetched
+with the modules (``<link rel="preload" as="fetch">``): on a slow link the lobby is drawn one
+round trip sooner. Only ``GET`` calls whose answer depends on the server's state or settings
+(the others are in the page: :data:`PAGE_ANSWERS`)."""
+
+PAGE_ANSWERS: Mapping[str | None, tuple[str, ...]] = {
+    None: ("/api/rules/schema",),
+    "table": ("/api/rules/schema",),
+    "lobby": ("/api/presets", "/api/rules/schema"),
+}
+"""The API answers put in a page (``<script type="application/json" id="api-answers">``,
+which ``js/api.js`` answers a first ``GET`` of the path from): those that are the same for
+every visitor and request (the code's), so they cost no request of their own. Every page
+loads ``js/rules.js``, which asks for the rule schema at once."""
+ANSWER_MAKERS: Mapping[str, Callable[[], object]] = {
+    "/api/presets": lobby_api.presets_answer,
+    "/api/rules/schema": lobby_api.schema_answer,
+}
+
+CATALOGUE = "i18n/{}.json"
+"""A language's catalogue in the tree."""
+FALLBACK_LANGUAGE = "en"
+"""The catalogue every page loads (the fallback for a missing key), preloaded by ``index.html``
+itself."""
 
 
 def imports_of(source: str, module: str) -> list[str]:
@@ -94,3 +123,88 @@ def preload_links(directory: Path, html: str, files: frozenset[str],
     end = first.end() if end < 0 else end + len("</script>")
     links = "".join(f'\n{indent}<link rel="modulepreload" href="/{m}">' for m in modules)
     return html[:end] + links + html[end:], modules
+
+
+def catalogue_language(accept_language: str, files: frozenset[str]) -> str | None:
+    """The language whose catalogue the page will load besides English, as the client's
+    ``pickLanguage`` chooses it (the first of the visitor's languages with a catalogue, by
+    ``Accept-Language``'s order and weights); None for English or none."""
+    ranked: list[tuple[float, int, str]] = []
+    for position, part in enumerate(accept_language.split(",")):
+        tag, _, params = part.strip().partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        base = tag.strip().lower().split("-")[0]
+        if base and weight > 0:
+            ranked.append((-weight, position, base))
+    for _weight, _position, base in sorted(ranked):
+        if CATALOGUE.format(base) in files:
+            return None if base == FALLBACK_LANGUAGE else base
+    return None
+
+
+def fetch_links(html: str, page: str | None, language: str | None) -> tuple[str, list[str]]:
+    """``html`` with a ``<link rel="preload" as="fetch">`` before ``</head>`` for each API
+    answer ``page`` asks for first (:data:`PAGE_FETCHES`) and for the catalogue of
+    ``language`` (besides English's, which ``index.html`` preloads itself); the paths."""
+    paths = list(PAGE_FETCHES.get(page or "", ()))
+    if language:
+        paths.append("/" + CATALOGUE.format(language))
+    end = html.find("</head>")
+    if not paths or end < 0:
+        return html, []
+    indent = html[html.rfind("\n", 0, end) + 1:end] + "  "
+    links = "".join(f'{indent}<link rel="preload" href="{path}" as="fetch" crossorigin>\n'
+                    for path in paths)
+    return html[:end].rstrip(" ") + links + html[end:], paths
+
+
+FALLBACK_PRELOAD = re.compile(
+    r'[ \t]*<link rel="preload" href="(?:/v/[0-9a-f]+)?/i18n/en\.json"[^>]*>\n?')
+"""``index.html``'s preload of the English catalogue."""
+INLINE_CATALOGUE_ID = "catalogue-{}"
+"""The ``id`` of a catalogue put in the page (``<script type="application/json">``), which
+``js/i18n.js`` reads instead of fetching it."""
+
+
+def _data_block(element_id: str, value: object) -> str:
+    """A JSON data block (``<script type="application/json">``: not run, so the CSP has
+    nothing to say), ``<`` escaped so that no ``</script>`` ends it early."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("<", "\\u003c")  # "<" only occurs in strings, where this is the same
+    return f'<script type="application/json" id="{element_id}">{text}</script>\n'
+
+
+def inline_answers(html: str, page: str | None) -> str:
+    """``html`` with the API answers of :data:`PAGE_ANSWERS` for ``page`` before
+    ``</body>``, by path."""
+    paths = PAGE_ANSWERS.get(page, ())
+    end = html.rfind("</body>")
+    if not paths or end < 0:
+        return html
+    block = _data_block("api-answers", {path: ANSWER_MAKERS[path]() for path in paths})
+    return html[:end] + block + html[end:]
+
+
+def inline_catalogue(html: str, directory: Path, files: frozenset[str],
+                     language: str | None) -> str:
+    """For an English visitor (``language`` None), ``html`` with the English catalogue in the
+    page itself (a JSON data block before ``</body>``) in place of its preload: one request
+    fewer on the first load, when every request waits its turn for one of the browser's six
+    connections. A visitor of another language gets both catalogues preloaded instead
+    (:func:`fetch_links`): a page never carries two."""
+    path = CATALOGUE.format(FALLBACK_LANGUAGE)
+    end = html.rfind("</body>")
+    if language is not None or path not in files or end < 0:
+        return html
+    block = _data_block(INLINE_CATALOGUE_ID.format(FALLBACK_LANGUAGE),
+                        json.loads((directory / path).read_text("utf-8")))
+    html = FALLBACK_PRELOAD.sub("", html, count=1)
+    end = html.rfind("</body>")
+    return html[:end] + block + html[end:]

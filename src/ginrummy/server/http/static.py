@@ -9,7 +9,9 @@
 * The unversioned paths (``/js/app.js``...) keep working, revalidated on every use
   (``no-cache``; the ``ETag`` makes that a 304 when nothing changed).
 * ``index.html`` hints every module the page needs (``<link rel="modulepreload">``, made
-  from the modules' imports by :mod:`preload`), so they load together, not level by level.
+  from the modules' imports by :mod:`preload`), so they load together, not level by level;
+  the lobby's first API answers and the catalogue of the visitor's language
+  (``Accept-Language``) are fetched along with them (``<link rel="preload" as="fetch">``).
 * :class:`Compression` compresses text responses (HTML, JS, CSS, JSON, SVG...) of at least
   :data:`MINIMUM_SIZE` bytes: Brotli when the client accepts ``br``, else gzip when it
   accepts gzip; WebSocket traffic is never touched.
@@ -63,7 +65,8 @@ class StaticTree:
     _version: str = field(default="", repr=False)
     _files: frozenset[str] = field(default=frozenset(), repr=False)
     _checked_at: float = field(default=float("-inf"), repr=False)
-    _index: dict[tuple[str, str | None], str] = field(default_factory=dict, repr=False)
+    _index: dict[tuple[str, str | None, str | None], str] = field(default_factory=dict,
+                                                                  repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def version(self) -> str:
@@ -119,13 +122,16 @@ class StaticTree:
         """``/v/<version>``: where the current files are served."""
         return VERSION_PREFIX + self.version()
 
-    def index_html(self, page: str | None = None) -> str | None:
+    def index_html(self, page: str | None = None, accept_language: str = "") -> str | None:
         """``index.html`` with a ``modulepreload`` hint for each module the page needs (the
-        lobby's, and for ``page`` ``"table"`` the table's too: :mod:`preload`) and each
-        ``src``/``href`` naming a file of the tree pointed at the current version
-        (``/css/app.css`` -> ``/v/<version>/css/app.css``); None without it."""
+        lobby's, and for ``page`` ``"table"`` the table's too: :mod:`preload`), a fetch
+        preload for the API answers of ``page`` ``"lobby"`` and for the catalogue of the
+        visitor's language, and each ``src``/``href`` naming a file of the tree pointed at the
+        current version (``/css/app.css`` -> ``/v/<version>/css/app.css``); None without it."""
         version = self.version()
-        key = (version, page if page in preload.PAGE_MODULES else None)
+        known = page in preload.PAGE_MODULES or page in preload.PAGE_FETCHES
+        key = (version, page if known else None,
+               preload.catalogue_language(accept_language, self.files()))
         with self._lock:
             found = self._index.get(key)
             if found is not None:
@@ -144,7 +150,10 @@ class StaticTree:
 
         hinted, _modules = preload.preload_links(self.directory, index.read_text("utf-8"), files,
                                                  key[1])
-        html = _ASSET_URL.sub(versioned, hinted)
+        hinted, _fetched = preload.fetch_links(hinted, key[1], key[2])
+        html = preload.inline_catalogue(_ASSET_URL.sub(versioned, hinted), self.directory,
+                                        files, key[2])  # after: its text is left as it is
+        html = preload.inline_answers(html, key[1])
         with self._lock:
             self._index[key] = html
         return html
@@ -165,14 +174,17 @@ def tree_for(directory: Path) -> StaticTree:
         return tree
 
 
-def index_response(directory: Path, status_code: int = 200, page: str | None = None) -> Response:
+def index_response(directory: Path, status_code: int = 200, page: str | None = None,
+                   accept_language: str = "") -> Response:
     """The client's ``index.html`` pointing at the current version, never cached unchecked;
-    ``page`` names the page shown (``"table"``), whose modules are hinted too."""
-    html = tree_for(directory).index_html(page)
+    ``page`` names the page shown (``"table"``, ``"lobby"``), whose modules and first API
+    answers are hinted too; ``accept_language`` picks the catalogue preloaded besides
+    English's (hence ``Vary: Accept-Language``)."""
+    html = tree_for(directory).index_html(page, accept_language)
     if html is None:
         return PlainTextResponse("ginrummy server: the web client is missing\n", 404)
     return Response(html, status_code=status_code, media_type="text/html",
-                    headers={"cache-control": REVALIDATE})
+                    headers={"cache-control": REVALIDATE, "vary": "Accept-Language"})
 
 
 class VersionedFiles(StaticFiles):
@@ -212,9 +224,11 @@ def routes(directory: Path) -> list[BaseRoute]:
     tree = tree_for(directory)
 
     async def index(request: Request) -> Response:
-        # "/?table=ID" is a table's page: its modules are hinted along with the lobby's
+        # "/?table=ID" is a table's page: its modules are hinted along with the lobby's;
+        # "/" is the lobby, whose first API answers are fetched with its modules
         return index_response(directory, page="table" if request.query_params.get("table")
-                              else None)
+                              else "lobby",
+                              accept_language=request.headers.get("accept-language", ""))
 
     return [
         Route("/", index, methods=["GET", "HEAD"]),

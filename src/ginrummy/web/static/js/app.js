@@ -1,13 +1,13 @@
 // Entry point: preferences, language, the header, and the pages by path: the lobby at "/", a
 // table at "/?table=<id>", and the players' pages (/login, /signup, /account, /players/NAME,
 // /leaderboard[/CATEGORY], /history[/NAME], /replay/ID, /wallet, /admin, /fair, /tutorial).
-// Only the lobby is imported here; every other page's module is loaded with import() the first
-// time its path is entered (issue 13: the lobby's first load does not download the table). The
-// specifiers stay relative, so a module loaded from /v/<version>/js/app.js comes from the same
-// version, cached immutable like this file.
+// Each page's module, the lobby's too, is loaded with import() the first time its path is
+// entered (issue 13: the lobby's first load does not download the table; issue 27 point 11:
+// nor a table's the lobby); index.html hints the page's modules (server/http/preload.py), so
+// they arrive with this one, not after it. The specifiers stay relative, so a module loaded
+// from /v/<version>/js/app.js comes from the same version, cached immutable like this file.
 import { el, replaceChildren } from "./dom.js";
 import { LANGUAGES, LANGUAGE_NAMES, language, onLanguageChange, pickLanguage, setLanguage, t } from "./i18n.js";
-import { Lobby } from "./lobby.js";
 import { prefs } from "./prefs.js";
 import { refreshResume, renderResumeLink } from "./resume.js";
 import { refreshSession, renderAccountArea, setNavigator } from "./session.js";
@@ -25,11 +25,12 @@ function applyDisplayPrefs() {
 
 const decode = (part) => decodeURIComponent(part);
 
-/** The modules of the pages other than the lobby, by name, each loaded once on first use. */
+/** The modules of the pages, by name, each loaded once on first use. */
 const MODULES = {
   account: () => import("./account.js"),
   admin: () => import("./admin.js"),
   history: () => import("./history.js"),
+  lobby: () => import("./lobby.js"),
   leaderboard: () => import("./leaderboard.js"),
   profile: () => import("./profile.js"),
   replay: () => import("./replay.js"),
@@ -56,8 +57,8 @@ const PAGES = [
   [/^\/tutorial\/?$/, "tutorial", (mod, root) => new mod.TutorialPage(root, go)],
 ];
 
-/** The page of the current location: the name of the module it needs (null for the lobby,
- * which is imported above) and how to make it from that module. */
+/** The page of the current location: the name of the module it needs and how to make it from
+ * that module. */
 function pageFor(path, search) {
   for (const [pattern, name, make] of PAGES) {
     const match = pattern.exec(path);
@@ -69,7 +70,7 @@ function pageFor(path, search) {
     const invite = params.get("invite");
     return { name: "table", make: (mod, root) => new mod.TablePage(root, tableId, invite, navigate) };
   }
-  return { name: null, make: (_mod, root) => new Lobby(root, navigate, go) };
+  return { name: "lobby", make: (mod, root) => new mod.Lobby(root, navigate, go) };
 }
 
 const loaded = new Map();
@@ -96,19 +97,18 @@ async function route() {
   const root = document.getElementById("app");
   const { name, make } = pageFor(location.pathname, location.search);
   let mod = null;
-  if (name) {
-    if (!loaded.has(name)) replaceChildren(root, el("p", { class: "loading" }, t("common.loading")));
-    try {
-      mod = await loadModule(name);
-    } catch (error) {
-      if (ticket !== routing) return;
-      console.error(error);
-      replaceChildren(root);
-      toast(t("error.network"), "error");
-      return;
-    }
+  if (!loaded.has(name)) replaceChildren(root, el("p", { class: "loading" }, t("common.loading")));
+  try {
+    mod = await loadModule(name);
+  } catch (error) {
     if (ticket !== routing) return;
+    console.error(error);
+    dropEarlySocket();
+    replaceChildren(root);
+    toast(t("error.network"), "error");
+    return;
   }
+  if (ticket !== routing) return;
   // Each page draws into a host of its own: once the location changes, the old host is
   // detached, so an answer that reaches a page already left draws out of sight.
   const host = el("div", { class: "page-host" });
@@ -118,6 +118,29 @@ async function route() {
   document.body.dataset.page = page.constructor.pageName || page.constructor.name; // the tutorial is a table page
   renderAccountArea();
   page.start();
+  dropEarlySocket(); // not taken by the page started (js/connection.js takes it at once)
+}
+
+/** A table's page opens the table's WebSocket at once, before its modules have arrived:
+ * js/connection.js takes it (`globalThis.ginrummyEarlySocket`) instead of opening its own, so
+ * on a slow link the handshake's round trip overlaps the modules' download (issue 27 point 11).
+ * The socket says nothing until the connection sends its hello. */
+function openEarlySocket() {
+  const tableId = new URLSearchParams(location.search).get("table");
+  if (!tableId || typeof WebSocket !== "function") return;
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  try {
+    const socket = new WebSocket(`${scheme}//${location.host}/ws/tables/${encodeURIComponent(tableId)}`);
+    globalThis.ginrummyEarlySocket = { tableId, socket };
+  } catch {
+    // the connection opens its own
+  }
+}
+
+function dropEarlySocket() {
+  const early = globalThis.ginrummyEarlySocket;
+  globalThis.ginrummyEarlySocket = null;
+  early?.socket.close(1000, "unused");
 }
 
 /** Go to a table (or to the lobby with `tableId` null). */
@@ -179,6 +202,7 @@ function setupTopbar() {
 }
 
 async function main() {
+  openEarlySocket();
   applyDisplayPrefs();
   await setLanguage(prefs.language || pickLanguage());
   setupTopbar();

@@ -105,3 +105,24 @@ export function parseAction(text) {
   const plain = rest.filter((w) => !w.includes("@"));
   return { kind, card: plain[0] || null, melds, layoffs };
 }
+
+/** A move of the record's notation in words ("discard 7♥", "knock, discarding 7♠"). */
+export function actionLabel(text) {
+  const words = String(text || "").trim().split(/\s+/);
+  const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : null;
+  switch (words[0]) {
+    case "discard": return t("coach.action.discard", { card });
+    case "knock": return t("coach.action.knock", { card });
+    case "gin": return card ? t("coach.action.gin", { card }) : t("coach.action.big_gin");
+    case "take": return t("coach.action.take");
+    case "stock": return t("coach.action.stock");
+    case "pass": return t("coach.action.pass");
+    case "layoff": {
+      const cards = words.slice(1).join(" ").replace(/[[\]]/g, " ").split(/\s+/)
+        .map((w) => w.replace(/@\d+$/, "")).filter((w) => /^[A2-9TJQK][shdc]$/i.test(w));
+      return cards.length ? t("coach.action.layoff", { cards: cards.map(cardText).join(" ") })
+        : t("coach.action.layoff_none");
+    }
+    default: return String(text || "");
+  }
+}

@@ -5,7 +5,9 @@
 // replay asks GET /api/matches/{id}/coach (an account's own matches); the end of a match at
 // the table asks POST /api/tables/{id}/coach (a seated player: the guest's seat token in the
 // body). The server answers 202 while its worker process computes, then 200 with the report.
-import { cardText } from "./cards.js";
+// actionLabel is in cards.js (the beginner's hint needs it at the table, where this module is
+// loaded only when first needed); exported here too
+import { actionLabel, cardText } from "./cards.js";
 import { el } from "./dom.js";
 import { number, t } from "./i18n.js";
 import { currentAccount } from "./session.js";
@@ -14,6 +16,8 @@ const enc = encodeURIComponent;
 const FIRST_WAIT_MS = 400;
 
 /** The verdicts of one player in one match, fetched once on demand. */
+export { actionLabel };
+
 export class Coach {
   constructor(method, path, body, onChange) {
     this.method = method;
@@ -81,27 +85,6 @@ export class Coach {
   /** The verdict on move `move` (from 1) of hand `hand` (from 1), or null (not the player's). */
   verdictAt(hand, move) {
     return this.byMove.get(`${hand}:${move}`) || null;
-  }
-}
-
-/** A move of the record's notation in words ("discard 7♥", "knock, discarding 7♠"). */
-export function actionLabel(text) {
-  const words = String(text || "").trim().split(/\s+/);
-  const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : null;
-  switch (words[0]) {
-    case "discard": return t("coach.action.discard", { card });
-    case "knock": return t("coach.action.knock", { card });
-    case "gin": return card ? t("coach.action.gin", { card }) : t("coach.action.big_gin");
-    case "take": return t("coach.action.take");
-    case "stock": return t("coach.action.stock");
-    case "pass": return t("coach.action.pass");
-    case "layoff": {
-      const cards = words.slice(1).join(" ").replace(/[[\]]/g, " ").split(/\s+/)
-        .map((w) => w.replace(/@\d+$/, "")).filter((w) => /^[A2-9TJQK][shdc]$/i.test(w));
-      return cards.length ? t("coach.action.layoff", { cards: cards.map(cardText).join(" ") })
-        : t("coach.action.layoff_none");
-    }
-    default: return String(text || "");
   }
 }
 

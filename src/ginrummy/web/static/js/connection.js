@@ -80,19 +80,30 @@ export class TableConnection {
     this.status("connecting");
     let socket;
     try {
-      socket = new WebSocket(this.url());
+      socket = this.earlySocket() || new WebSocket(this.url());
     } catch (error) {
       this.scheduleReconnect();
       return;
     }
     this.socket = socket;
-    socket.addEventListener("open", () => {
-      // seeds: this client sends a client seed for each hand's deal (js/fair.js)
-      this.send({ type: "hello", protocol: chosenProtocol(), token: this.token, invite: this.invite, since: this.version, seeds: true });
-    });
+    // seeds: this client sends a client seed for each hand's deal (js/fair.js)
+    const hello = () => this.send({ type: "hello", protocol: chosenProtocol(), token: this.token, invite: this.invite, since: this.version, seeds: true });
+    if (socket.readyState === WebSocket.OPEN) hello();
+    else socket.addEventListener("open", hello);
     socket.addEventListener("message", (event) => this.receive(event.data));
     socket.addEventListener("close", (event) => this.closedBy(event));
     socket.addEventListener("error", () => { /* a close event follows */ });
+  }
+
+  /** The socket js/app.js opened for this table as the page started, taken once, while it is
+   * open or opening (its handshake overlapped the modules' download); else null. */
+  earlySocket() {
+    const early = globalThis.ginrummyEarlySocket;
+    if (!early || early.tableId !== this.tableId) return null;
+    globalThis.ginrummyEarlySocket = null;
+    const state = early.socket.readyState;
+    if (state === WebSocket.OPEN || state === WebSocket.CONNECTING) return early.socket;
+    return null;
   }
 
   receive(raw) {

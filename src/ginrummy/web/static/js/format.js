@@ -1,7 +1,9 @@
 // Shared formatting: rating categories, dates, ratings, rates, chip counts, table names and the
 // prize pool rule in the page's language.
+import { ApiError } from "./api.js";
 import { has, language, number, t } from "./i18n.js";
-import { presetLabel } from "./rules.js";
+import { prefs } from "./prefs.js";
+import { optionLabel, presetLabel } from "./rules.js";
 
 /** The rating categories (GET /api/leaderboard/{category}): one per preset, and the 3-4
  * player arena deals rated together. */
@@ -72,4 +74,26 @@ export function tableName(table) {
   const host = (table.seats || []).find((seat) => seat.seat === 0)?.name;
   if (!host) return table.id;
   return t(STARTS_WITH_VOWEL.test(host) ? "create.default_name_vowel" : "create.default_name", { name: host });
+}
+
+/** A computer level's name in the page's language. */
+export function botLabel(level) {
+  return has(`bot.${level}`) ? t(`bot.${level}`) : level;
+}
+
+/** A guest's nickname: the one kept in this browser, else one made up ("Guest 4821") and
+ * kept, so that one tap plays without a name typed first (issue 27, point 6). */
+export function guestNickname() {
+  if (prefs.nickname) return prefs.nickname;
+  const made = t("lobby.guest_name", { number: 1000 + Math.floor(Math.random() * 9000) });
+  prefs.nickname = made;
+  return made;
+}
+
+/** Localized text of an API error, naming the field when there is one. */
+export function errorText(error) {
+  if (!(error instanceof ApiError)) return String(error);
+  const code = has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.generic");
+  const field = error.field ? optionLabel(error.field) + ": " : "";
+  return `${code} (${field}${error.message})`;
 }

@@ -5,8 +5,7 @@
 // (403 `hints_off`) in a rated game and at a table with other people: the button is not
 // offered there either. Nothing is shown unasked: the button is the whole setting.
 import { api } from "./api.js";
-import { cardText } from "./cards.js";
-import { actionLabel } from "./coachview.js";
+import { actionLabel, cardText } from "./cards.js";
 import { el } from "./dom.js";
 import { CATEGORIES } from "./format.js";
 import { number, t } from "./i18n.js";

@@ -24,6 +24,9 @@ export function catalogueUrl(lang) {
 }
 
 async function fetchCatalogue(lang) {
+  // the server puts the English catalogue in the page for an English visitor (no request)
+  const inline = document.getElementById(`catalogue-${lang}`);
+  if (inline) return JSON.parse(inline.textContent);
   const response = await fetch(catalogueUrl(lang));
   if (!response.ok) throw new Error(`catalogue ${lang}: HTTP ${response.status}`);
   return response.json();
@@ -32,8 +35,11 @@ async function fetchCatalogue(lang) {
 /** Load a language (and English as a last resort for a missing key) and notify listeners. */
 export async function setLanguage(lang) {
   if (!LANGUAGES.includes(lang)) lang = "en";
+  // both asked for at once, not one after the other (index.html preloads both on a first load)
+  const wanted = lang === "en" ? null : fetchCatalogue(lang);
+  wanted?.catch(() => {}); // told below, once awaited
   if (Object.keys(fallback).length === 0) fallback = await fetchCatalogue("en");
-  catalogue = lang === "en" ? fallback : await fetchCatalogue(lang);
+  catalogue = lang === "en" ? fallback : await wanted;
   current = lang;
   document.documentElement.lang = lang;
   translateStatic(document);

@@ -1,8 +1,8 @@
 // The lobby: open tables with their rules and seats, the create-table form, join and watch.
-import { api, ApiError } from "./api.js";
+import { api } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
-import { payoutRuleText, tableName } from "./format.js";
-import { has, number, t } from "./i18n.js";
+import { botLabel, errorText, guestNickname, payoutRuleText, tableName } from "./format.js";
+import { number, t } from "./i18n.js";
 import { prefs, saveSeat, seatFor } from "./prefs.js";
 import {
   loadSchema, optionApplies, optionLabel, optionSchema, optionValue, presetLabel, previewRules,
@@ -14,26 +14,9 @@ import { toast } from "./toast.js";
 
 const REFRESH_MS = 5000;
 
-export function botLabel(level) {
-  return has(`bot.${level}`) ? t(`bot.${level}`) : level;
-}
-
-/** A guest's nickname: the one kept in this browser, else one made up ("Guest 4821") and
- * kept, so that one tap plays without a name typed first (issue 27, point 6). */
-export function guestNickname() {
-  if (prefs.nickname) return prefs.nickname;
-  const made = t("lobby.guest_name", { number: 1000 + Math.floor(Math.random() * 9000) });
-  prefs.nickname = made;
-  return made;
-}
-
-/** Localized text of an API error, naming the field when there is one. */
-export function errorText(error) {
-  if (!(error instanceof ApiError)) return String(error);
-  const code = has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.generic");
-  const field = error.field ? optionLabel(error.field) + ": " : "";
-  return `${code} (${field}${error.message})`;
-}
+// botLabel, errorText and guestNickname live in format.js (the table page needs them without
+// the lobby's module); exported here too for the modules that import them from the lobby
+export { botLabel, errorText, guestNickname };
 
 export class Lobby {
   constructor(root, navigate, go = null) {

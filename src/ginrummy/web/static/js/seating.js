@@ -5,7 +5,7 @@ import { upgradeForm } from "./account.js";
 import { api } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
 import { number, t } from "./i18n.js";
-import { errorText, guestNickname } from "./lobby.js";
+import { errorText, guestNickname } from "./format.js";
 import { forgetSeat, prefs, saveSeat } from "./prefs.js";
 import { currentAccount, refreshBalance } from "./session.js";
 import { toast } from "./toast.js";

@@ -6,13 +6,12 @@ import { api } from "./api.js";
 import { knockerShows, knockPanel, layoffPanel } from "./arrange.js";
 import { cardBack, cardElement, cardName, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
-import { tableCoach } from "./coachview.js";
 import { clockElement, clockPlayedText, formatClock, updateClock } from "./clock.js";
 import { seedClockMoves } from "./clockmoves.js";
 import { TableConnection } from "./connection.js";
 import { append, el, replaceChildren } from "./dom.js";
 import { FairDeals } from "./fair.js";
-import { tableName } from "./format.js";
+import { botLabel, errorText, tableName } from "./format.js";
 import { rememberFocus, restoreFocus } from "./focus.js";
 import { accountBox, joinForm, leaveTable } from "./seating.js";
 import { has, number, t } from "./i18n.js";
@@ -21,7 +20,6 @@ import { drawnCard, renderHand, groupHand } from "./handview.js";
 import { saveOrder, storedOrder } from "./handorder.js";
 import { PendingDiscard, tickUndo, undoBar } from "./undo.js";
 import { matchBanner } from "./ending.js";
-import { botLabel, errorText } from "./lobby.js";
 import { TableMotion } from "./motion.js";
 import { MoveLog } from "./movelog.js";
 import { TurnNotifier } from "./notify.js";
@@ -685,6 +683,7 @@ export class TablePage {
 
   rematchBox(names) {
     const result = this.state && this.state.result;
+    this.loadCoach();
     if (!result) return null;
     const asked = (this.state.rematch || []).map((s) => names[s]);
     const mine = this.seat !== null && (this.state.rematch || []).includes(this.seat);
@@ -695,7 +694,16 @@ export class TablePage {
         onclick: () => { this.connection.rematch(); } }, mine ? t("table.rematch_asked") : t("table.rematch")) : null,
       asked.length ? el("p", { class: "muted" }, t("table.rematch_waiting", { names: asked.join(", ") })) : null,
       currentAccount() ? el("p", {}, link("/history", t("table.see_history"), { id: "history-link" })) : null,
-      tableCoach(this));
+      this.coach ? this.coach.tableCoach(this) : null);
+  }
+
+  /** js/coachview.js, not part of the first screen (issue 27 point 11): asked for as the table
+   * is first drawn, long before a match ends (drawn again if one is shown meanwhile). */
+  loadCoach() {
+    this.coachLoading ||= import("./coachview.js").then((mod) => {
+      this.coach = mod;
+      if (this.state?.result) this.render();
+    }, () => { this.coachLoading = null; });
   }
 
   tickClock() {
