@@ -375,7 +375,7 @@ class Lobby:
         writer = self._writer(table)
         self.writers[table_id] = writer
         if body.seeds:  # the first deal waits for the creator's client seed
-            writer.seeding_seats.add(0)
+            writer.seeds.seeding_seats.add(0)
         await writer.start()
         if self.node is not None:
             await self.node.acquired(table_id)

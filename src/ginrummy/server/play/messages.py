@@ -448,6 +448,7 @@ class StateMessages:
 
         texts = {seat: state_text(seat) for seat in full}
         entry: list[TableEntry] = []  # built once, when some base's entry differs
+        shared_moves: dict[int, dict[str, Any]] = {}
         deltas: dict[tuple[int | None, int], str] = {}
         for seat, serial in synced:
             if (seat, serial) in deltas:
@@ -460,10 +461,14 @@ class StateMessages:
             changed = entry_key != base.entry_key
             if changed and not entry:
                 entry.append(self.entry(table))
-            old = {"type": "state", "table": None, **before, **base.shared}
-            new = {"type": "state", "table": entry[0] if changed else None, **bodies[seat],
-                   **shared}
-            deltas[seat, serial] = dumps(state_delta(old, new, changed))
+            moved = shared_moves.get(base.serial)
+            if moved is None:  # the shared fields are compared once per base, not per seat
+                moved = shared_moves[base.serial] = _changed(base.shared, shared)
+            old = {"type": "state", "table": None, **before}
+            new = {"type": "state", "table": entry[0] if changed else None, **bodies[seat]}
+            delta = state_delta(old, new, changed)
+            delta.update(moved)  # after the seat's fields, as in the state: the same text
+            deltas[seat, serial] = dumps(delta)
         self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared)
         self.alone.clear()
         return texts, deltas
@@ -519,6 +524,17 @@ class StateMessages:
             "fair": fair_block(table),
             "ratings": table.ratings if match is not None and match.result is not None else None,
         }
+
+
+def _changed(before: SharedBody, after: SharedBody) -> dict[str, Any]:
+    """The shared fields of ``after`` whose value differs from ``before``'s (in ``after``'s
+    order), as :func:`~ginrummy.server.core.delta.state_delta` finds them."""
+    old: dict[str, Any] = dict(before)
+    return {key: value for key, value in after.items()
+            if (was := old.get(key, _MISSING)) is not value and was != value}
+
+
+_MISSING = object()
 
 
 def _seat_entries(table: TableFacts) -> list[SeatEntry]:

@@ -33,7 +33,7 @@ from ginrummy.server.play.commits import CommitPath, EventMaker
 from ginrummy.server.play.committer import CommitFailed, GroupCommitter
 from ginrummy.server.play.computer import ComputerSeats, cap_reached
 from ginrummy.server.play.connections import Connection
-from ginrummy.server.play.fairdeal import FairHand, new_fair_hand, parse_seed, pending
+from ginrummy.server.play.fairdeal import pending
 from ginrummy.server.play.messages import (
     State,
     ack,
@@ -45,12 +45,12 @@ from ginrummy.server.play.messages import (
 )
 from ginrummy.server.play.presence import Presence
 from ginrummy.server.play.seat import Seat
+from ginrummy.server.play.seeding import TableSeeds
 from ginrummy.server.play.settlement import Ending, Hooks, MatchEnd
 from ginrummy.server.play.table import STOP_REASONS, GameTable, Step
 from ginrummy.server.play.timers import TableTimers, TimerAction
 from ginrummy.storage import Apply, Repository, UpdateSeat, WriteOp
 from ginrummy.storage.accounts import give_matches
-from ginrummy.storage.fairseeds import load_latest
 
 log = logging.getLogger("ginrummy.server.table")
 
@@ -90,13 +90,8 @@ class TableWriter:
         self.recent_chat = self.chat_room.recent
         """The table's last chat lines (stored too): sent to newcomers, found by reports."""
         self.on_action = on_action
-        self.seeders: set[Connection] = set()
-        """Connections whose client sends a client seed for each hand (``hello`` ``seeds``)."""
-        self.seeding_seats: set[int] = set()
-        """Seats whose person said (creating or joining) that its client sends seeds: a deal
-        waits for them before they connect."""
-        self.fair_stored: FairHand | None = None
-        """The seeds of the latest hand whose server seed is stored (kept on a reload)."""
+        self.seeds = TableSeeds(settings)
+        """Who sends client seeds, and the latest stored hand's seeds (:mod:`.seeding`)."""
         self.barred: set[int] = set()
         """Accounts an administrator removed from the table before its deal: they may not
         sit down again (after the deal a kicked seat stays the account's, played by the
@@ -112,13 +107,7 @@ class TableWriter:
         """After creation or restore: hold the humans' seats, then go on with the game."""
         async with self.lock:
             await self.chat_room.load()  # before any connection: reports find earlier lines
-            stored = await asyncio.get_running_loop().run_in_executor(
-                None, load_latest, self.commits.repository.engine, self.table.id)
-            if stored is not None:  # a hand committed before a restart deals from its seed
-                self.table.fair = self.fair_stored = FairHand.from_stored(stored)
-                if stored.deal_version is None:  # never asked again under this commitment:
-                    self.table.fair.make_missing([  # the seeds not stored are the server's
-                        s.seat for s in self.table.seats if s.kind != SeatKind.EMPTY])
+            await self.seeds.restore(self.table, self.commits.repository)
             for seat in self.table.seats:  # taken by an administrator: the computer plays it
                 seat.away = seat.away or seat.token_hash == REVOKED_TOKEN
             self.presence.hold_absent(self.table)
@@ -141,7 +130,7 @@ class TableWriter:
             people_before = self.people
             self.connections.add(conn)
             if seeds and conn.seat is not None:
-                self.seeders.add(conn)
+                self.seeds.seeders.add(conn)
             conn.send(welcome(conn.protocol, table.id, conn.seat, table.version, conn.name))
             if await self.chat_room.load():  # the chat so far: seats and spectators alike
                 for line in self.chat_room.history_for(conn.muted):
@@ -151,11 +140,7 @@ class TableWriter:
                 self._watch_idle()
                 return
             back = self.presence.arrive(table, conn.seat)
-            waiting = pending(table)
-            no_seed = waiting is not None and waiting.client_seeds[conn.seat] is None
-            if no_seed and waiting is not None and not any(c.seat == conn.seat
-                                                           for c in self.seeders):
-                waiting.make_missing([conn.seat])  # its client sends none: the server does
+            no_seed = self.seeds.arrived(table, conn.seat)
             if back or not people_before or no_seed:  # the game may go on
                 await self._advance()
             self.broadcast()
@@ -168,7 +153,7 @@ class TableWriter:
             if conn not in self.connections:
                 return
             self.connections.discard(conn)
-            self.seeders.discard(conn)
+            self.seeds.seeders.discard(conn)
             if conn.seat is not None:
                 self.presence.leave(self.table, conn.seat)
                 self.broadcast()
@@ -322,30 +307,11 @@ class TableWriter:
         """A seat's client seed for the hand about to be dealt; the deal follows once every
         seat has one."""
         async with self.lock:
-            if conn.seat is None:
-                conn.send(error(Code.NOT_SEATED, "spectators give no client seed"))
-                return
-            seeds = pending(self.table)
-            if seeds is None or seeds.hand != msg.hand:
-                conn.send(error(Code.SEED_REFUSED, f"hand {msg.hand} is not waiting for "
-                                "client seeds"))
-                return
-            seat = conn.seat
-            try:
-                seeds.give(seat, parse_seed(msg.hand, msg.seed))
-            except MessageError as exc:
-                conn.send(error(exc.code, str(exc)))
-                return
-            try:  # stored before anyone learns it: a restart deals from it, never asks again
-                await self.commits.committer.commit([seeds.seeds_write(self.table.id)],
-                                                    self.table.id)
-            except CommitFailed as exc:
-                seeds.restore(seat, (None, False))
-                conn.send(error(Code.STORAGE, f"the seed could not be stored: {exc}"))
-                return
-            if seeds.complete:
+            complete = await self.seeds.receive(self.table, conn, msg,
+                                                self.commits.committer)
+            if complete:
                 await self._advance()
-            else:
+            elif complete is not None:
                 self.broadcast()
 
     async def rematch(self, conn: Connection) -> None:
@@ -473,9 +439,9 @@ class TableWriter:
                                bump=True)
             self.presence.hold(seat.seat)
             if seeds:
-                self.seeding_seats.add(seat.seat)
+                self.seeds.seeding_seats.add(seat.seat)
             else:
-                self.seeding_seats.discard(seat.seat)
+                self.seeds.seeding_seats.discard(seat.seat)
             await self._advance()
             return seat.seat, token
 
@@ -505,8 +471,7 @@ class TableWriter:
         """Commit ``writes`` that empty a seat before the first deal; the seat's client seed
         for the hand waiting to be dealt goes with it (the next person gives its own)."""
         waiting = pending(self.table)
-        self.seeding_seats.discard(seat_no)
-        self.seeders = {c for c in self.seeders if c.seat != seat_no}
+        self.seeds.forget_seat(seat_no)
         if waiting is None:
             await self._commit([], writes, bump=True)
             return
@@ -608,7 +573,7 @@ class TableWriter:
                 log.error("table %s: could not store its closed status (%s)", table.id,
                           type(exc).__name__)
                 self.table = await self.commits.reload(table)
-                self.table.fair = self.fair_stored
+                self.table.fair = self.seeds.fair_stored
                 await self._advance()
                 if isinstance(exc, CommitFailed):
                     raise
@@ -634,7 +599,7 @@ class TableWriter:
             await self.commits.write(self.table, makers, extra, bump)
         except CommitFailed:
             self.table = await self.commits.reload(self.table)
-            self.table.fair = self.fair_stored
+            self.table.fair = self.seeds.fair_stored
             raise
         self.broadcast(acked)
 
@@ -657,7 +622,9 @@ class TableWriter:
             step = table.next_step()
             try:
                 if step in (Step.START_MATCH, Step.DEAL):
-                    seeds = await self._seeds_ready()
+                    seeds = await self.seeds.ready(
+                        self.table, lambda w: self._commit([], w, bump=True),
+                        lambda delay: self._arm(delay, self._seed_timeout))
                     if seeds is None:
                         return
                     table = self.table
@@ -689,29 +656,6 @@ class TableWriter:
             elif step is Step.HUMAN:
                 await self._arm_clock()
             return
-
-    async def _seeds_ready(self) -> FairHand | None:
-        """The next hand's seeds once they are all known, else ``None`` with the timer of
-        the missing client seeds armed. The server seed is committed (stored, then its
-        commitment sent to every connection) first."""
-        table = self.table
-        seeds = pending(table)
-        now = time.time()
-        if seeds is None:
-            seeders = {c.seat for c in self.seeders}
-            seats = {s.seat for s in table.seats if s.human and not s.away and (
-                s.seat in seeders or (s.connections == 0 and s.seat in self.seeding_seats))}
-            table.fair = seeds = new_fair_hand(table, seats)
-            await self._commit([], [seeds.commitment_write(table.id)], bump=True)
-            self.fair_stored = seeds
-        if seeds.deadline is None:  # committed now, or before a restart
-            seeds.deadline = now + self.settings.fair_seed_seconds
-        if not seeds.complete and now >= seeds.deadline:
-            seeds.make_missing()
-        if seeds.complete:
-            return seeds
-        self._arm(seeds.deadline - now, self._seed_timeout)
-        return None
 
     async def _seed_timeout(self, version: int) -> None:
         async with self.lock:

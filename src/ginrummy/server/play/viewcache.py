@@ -9,7 +9,8 @@ add each viewer's part (its cards and its log). What a seat sees is decided in
 :mod:`ginrummy.views` alone. The log only grows during a hand: the entries already converted
 are kept. The result equals ``view(match, seat).to_dict()``
 (``tests/server/test_viewcache.py`` checks it on whole games). The hint of a seat's best melds
-is likewise kept until its cards change, and the score sheet until a hand ends.
+is likewise kept for every hand of cards held during the hand (a card drawn then discarded
+gives the cards back), and the score sheet until a hand ends.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ from ginrummy.views import (
 
 Json = dict[str, Any]
 
+MELDS_KEPT = 64
+"""Card masks whose best melds are kept (within one hand; a hand has fewer in most games)."""
+
 
 class ViewCache:
     """Per-table caches (the view parts are valid for one hand at a time)."""
@@ -40,7 +44,9 @@ class ViewCache:
     def __init__(self) -> None:
         self._hand: Hand | None = None
         self._logs: dict[int | None, tuple[bool, list[Json]]] = {}
-        self._melds: dict[int, tuple[int, Json]] = {}
+        self._melds: dict[int, Json] = {}
+        """The best melds of the hands held this hand, by card mask (the same cards give
+        the same melds whoever holds them: a card drawn then discarded finds them again)."""
         self._names: dict[int, tuple[int, list[str]]] = {}
         self._shared_key: tuple[int, int] | None = None
         self._shared: tuple[SharedView, Json] | None = None
@@ -98,17 +104,18 @@ class ViewCache:
         """Least deadwood of ``seat``'s cards, its melds and unmatched cards (card names)."""
         self._for(hand)
         mask = own_cards(hand, seat)
-        cached = self._melds.get(seat)
-        if cached is None or cached[0] != mask:
+        cached = self._melds.get(mask)
+        if cached is None:
+            if len(self._melds) >= MELDS_KEPT:
+                self._melds.clear()
             best = best_melds_mask(mask)
             names = CARD_NAMES
-            cached = (mask, {
+            cached = self._melds[mask] = {
                 "deadwood": best.deadwood,
                 "melds": [[names[c] for c in meld] for meld in best.melds],
                 "unmatched": [names[c] for c in best.unmatched],
-            })
-            self._melds[seat] = cached
-        return dict(cached[1])
+            }
+        return dict(cached)
 
     def sheet(self, match: Match) -> list[Json]:
         """The score sheet of the match: every finished hand with its result (kept until the
