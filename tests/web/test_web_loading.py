@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,6 +110,11 @@ def test_entering_a_table_loads_its_modules_under_the_version_and_plays(
     recorder = Recorder(page, server.base)
     create_table(page, "Loader", bots={1: "random"})  # the lobby's form, then the table
     page.wait_for_load_state("networkidle")
+    # coachview.js is asked for once the first state is drawn, which can come after the
+    # network went quiet (a busy machine): wait for the modules, not for a quiet network
+    deadline = time.monotonic() + 15
+    while not set(TABLE_ONLY) <= recorder.modules().keys() and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # Playwright delivers the responses meanwhile
     modules = recorder.modules()
     version = modules["app.js"][0]
     missing = sorted(set(TABLE_ONLY) - modules.keys())
