@@ -125,22 +125,32 @@ def preload_links(directory: Path, html: str, files: frozenset[str],
     return html[:end] + links + html[end:], modules
 
 
+def weighted(header: str) -> list[tuple[str, float]]:
+    """The values of a comma-separated header with ``q`` weights (``Accept-Language``,
+    ``Accept-Encoding``), lower-cased, in the header's order, each with its weight (1 when
+    none is given, 0 when it does not read as a number)."""
+    found: list[tuple[str, float]] = []
+    for part in header.split(","):
+        value, _, params = part.strip().partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            name, _, text = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(text)
+                except ValueError:
+                    weight = 0.0
+        found.append((value.strip().lower(), weight))
+    return found
+
+
 def catalogue_language(accept_language: str, files: frozenset[str]) -> str | None:
     """The language whose catalogue the page will load besides English, as the client's
     ``pickLanguage`` chooses it (the first of the visitor's languages with a catalogue, by
     ``Accept-Language``'s order and weights); None for English or none."""
     ranked: list[tuple[float, int, str]] = []
-    for position, part in enumerate(accept_language.split(",")):
-        tag, _, params = part.strip().partition(";")
-        weight = 1.0
-        for param in params.split(";"):
-            name, _, value = param.strip().partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    weight = float(value)
-                except ValueError:
-                    weight = 0.0
-        base = tag.strip().lower().split("-")[0]
+    for position, (tag, weight) in enumerate(weighted(accept_language)):
+        base = tag.split("-")[0]
         if base and weight > 0:
             ranked.append((-weight, position, base))
     for _weight, _position, base in sorted(ranked):

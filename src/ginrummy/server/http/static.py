@@ -264,19 +264,7 @@ def compressible(content_type: str) -> bool:
 def accepted_codings(accept_encoding: str) -> dict[str, bool]:
     """The content codings an ``Accept-Encoding`` value names, each with whether it is
     allowed (q > 0), lower-cased."""
-    allowed: dict[str, bool] = {}
-    for part in accept_encoding.split(","):
-        coding, _, params = part.strip().partition(";")
-        q = 1.0
-        for param in params.split(";"):
-            name, _, value = param.strip().partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    q = float(value)
-                except ValueError:
-                    q = 0.0
-        allowed[coding.strip().lower()] = q > 0
-    return allowed
+    return {coding: q > 0 for coding, q in preload.weighted(accept_encoding)}
 
 
 def accepts_gzip(accept_encoding: str) -> bool:
