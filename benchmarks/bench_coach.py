@@ -15,8 +15,10 @@ runs is the figure to quote on a shared machine).
 **Quality** (``--quality``, point 1's statistical targets). Coaches seat 0 of
 ``--quality-matches`` matches to 50 of the ``expert`` at the coach's own budget against
 ``intermediate``, and of a ``random`` player against ``intermediate``, and reports the
-points lost per decision (the mistakes' costs) and the accuracy of each; the issue's targets
-are at most 0.1 points a decision for the expert and below 30% accuracy for random.
+points lost per decision (the mistakes' costs), the accuracy of each (a share of decisions)
+and its turn accuracy (a share of turns, the draw and the discard together, without a
+mistake); the issue's targets are at most 0.1 points a decision for the expert and below 30%
+accuracy for random.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 from ginrummy.bots import make_bot
 from ginrummy.bots.expert import ExpertBot
-from ginrummy.coach import MATCH_WORK_MS, coach_record, coach_record_json
+from ginrummy.coach import MATCH_WORK_MS, coach_record, coach_record_json, turns
 from ginrummy.gameloop import play_match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
@@ -84,14 +86,16 @@ def quality(matches: int, budget_ms: float) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in ("expert", "random"):
         verdicts = []
+        counted_turns = []
         for seed in range(matches):
             player = (ExpertBot(seed, budget_ms, safety_stop=False) if name == "expert"
                       else make_bot("random", seed))
             match = play_match(rules, [player, make_bot("intermediate", seed + 100)],
                                seed=seed)
             record = GameRecord.from_match(match, [name, "intermediate"])
-            verdicts += [v for v in coach_record(record, 0, budget_ms, 0).verdicts
-                         if not v.forced]
+            report = coach_record(record, 0, budget_ms, 0)
+            verdicts += [v for v in report.verdicts if not v.forced]
+            counted_turns += [t for t in turns(report.verdicts) if any(not v.forced for v in t)]
         by_kind: dict[str, Any] = {}
         for kind in ("draw", "discard", "knock"):
             some = [v for v in verdicts if v.kind == kind]
@@ -106,6 +110,10 @@ def quality(matches: int, budget_ms: float) -> dict[str, Any]:
                                                 3),
                      "accuracy": round(100 * sum(v.accurate for v in verdicts)
                                        / len(verdicts), 1),
+                     "turns": len(counted_turns),
+                     "turn_accuracy": round(100 * sum(not any(v.mistake for v in t)
+                                                      for t in counted_turns)
+                                            / len(counted_turns), 1),
                      "by_kind": by_kind}
     return out
 
@@ -140,7 +148,8 @@ def main() -> None:
               f"capped, median {run['decisions_median']} decisions")
     for name, figures in result.get("quality", {}).items():
         print(f"  {name}: {figures['decisions']} decisions, {figures['lost_per_decision']} "
-              f"points lost a decision, accuracy {figures['accuracy']}%, by kind "
+              f"points lost a decision, accuracy {figures['accuracy']}%, turn accuracy "
+              f"{figures['turn_accuracy']}% of {figures['turns']} turns, by kind "
               f"{figures['by_kind']}")
 
 

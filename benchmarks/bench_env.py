@@ -4,6 +4,9 @@
   stepped in PettingZoo's loop: ``last()`` (observation and mask) then ``step``;
 * ``ginrummy-vector``: :class:`ginrummy.env.VectorGinRummy` with ``--num-envs`` games, one
   call per step of every game (a step = one decision of one game);
+* ``ginrummy-vector-fast``: :class:`ginrummy.env.FastVectorGinRummy`, the same games on the
+  compiled (numba) core, in the same loop (skipped when numba is not installed); the report
+  adds its ratio to ``ginrummy-vector`` in each round;
 * ``openspiel``: OpenSpiel's ``gin_rummy`` through its Python API (``pyspiel``), the
   observation tensor of the player to move read at each decision as the others do;
   chance nodes (deals, stock draws) are played but not counted;
@@ -15,8 +18,9 @@ Only decisions are counted, per second of the process's CPU time (``time.process
 shared machine wall-clock time mostly measures the other processes). A round gives each
 contender ``--seconds`` of wall-clock time, in turns of ``--slice`` seconds (the contenders
 alternate, so that all of them meet the same load); ``--rounds`` rounds, and the report gives
-each one's median and range, and each round's ratio to ``ginrummy`` (PettingZoo runs in a
-process of its own after each round). ``--only ginrummy,ginrummy-vector`` runs just those.
+each one's median and range, each round's ratio to ``ginrummy``, and ``ginrummy`` against
+each peer round by round (PettingZoo runs in a process of its own, kept alive and given its
+turns in the same rotation). ``--only ginrummy,ginrummy-vector`` runs just those.
 
     python benchmarks/bench_env.py --pettingzoo-python /tmp/pz126/bin/python [--json]
 """
@@ -29,7 +33,7 @@ import random
 import statistics
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 Runs = Iterator[int]
@@ -66,13 +70,14 @@ def _aec_runs(game: Any, rng: Any) -> Runs:
         yield steps
 
 
-def vector_runs(num_envs: int) -> Runs:
-    """:class:`VectorGinRummy` (all games' decisions counted)."""
+def vector_runs(num_envs: int, backend: str = "python") -> Runs:
+    """:class:`VectorGinRummy` (all games' decisions counted), or with ``backend="numba"``
+    :class:`FastVectorGinRummy`."""
     import numpy as np
 
-    from ginrummy.env import VectorGinRummy
+    from ginrummy.env import make_vector
 
-    games = VectorGinRummy(num_envs)
+    games = make_vector(num_envs, backend)
     rng = np.random.default_rng(1)
     _obs, masks, _seats = games.reset(seed=1)
     while True:
@@ -105,7 +110,7 @@ def openspiel_runs() -> Runs:
 def pettingzoo_runs() -> Runs:
     """PettingZoo 1.26.1's gin_rummy_v4 (run in its own venv)."""
     import numpy as np
-    from pettingzoo.classic import gin_rummy_v4
+    from pettingzoo.classic import gin_rummy_v4  # type: ignore[import-untyped]
 
     return _aec_runs(gin_rummy_v4.env(), np.random.default_rng(1))
 
@@ -119,23 +124,80 @@ def measure(runs: Runs, seconds: float) -> tuple[int, float]:
     return steps, time.process_time() - cpu
 
 
-def interleaved_round(contenders: dict[str, Runs], seconds: float, slice_seconds: float
+Slicer = Callable[[float], tuple[int, float]]
+"""A contender's turn: given seconds of wall-clock time, the decisions it played and the CPU
+seconds they took."""
+
+
+def in_process(runs: Runs) -> Slicer:
+    """A contender of this process, measured by :func:`measure`."""
+    return lambda seconds: measure(runs, seconds)
+
+
+class PettingZooWorker:
+    """PettingZoo's contender in a process of its own (its venv), kept alive for the whole
+    benchmark and given its turns in the same rotation as the others, so that it meets the
+    same load: each turn a line with the seconds goes in and ``steps cpu`` comes back."""
+
+    def __init__(self, python: str) -> None:
+        self.process = subprocess.Popen(
+            [python, __file__, "--pettingzoo-worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def __call__(self, seconds: float) -> tuple[int, float]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"{seconds}\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the PettingZoo worker stopped (is pettingzoo[classic]==1.26.1 "
+                               "installed in --pettingzoo-python?)")
+        steps, cpu = line.split()
+        return int(steps), float(cpu)
+
+    def close(self) -> None:
+        """End the worker."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def pettingzoo_worker() -> None:
+    """The worker's side: one turn per line of standard input, until it closes."""
+    import sys
+
+    runs = pettingzoo_runs()
+    settle([runs])
+    for line in sys.stdin:
+        steps, cpu = measure(runs, float(line))
+        print(steps, cpu, flush=True)
+
+
+def settle(contenders: list[Runs]) -> None:
+    """Start every contender (imports, compiling, the first episode), then move every object
+    alive to the garbage collector's permanent generation (``gc.freeze``): one process holds
+    all the contenders (numba's compiler, OpenSpiel, 256 games of each vector), and without
+    it each full collection during a contender's turn walks the others' objects too (it cost
+    ``env()`` about a fifth of its steps here); the PettingZoo worker does the same."""
+    import gc
+
+    for runs in contenders:
+        next(runs)
+    gc.collect()
+    gc.freeze()
+
+
+def interleaved_round(contenders: dict[str, Slicer], seconds: float, slice_seconds: float
                       ) -> dict[str, float]:
     """Each contender's decisions per CPU second over ``seconds`` of wall-clock time, run in
     turns of ``slice_seconds`` so that all of them meet the same load."""
     totals = {name: [0, 0.0] for name in contenders}
     for _ in range(max(1, round(seconds / slice_seconds))):
-        for name, runs in contenders.items():
-            steps, cpu = measure(runs, slice_seconds)
+        for name, turn in contenders.items():
+            steps, cpu = turn(slice_seconds)
             totals[name][0] += steps
             totals[name][1] += cpu
     return {name: steps / cpu for name, (steps, cpu) in totals.items()}
-
-
-def _pettingzoo_round(python: str, seconds: float) -> float:
-    out = subprocess.run([python, __file__, "--only-pettingzoo", "--seconds", str(seconds)],
-                         check=True, capture_output=True, text=True)
-    return float(out.stdout.strip().splitlines()[-1])
 
 
 def clone_times(rounds: int, positions: int = 200) -> dict[str, list[float]]:
@@ -169,7 +231,7 @@ def clone_times(rounds: int, positions: int = 200) -> dict[str, list[float]]:
     try:
         import pyspiel
 
-        states = []
+        states: list[Any] = []
         spiel = pyspiel.load_game("gin_rummy")
         while len(states) < positions:
             state = spiel.new_initial_state()
@@ -205,7 +267,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pettingzoo-python", help="python of a pettingzoo 1.26.1 venv")
     parser.add_argument("--only", help="comma-separated contenders to run (default: all)")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--only-pettingzoo", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--pettingzoo-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--clone", action="store_true",
                         help="microseconds per copy of a state instead (3 rounds)")
     args = parser.parse_args(argv)
@@ -214,15 +276,19 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name:<20}{statistics.median(times):>9.1f} us  "
                   f"(rounds: {', '.join(f'{t:.1f}' for t in times)})")
         return
-    if args.only_pettingzoo:
-        steps, cpu = measure(pettingzoo_runs(), args.seconds)
-        print(steps / cpu)
+    if args.pettingzoo_worker:
+        pettingzoo_worker()
         return
     contenders: dict[str, Runs] = {
         "ginrummy": ginrummy_runs(),
         "ginrummy-vector": vector_runs(args.num_envs),
+        "ginrummy-vector-fast": vector_runs(args.num_envs, "numba"),
         "openspiel": openspiel_runs(),
     }
+    from ginrummy.env.fast_vector import numba_available
+
+    if not numba_available():
+        del contenders["ginrummy-vector-fast"]
     if args.only:
         wanted = args.only.split(",")
         unknown = sorted(set(wanted) - set(contenders) - {"pettingzoo"})
@@ -234,14 +300,19 @@ def main(argv: list[str] | None = None) -> None:
     python = args.pettingzoo_python
     if args.only and "pettingzoo" not in args.only.split(","):
         python = None
-    results: dict[str, list[float]] = {name: [] for name in contenders}
-    if python:
-        results["pettingzoo"] = []
-    for _ in range(args.rounds):
-        for name, rate in interleaved_round(contenders, args.seconds, args.slice).items():
-            results[name].append(rate)
-        if python:
-            results["pettingzoo"].append(_pettingzoo_round(python, args.seconds))
+    settle(list(contenders.values()))
+    turns: dict[str, Slicer] = {name: in_process(runs) for name, runs in contenders.items()}
+    worker = PettingZooWorker(python) if python else None
+    if worker is not None:
+        turns["pettingzoo"] = worker
+    results: dict[str, list[float]] = {name: [] for name in turns}
+    try:
+        for _ in range(args.rounds):
+            for name, rate in interleaved_round(turns, args.seconds, args.slice).items():
+                results[name].append(rate)
+    finally:
+        if worker is not None:
+            worker.close()
     plain_runs = results["ginrummy"]
     summary: dict[str, dict[str, Any]] = {
         name: {"median": statistics.median(v), "min": min(v), "max": max(v), "runs": v,
@@ -251,12 +322,22 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         print(json.dumps(summary, indent=2))
         return
-    print(f"{'environment':<18}{'steps/CPU s':>16}{'range':>22}{'vs ginrummy':>14}"
+    print(f"{'environment':<22}{'steps/CPU s':>12}{'range':>22}{'vs ginrummy':>14}"
           f"   {'each round vs ginrummy':<24}")
     for name, row in summary.items():
         rounds = " ".join(f"{r:.2f}x" for r in row["round_ratios"])
-        print(f"{name:<18}{row['median']:>16,.0f}{row['min']:>11,.0f}-{row['max']:<10,.0f}"
+        print(f"{name:<22}{row['median']:>12,.0f}{row['min']:>11,.0f}-{row['max']:<10,.0f}"
               f"{row['median'] / plain:>13.2f}x   {rounds}")
+    for peer in ("pettingzoo", "openspiel"):
+        if peer in results:
+            ratios = [g / p for g, p in zip(plain_runs, results[peer], strict=True)]
+            print(f"ginrummy vs {peer}: {statistics.median(ratios):.2f}x "
+                  f"(each round: {' '.join(f'{r:.2f}x' for r in ratios)})")
+    if "ginrummy-vector-fast" in results and "ginrummy-vector" in results:
+        ratios = [f / v for f, v in zip(results["ginrummy-vector-fast"],
+                                        results["ginrummy-vector"], strict=True)]
+        print(f"ginrummy-vector-fast vs ginrummy-vector: {statistics.median(ratios):.2f}x "
+              f"(each round: {' '.join(f'{r:.2f}x' for r in ratios)})")
 
 
 if __name__ == "__main__":

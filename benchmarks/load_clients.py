@@ -115,6 +115,9 @@ class WorkerResult:
     delta_bytes: int = 0
     received_bytes: int = 0
     """Every frame received (states, deltas, acks, errors, chat), in bytes of text."""
+    first_state_bytes: int = 0
+    """The first ``state`` of each connection (after ``hello``): paid once per connection,
+    whatever the number of actions (the rest is what each action costs)."""
     cpu_seconds: float = 0.0
 
 
@@ -227,6 +230,8 @@ class Seat:
         elif kind == "state":
             self.result.states += 1
             self.result.state_bytes += len(text)
+            if self.state is None and self.resync is None:  # the first, after hello
+                self.result.first_state_bytes += len(text)
             self.state = msg
             if "ack" in msg:  # the state that acknowledges this seat's action
                 self.on_ack({"id": msg["ack"]})

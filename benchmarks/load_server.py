@@ -121,6 +121,8 @@ class RunReport:
     delta_bytes_mean: float = 0.0
     bytes_per_action: float = 0.0
     """Every byte of text the clients received (all seats) per acknowledged action."""
+    bytes_per_action_after_first: float = 0.0
+    """The same without each connection's first ``state`` (sent once, on ``hello``)."""
     acked_total: int = 0
     stored_acked: int | None = None
     missing_in_db: int | None = None
@@ -213,6 +215,9 @@ def start_server(db: str, folder: Path, extra_args: list[str], *, log_level: str
         env = {"GINRUMMY_TABLES_PER_ADDRESS": "1000000", "GINRUMMY_CONNECTIONS_PER_ADDRESS":
                "1000000", "GINRUMMY_MAX_CONNECTIONS": "1000000", **os.environ}
     env = {"GINRUMMY_METRICS_TOKEN": METRICS_TOKEN, **env}  # the commit counters: counters()
+    if env.get("PYTHONPATH"):  # the server runs in ``folder``: PYTHONPATH=src must still be ours
+        env["PYTHONPATH"] = os.pathsep.join(str(Path(part).resolve())
+                                            for part in env["PYTHONPATH"].split(os.pathsep) if part)
     with log_path.open("wb") as log:
         process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=folder,
                                    env=env, preexec_fn=preexec_fn)
@@ -415,6 +420,9 @@ def _fill(report: RunReport, results: list[WorkerResult], before: CpuSample, aft
     report.delta_bytes_mean = sum(r.delta_bytes for r in results) / max(1, deltas)
     report.bytes_per_action = (sum(r.received_bytes for r in results)
                                / max(1, report.acked_total))
+    report.bytes_per_action_after_first = (
+        sum(r.received_bytes - r.first_state_bytes for r in results)
+        / max(1, report.acked_total))
     server_cpu = after.server - before.server
     clients_cpu = after.clients - before.clients
     report.machine_cores = psutil.cpu_count() or 1
@@ -484,7 +492,9 @@ def describe(report: RunReport) -> str:
                      f"states/s {report.states_per_second:.0f} of "
                      f"{report.state_bytes_mean / 1024:.1f} KiB, deltas/s "
                      f"{report.deltas_per_second:.0f} of {report.delta_bytes_mean:.0f} B; "
-                     f"{report.bytes_per_action:.0f} B received per action")
+                     f"{report.bytes_per_action:.0f} B received per action, "
+                     f"{report.bytes_per_action_after_first:.0f} B without each "
+                     f"connection's first state")
     worst = "; ".join(f"at {w['second']:.0f} s max {w['max_ms']:.0f} ms over {w['actions']:.0f}"
                       for w in report.worst_seconds)
     lines.append(f"  seconds with an action over the target: {report.slow_seconds}; worst: "

@@ -1,19 +1,26 @@
-"""Train a linear policy on the masked actions with REINFORCE (numpy only, CPU, minutes).
+"""Train a policy on the observation and the action mask (numpy only, CPU, minutes).
 
-The agent sees :mod:`ginrummy.env`'s observation and action mask; its policy is a softmax
-over the legal action ids of ``theta . phi(observation, id)``, a linear function of ten
-features of each legal id read from the observation (:func:`action_features`). It plays
-two-player ``eaai`` hands against the ``random`` computer player (a random seat each hand),
-and learns from each hand's points
-(zero-sum, divided by 25) minus a running baseline. Every ``--eval-every`` training hands it
-plays ``--eval-hands`` greedy hands against ``random`` and against ``simple`` (the same deals
-for every checkpoint; ties between equally likely ids broken at random, so the untrained agent
-plays uniformly among the legal ids) and records its points per hand and its share of hands
-won with a 95% Wilson interval; the learning curve goes to ``--png``
-(matplotlib, which the ``env`` extra installs) and the figures to standard output.
+Two policies (``--policy``):
 
-    python examples/train_linear.py [--hands 2000] [--seed 1] \
-        [--png docs/img/env-learning-curve.png]
+* ``observation`` (default): a small network on the whole 387-number observation
+  (:class:`ObservationPolicy`: one hidden layer and a direct linear layer to a logit per
+  action id, masked softmax, and a value), trained by advantage actor-critic on the compiled
+  vector env (``make_vector``: the same observation and ids; its caller plays every seat, so
+  half the games have one seat playing uniformly random ids and the rest is self-play);
+* ``features``: the linear policy of ten hand-built features of each legal id read from the
+  observation (:func:`action_features`, with the solver's deadwood), plus the observation
+  weighed by kind of id, trained by REINFORCE against ``random`` on ``GinRummyGym``.
+
+Every ``--eval-every`` training hands it plays ``--eval-hands`` greedy hands against the real
+``random`` and ``simple`` computer players (``GinRummyGym``, a random seat each hand, the same
+deals for every checkpoint; ties between equally likely ids broken at random, so the untrained
+agent plays uniformly among the legal ids) and records its points per hand (95% interval) and
+its share of hands won (95% Wilson interval); ``--final-hands`` adds a last, longer
+evaluation. The learning curve goes to ``--png`` (matplotlib, which the ``env`` extra
+installs) and the figures to standard output.
+
+    python examples/train_linear.py [--policy observation|features] [--hands 60000] \
+        [--seed 1] [--final-hands 1000] [--png docs/img/env-learning-curve.png]
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ginrummy.cards import CARD_VALUES
-from ginrummy.env import GinRummyGym
+from ginrummy.env import NUM_ACTIONS, OBS_SIZE, GinRummyGym
 from ginrummy.env.actions import (
     BIG_GIN_ID,
     DISCARD_BASE,
@@ -40,6 +47,8 @@ from ginrummy.env.actions import (
 from ginrummy.solver import deadwood_mask
 
 Array = npt.NDArray[np.float64]
+Batch = npt.NDArray[Any]
+"""Rows of observations and what the network computes from them (float32 or float64)."""
 OBS_LR = 0.1
 """The observation weights learn at this fraction of ``--lr`` (387 inputs a kind, against ten
 features)."""
@@ -120,7 +129,8 @@ class LinearPolicy:
             logits = logits + self.w[kinds] @ observation
         logits -= logits.max()
         weights = np.exp(logits)
-        return weights / weights.sum()
+        probs: Array = weights / weights.sum()
+        return probs
 
 
 def play_hand(env: GinRummyGym, policy: LinearPolicy, rng: np.random.Generator, seed: int,
@@ -199,7 +209,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
             share[pick] += 1.0
             np.add.at(policy.w, kinds, (args.lr * OBS_LR * advantage * share)[:, None]
                       * tensor[None, :])
-    return {"curve": curve, "seconds": round(time.perf_counter() - start, 1),
+    return {"curve": curve, "seconds": round(time.perf_counter() - start, 1), "policy": policy,
             "theta": dict(zip(FEATURES, policy.theta.round(2).tolist(), strict=True))}
 
 
@@ -228,7 +238,8 @@ def reference(hands: int) -> dict[str, float]:
     return out
 
 
-def plot(result: dict[str, object], refs: dict[str, float], path: str) -> None:
+def plot(result: dict[str, object], refs: dict[str, float], path: str,
+         policy: str = "features") -> None:
     """The learning curve as a PNG (needs matplotlib)."""
     import matplotlib
 
@@ -239,36 +250,374 @@ def plot(result: dict[str, object], refs: dict[str, float], path: str) -> None:
     assert isinstance(curve, list)
     x = [row["hands"] for row in curve]
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    ax.plot(x, [row["vs_random"] for row in curve], "o-", label="linear agent vs random")
-    ax.plot(x, [row["vs_simple"] for row in curve], "s-", label="linear agent vs simple")
+    name = "observation agent" if policy == "observation" else "ten-feature agent"
+    ax.plot(x, [row["vs_random"] for row in curve], "o-", label=f"{name} vs random")
+    ax.plot(x, [row["vs_simple"] for row in curve], "s-", label=f"{name} vs simple")
     ax.axhline(refs["simple_vs_random"], ls="--", c="C0", label="simple vs random")
     ax.axhline(refs["random_vs_simple"], ls=":", c="C1", label="random vs simple")
     ax.axhline(0, c="grey", lw=0.5)
-    ax.set_xlabel("training hands (against random)")
+    ax.set_xlabel("training hands (fast vector env: half self-play, half against random)"
+                  if policy == "observation"
+                  else "training hands (against random)")
     ax.set_ylabel("points per hand (zero-sum)")
-    ax.set_title("REINFORCE, linear policy on ginrummy.env (eaai, 2 players)")
+    ax.set_title("actor-critic, network on the observation (eaai, 2 players)"
+                 if policy == "observation" else
+                 "REINFORCE, ten-feature linear policy (eaai, 2 players)")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
 
 
+HIDDEN = 64
+"""Units of the observation policy's hidden layer."""
+
+
+NEIGHBOURS = 5 * 52
+"""Inputs :func:`neighbour_planes` adds."""
+
+
+def neighbour_planes(obs: Batch) -> Batch:
+    """Five planes of 52 read from the observation's own cards (0-51), for every card c:
+    how many cards of c's rank the observer holds (other than c, / 3), and whether it holds
+    the cards one and two ranks below and above c in its suit: what a meld around c needs,
+    without the solver."""
+    held = obs[:, :52].reshape(-1, 4, 13)
+    same_rank = (held.sum(axis=1, keepdims=True) - held) / 3
+    below1 = np.zeros_like(held)
+    below1[:, :, 1:] = held[:, :, :-1]
+    below2 = np.zeros_like(held)
+    below2[:, :, 2:] = held[:, :, :-2]
+    above1 = np.zeros_like(held)
+    above1[:, :, :-1] = held[:, :, 1:]
+    above2 = np.zeros_like(held)
+    above2[:, :, :-2] = held[:, :, 2:]
+    planes: Batch = np.concatenate([same_rank, below1, below2, above1, above2], axis=1)
+    return planes.reshape(len(obs), NEIGHBOURS)
+
+
+class ObservationPolicy:
+    """A small network on the whole observation: ``relu(obs @ W1 + b1)`` feeds a softmax over
+    the 109 ids (masked to the legal ones) and a value (the acting seat's expected points /
+    25). The output layers start at zero, so the untrained policy is uniform over the legal
+    ids; numpy only, trained with Adam."""
+
+    def __init__(self, seed: int = 0, hidden: int = HIDDEN, neighbours: bool = False) -> None:
+        rng = np.random.default_rng(seed)
+        self.neighbours = neighbours
+        width = OBS_SIZE + (NEIGHBOURS if neighbours else 0)
+        self.params: dict[str, Batch] = {
+            "w1": rng.normal(0.0, np.sqrt(2.0 / width), (width, hidden)).astype(np.float32),
+            "b1": np.zeros(hidden, np.float32),
+            "wp": np.zeros((hidden, NUM_ACTIONS), np.float32),
+            "bp": np.zeros(NUM_ACTIONS, np.float32),
+            "wd": np.zeros((width, NUM_ACTIONS), np.float32),
+            "wv": np.zeros(hidden, np.float32),
+            "bv": np.zeros(1, np.float32),
+        }
+        self._moments = {k: (np.zeros_like(v), np.zeros_like(v))
+                         for k, v in self.params.items()}
+        self._updates = 0
+
+    def inputs(self, obs: Batch) -> Batch:
+        """The network's inputs: the observation, and with ``neighbours`` its
+        :func:`neighbour_planes`."""
+        return np.hstack([obs, neighbour_planes(obs)]) if self.neighbours else obs
+
+    def forward(self, obs: Batch, masks: npt.NDArray[np.int8]) -> tuple[Batch, Batch, Batch]:
+        """The hidden layer, the legal ids' probabilities and the value of each row."""
+        p = self.params
+        obs = self.inputs(obs)
+        hidden = np.maximum(obs @ p["w1"] + p["b1"], 0.0)
+        logits = hidden @ p["wp"] + obs @ p["wd"] + p["bp"]
+        logits = np.where(masks > 0, logits, -np.inf)
+        logits -= logits.max(axis=1, keepdims=True)
+        weights = np.exp(logits)
+        probs = weights / weights.sum(axis=1, keepdims=True)
+        return hidden, probs, hidden @ p["wv"] + p["bv"][0]
+
+    def act(self, obs: Batch, masks: npt.NDArray[np.int8], rng: np.random.Generator,
+            greedy: bool = False) -> npt.NDArray[np.intp]:
+        """One id per row: sampled, or the likeliest (ties broken at random)."""
+        _, probs, _ = self.forward(obs, masks)
+        if greedy:
+            best = probs >= probs.max(axis=1, keepdims=True) * (1 - 1e-9)
+            probs = best / best.sum(axis=1, keepdims=True)
+        cumulative = probs.cumsum(axis=1)
+        draws = rng.random((len(obs), 1)) * cumulative[:, -1:]
+        picks = (cumulative <= draws).sum(axis=1)
+        chosen: npt.NDArray[np.intp] = np.minimum(picks, NUM_ACTIONS - 1)
+        return chosen
+
+    def update(self, obs: Batch, masks: npt.NDArray[np.int8], actions: npt.NDArray[np.intp],
+               returns: Batch, lr: float, entropy: float = 0.01,
+               value_weight: float = 0.5) -> dict[str, float]:
+        """One Adam step on ``-log p(a) * advantage + value_weight * (V - G)^2 - entropy *
+        H`` averaged over the rows; the advantage is ``G - V`` (the baseline)."""
+        p = self.params
+        n = len(obs)
+        hidden, probs, value = self.forward(obs, masks)
+        obs = self.inputs(obs)
+        advantage = (returns - value).astype(np.float32)
+        onehot = np.zeros_like(probs)
+        onehot[np.arange(n), actions] = 1.0
+        logp = np.log(np.where(probs > 0, probs, 1.0))
+        plogp = probs * logp
+        entropy_now = -plogp.sum(axis=1)
+        # d(-H)/d logits = p * (log p + H); d(-log p(a) A)/d logits = (p - onehot) * A
+        d_logits = (probs - onehot) * advantage[:, None] + entropy * (
+            plogp + probs * entropy_now[:, None])
+        d_logits /= n
+        d_value = (value_weight * 2.0 * (value - returns) / n).astype(np.float32)
+        d_logits = d_logits.astype(np.float32)
+        grads = {"wp": hidden.T @ d_logits, "bp": d_logits.sum(axis=0), "wd": obs.T @ d_logits,
+                 "wv": hidden.T @ d_value, "bv": np.array([d_value.sum()])}
+        d_hidden = (d_logits @ p["wp"].T + d_value[:, None] * p["wv"][None, :]) * (hidden > 0)
+        grads["w1"] = obs.T @ d_hidden
+        grads["b1"] = d_hidden.sum(axis=0)
+        self._adam(grads, lr)
+        return {"value_loss": float(np.mean((value - returns) ** 2)),
+                "entropy": float(entropy_now.mean())}
+
+    def _adam(self, grads: dict[str, Batch], lr: float, beta1: float = 0.9,
+              beta2: float = 0.999) -> None:
+        self._updates += 1
+        t = self._updates
+        for key, grad in grads.items():
+            m, v = self._moments[key]
+            m *= beta1
+            m += (1 - beta1) * grad
+            v *= beta2
+            v += (1 - beta2) * grad * grad
+            step = lr * (m / (1 - beta1 ** t)) / (np.sqrt(v / (1 - beta2 ** t)) + 1e-8)
+            self.params[key] -= step
+
+
+def returns_of(rewards: Array, done: npt.NDArray[np.bool_], seats: npt.NDArray[np.int64],
+               bootstrap: Array) -> Array:
+    """Each decision's return: the points its seat got when the hand ended (rewards come
+    only then), or, for hands still going at the end of the rollout, ``bootstrap`` (per
+    game and seat: the value of the next decision, negated for the other seat, the game
+    being zero-sum). ``rewards`` is (T, N, 2), ``done`` and ``seats`` (T, N)."""
+    steps, games = done.shape
+    out = np.empty((steps, games))
+    ahead = bootstrap.copy()
+    rows = np.arange(games)
+    for t in range(steps - 1, -1, -1):
+        ahead = np.where(done[t][:, None], rewards[t], ahead)
+        out[t] = ahead[rows, seats[t]]
+    return out
+
+
+def train_observation(args: argparse.Namespace) -> dict[str, object]:
+    """Training on the fast vector env (``make_vector``: numba when installed): in a share
+    ``--against-random`` of the ``--num-envs`` games one seat plays uniformly random legal
+    ids (its decisions are not learnt from), in the others both seats play the policy;
+    every ``--rollout`` steps one update from the policy's decisions (advantage actor-critic: the
+    hand's points / 25 against the value baseline) until ``--hands`` hands have ended, with
+    a greedy evaluation against the real ``random`` and ``simple`` every ``--eval-every``
+    hands (``--eval-hands`` each; not counted in the training time). Returns the policy, the
+    curve, the training hands and seconds, and the losses along the way."""
+    from ginrummy.env import make_vector
+
+    rng = np.random.default_rng(args.seed)
+    policy = ObservationPolicy(args.seed, getattr(args, "hidden", HIDDEN),
+                               getattr(args, "neighbours", False))
+    games = make_vector(args.num_envs, reward_scale=1 / 25)
+    obs, masks, seats = games.reset(seed=args.seed)
+    index = np.arange(args.num_envs)
+    share = getattr(args, "against_random", 0.0)
+    random_seat = np.where(index < round(args.num_envs * share), 1 - index % 2, -1)
+    hands = 0
+    history: list[dict[str, float]] = []
+    curve: list[dict[str, object]] = []
+    spent, cpu_spent = 0.0, 0.0
+    next_eval = 0
+    while True:
+        if args.eval_every and hands >= next_eval:
+            curve.append(checkpoint(policy, hands, spent, args.eval_hands))
+            print(json.dumps(curve[-1]), flush=True)
+            next_eval += args.eval_every
+        if hands >= args.hands:
+            break
+        start, cpu = time.perf_counter(), time.process_time()
+        batch_obs, batch_masks, batch_seats, batch_actions = [], [], [], []
+        batch_rewards, batch_done, batch_learn = [], [], []
+        for _ in range(args.rollout):
+            actions = policy.act(obs, masks, rng)
+            by_random = seats == random_seat
+            if by_random.any():
+                noise = rng.random(masks.shape) * masks
+                actions = np.where(by_random, noise.argmax(axis=1), actions)
+            batch_learn.append(~by_random)
+            batch_obs.append(obs)
+            batch_masks.append(masks)
+            batch_seats.append(seats)
+            batch_actions.append(actions)
+            obs, masks, seats, rewards, terminated, truncated = games.step(actions)
+            batch_rewards.append(rewards)
+            batch_done.append(terminated | truncated)
+        done = np.array(batch_done)
+        hands += int(done.sum())
+        _, _, value = policy.forward(obs, masks)
+        bootstrap = np.where(np.arange(2)[None, :] == seats[:, None], value[:, None],
+                             -value[:, None])
+        returns = returns_of(np.array(batch_rewards), done, np.array(batch_seats), bootstrap)
+        learn = np.concatenate(batch_learn)
+        stats = policy.update(np.concatenate(batch_obs)[learn],
+                              np.concatenate(batch_masks)[learn],
+                              np.concatenate(batch_actions)[learn],
+                              returns.reshape(-1)[learn], args.lr)
+        history.append({"hands": hands, **stats})
+        spent += time.perf_counter() - start
+        cpu_spent += time.process_time() - cpu
+    return {"policy": policy, "hands": hands, "history": history, "curve": curve,
+            "seconds": round(spent, 1), "cpu_seconds": round(cpu_spent, 1)}
+
+
+def against_random_fast(policy: ObservationPolicy, hands: int, seed: int = 0,
+                        num_envs: int = 128) -> float:
+    """Points per hand (zero-sum, not divided) of the greedy policy against uniformly random
+    legal ids on the fast vector env (the policy seat 0 in even games, seat 1 in odd ones):
+    a quick measure for tests; the real bots are in :func:`evaluate_observation`."""
+    from ginrummy.env import make_vector
+
+    rng = np.random.default_rng(seed)
+    games = make_vector(num_envs)
+    obs, masks, seats = games.reset(seed=seed)
+    mine = np.arange(num_envs) % 2
+    total, ended = 0.0, 0
+    while ended < hands:
+        actions = policy.act(obs, masks, rng, greedy=True)
+        noise = rng.random(masks.shape) * masks
+        actions = np.where(seats == mine, actions, noise.argmax(axis=1))
+        obs, masks, seats, rewards, terminated, truncated = games.step(actions)
+        done = terminated | truncated
+        total += float(rewards[done, mine[done]].sum())
+        ended += int(done.sum())
+    return total / ended
+
+
+def checkpoint(policy: ObservationPolicy, hands: int, seconds: float, eval_hands: int
+               ) -> dict[str, object]:
+    """A row of the learning curve: greedy play against ``random`` and ``simple``."""
+    row: dict[str, object] = {"hands": hands, "seconds": round(seconds, 1)}
+    for opponent in ("random", "simple"):
+        result = evaluate_observation(policy, opponent, eval_hands)
+        row[f"vs_{opponent}"] = result["points"]
+        row[f"vs_{opponent}_95"] = result["points_95"]
+        row[f"won_vs_{opponent}"] = result["won"]
+        row[f"won_vs_{opponent}_95"] = result["won_95"]
+    return row
+
+
+def play_observation_hand(env: GinRummyGym, policy: ObservationPolicy,
+                          rng: np.random.Generator, seed: int) -> float:
+    """One greedy hand of the observation policy through the Python env: its points."""
+    observation, _ = env.reset(seed=seed)
+    total, done = 0.0, False
+    while not done:
+        tensor = observation["observation"][None, :]
+        mask = observation["action_mask"][None, :]
+        action = int(policy.act(tensor, mask, rng, greedy=True)[0])
+        observation, reward, terminated, truncated, _ = env.step(action)
+        total += float(reward)
+        done = terminated or truncated
+    return total
+
+
+def summary(points: list[float]) -> dict[str, object]:
+    """Points per hand with a 95% normal interval, and the share of hands won (Wilson)."""
+    values = np.array(points)
+    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
+    wins = int((values > 0).sum())
+    mean = float(values.mean())
+    return {"points": round(mean, 2),
+            "points_95": (round(mean - half, 2), round(mean + half, 2)),
+            "won": round(wins / len(values), 3), "won_95": wilson(wins, len(values))}
+
+
+def evaluate_observation(policy: ObservationPolicy, opponent: str, hands: int,
+                         seed: int = 0) -> dict[str, object]:
+    """Greedy hands against the real computer player ``opponent`` (``GinRummyGym``, a
+    random seat each hand), on the same deals as :func:`evaluate`."""
+    env = GinRummyGym(opponents=opponent, seat=None)
+    rng = np.random.default_rng(seed)
+    return summary([play_observation_hand(env, policy, rng, 10_000_000 + i)
+                    for i in range(hands)])
+
+
+def evaluate_features(policy: LinearPolicy, opponent: str, hands: int,
+                      seed: int = 0) -> dict[str, object]:
+    """:func:`evaluate_observation` for the ten-feature policy."""
+    env = GinRummyGym(opponents=opponent, seat=None)
+    rng = np.random.default_rng(seed)
+    return summary([play_hand(env, policy, rng, 10_000_000 + i, True)[0]
+                    for i in range(hands)])
+
+
 def main(argv: list[str] | None = None) -> None:
     """Train, evaluate, print the figures as JSON lines, write the PNG."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=2000)
-    parser.add_argument("--eval-every", type=int, default=250)
+    parser.add_argument("--policy", choices=("observation", "features"), default="observation",
+                        help="observation: the network on the whole observation, self-play on "
+                             "the fast vector env; features: the ten-feature linear policy "
+                             "against random on GinRummyGym")
+    parser.add_argument("--hands", type=int, default=None,
+                        help="training hands (default: 60,000 observation, 2,000 features)")
+    parser.add_argument("--eval-every", type=int, default=None,
+                        help="hands between evaluations (default: a fifth of --hands "
+                             "observation, 250 features)")
     parser.add_argument("--eval-hands", type=int, default=200)
-    parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--final-hands", type=int, default=0,
+                        help="hands of a last evaluation against each opponent (0: none)")
+    parser.add_argument("--lr", type=float, default=None,
+                        help="learning rate (default: 0.003 observation, 0.01 features)")
+    parser.add_argument("--num-envs", type=int, default=256)
+    parser.add_argument("--rollout", type=int, default=32, help="vector steps per update")
+    parser.add_argument("--against-random", type=float, default=0.5,
+                        help="share of the vector's games where one seat plays uniformly "
+                             "random ids (not learnt from); the rest is self-play")
+    parser.add_argument("--against-knocker", type=float, default=0.0,
+                        help="share of the games where one seat plays the policy but knocks "
+                             "whenever it may (not learnt from), as simple does")
+    parser.add_argument("--hidden", type=int, default=HIDDEN, help="hidden units")
+    parser.add_argument("--neighbours", action="store_true",
+                        help="add the neighbour planes of the agent's cards to the inputs")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--png", default=None, help="where to write the learning curve")
     args = parser.parse_args(argv)
-    result = train(args)
+    observation = args.policy == "observation"
+    if args.hands is None:
+        args.hands = 60_000 if observation else 2000
+    if args.eval_every is None:
+        args.eval_every = max(1, args.hands // 5) if observation else 250
+    if args.lr is None:
+        args.lr = 0.003 if observation else 0.01
+    result = train_observation(args) if observation else train(args)
+    out: dict[str, object] = {"policy": args.policy, "training_hands": args.hands,
+                              "training_seconds": result["seconds"]}
+    if observation:
+        out["training_cpu_seconds"] = result["cpu_seconds"]
+    else:
+        out["theta"] = result["theta"]
+    if args.final_hands:
+        for opponent in ("random", "simple"):
+            if observation:
+                policy = result["policy"]
+                assert isinstance(policy, ObservationPolicy)
+                out[f"final_vs_{opponent}"] = evaluate_observation(policy, opponent,
+                                                                   args.final_hands)
+            else:
+                linear = result["policy"]
+                assert isinstance(linear, LinearPolicy)
+                out[f"final_vs_{opponent}"] = evaluate_features(linear, opponent,
+                                                                args.final_hands)
     refs = reference(args.eval_hands)
-    print(json.dumps({"reference": refs, "training_seconds": result["seconds"],
-                      "theta": result["theta"]}))
+    out["reference"] = refs
+    print(json.dumps(out))
     if args.png:
         try:
-            plot(result, refs, args.png)
+            plot(result, refs, args.png, args.policy)
         except ImportError:
             print("matplotlib is not installed: no PNG (pip install 'ginrummy[env]')")
 

@@ -68,10 +68,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = web + rest
 
 
+NUMBA_MODULES = frozenset({"tests/env/test_env_fast_vector.py", "tests/env/test_env_train.py"})
+"""The modules that run the compiled vector env: one block on one worker, so that numba
+compiles its core once in the run (about 8 s of CPU a process on a clean clone), not on
+every worker."""
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadgroup`` (scripts/test): each browser module whole on one worker, every other
-    test on its own, in the collection's order (the long browser modules first).
+    """``--dist loadgroup`` (scripts/test): each browser module whole on one worker, the compiled
+    vector env's modules together on one worker (:data:`NUMBA_MODULES`), every other test on
+    its own, in the collection's order (the long browser modules first).
 
     A browser module on one worker sets up its server once, not on both workers; starting the
     long modules first lets the short tests of the rest of the suite fill in at the end instead
@@ -85,6 +92,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class BrowserModuleScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
+            if path in NUMBA_MODULES:
+                return "numba"
             return path if path.startswith("tests/web/") else nodeid
 
     config.option.loadscopereorder = False  # keep the collection's order

@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "ginrummy.records", "ginrummy.web")),
     ("bots", ("ginrummy.bots",)),
     ("coach", ("ginrummy.coach",)),
+    ("contest", ("ginrummy.contest",)),
     ("storage", ("ginrummy.storage",)),
     ("tournament", ("ginrummy.tournament",)),
     ("env", ("ginrummy.env",)),
@@ -47,15 +48,16 @@ MAY_IMPORT: dict[str, set[str]] = {
     ENGINE: set(),
     "bots": {ENGINE},
     "coach": {ENGINE, "bots"},
+    "contest": {ENGINE},
     "storage": {ENGINE},
     "tournament": {ENGINE, "bots"},
     "env": {ENGINE, "bots"},
     "server.core": {ENGINE},
     "server.cluster": {ENGINE, "storage", "server.core"},
     "server.play": {ENGINE, "bots", "storage", "server.core", "server.cluster"},
-    "server.players": {ENGINE, "bots", "storage", "server.core", "server.play"},
-    "server.http": {ENGINE, "bots", "coach", "storage", "server.core", "server.cluster",
-                    "server.play", "server.players"},
+    "server.players": {ENGINE, "bots", "contest", "storage", "server.core", "server.play"},
+    "server.http": {ENGINE, "bots", "coach", "contest", "storage", "server.core",
+                    "server.cluster", "server.play", "server.players"},
     "server": {"server.core", "server.cluster", "server.play", "server.players",
                "server.http", "storage"},
     "cli": {ENGINE, "bots", "coach", "storage", "tournament", "server", "server.core",
@@ -65,7 +67,7 @@ MAY_IMPORT: dict[str, set[str]] = {
 command line, the app) down to the HTTP surface, play and players, then storage and the
 engine. A part always imports its own modules."""
 
-STDLIB_ONLY = (ENGINE, "bots", "coach", "tournament")
+STDLIB_ONLY = (ENGINE, "bots", "coach", "contest", "tournament")
 """The parts a ``pip install ginrummy`` without extras runs: the standard library only."""
 
 

@@ -9,6 +9,7 @@ import random
 import re
 import shlex
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -169,7 +170,7 @@ def _break_a_meld(done: list[int]) -> Callable[[Match, int], Action | None]:
     return override
 
 
-@pytest.mark.parametrize("seed", [3, 5, 8])
+@pytest.mark.parametrize("seed", [3, 5, 10])
 def test_discarding_a_card_of_a_made_meld_is_a_costly_mistake(seed: int) -> None:
     """Near a knock, discarding a card of a made meld is a mistake of more than 5 points,
     among the three costliest of the match (the others are the expert's moves, which the
@@ -321,3 +322,29 @@ def test_a_long_match_is_capped_and_says_so(monkeypatch: pytest.MonkeyPatch) -> 
     assert len(cut["verdicts"]) == 3
     uncapped = coach.coach_record(record, 0, 40.0, SEED).to_dict()  # no cap asked
     assert not uncapped["capped"] and uncapped["coached"] == len(found)
+
+
+def test_a_turn_is_the_draw_and_the_discard_together() -> None:
+    """Issue 29: turn accuracy counts a turn (one seat's consecutive moves in a hand: the draw
+    and the discard) accurate when none of its decisions is a mistake; one mistake spoils
+    its turn only, and the per-decision accuracy keeps its meaning."""
+    report = coach.coach_record(short_record(), 0, BUDGET, SEED)
+    groups = coach.turns(report.verdicts)
+    assert [v for turn in groups for v in turn] == list(report.verdicts)
+    assert any(len(turn) == 2 for turn in groups)
+    for turn in groups:
+        assert len({v.hand for v in turn}) == 1
+        assert [v.move for v in turn] == list(range(turn[0].move, turn[0].move + len(turn)))
+        assert len(turn) == 1 or (turn[0].kind == "draw"
+                                  and turn[1].kind in ("discard", "knock"))
+    before = report.summary()
+    clean = next(turn for turn in groups if len(turn) == 2 and not any(
+        v.mistake or v.forced for v in turn))
+    spoiled = {id(v): replace(v, cost=5.0, error=0.5) for v in clean}  # both mistakes
+    worse = replace(report, verdicts=tuple(spoiled.get(id(v), v) for v in report.verdicts))
+    after = worse.summary()
+    assert after["turns"] == before["turns"]
+    assert after["accurate_turns"] == before["accurate_turns"] - 1
+    assert after["accurate"] == before["accurate"] - 2
+    assert after["turn_accuracy"] == round(100 * after["accurate_turns"] / after["turns"], 1)
+    assert after["accuracy"] == round(100 * after["accurate"] / after["counted"], 1)

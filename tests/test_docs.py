@@ -1,4 +1,5 @@
-"""The Python examples of the README and docs/engine.md run as written."""
+"""The Python examples of the README, docs/engine.md and docs/tournaments.md run as
+written."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/engine.md"])
+@pytest.mark.parametrize("doc", ["README.md", "docs/engine.md", "docs/tournaments.md"])
 def test_python_examples_run(doc: str) -> None:
     blocks = BLOCK.findall((ROOT / doc).read_text(encoding="utf-8"))
     assert blocks, f"{doc} has no Python example"

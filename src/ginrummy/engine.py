@@ -537,7 +537,7 @@ class Hand:
             self.taken = card
             self.phase = _DISCARD
         elif kind is Discard:
-            card = cast(Discard, action).card
+            card = action.card  # type: ignore[union-attr]  # kind is Discard (no cast call)
             repeated = False
             if self.rules.openspiel_limits:  # R4.9: two rediscards in a row void the hand
                 again = card == self.taken
@@ -674,8 +674,14 @@ class Hand:
         self.result = result
         self.phase = _OVER
         self.to_move = NOBODY
-        if self._on_over is not None:
-            self._on_over(self)
+        on_over = self._on_over
+        if on_over is not None:
+            # called once (an ended hand never ends again), then dropped: that breaks the
+            # reference cycle match -> hand -> match._settle, so that a finished match and its
+            # logs are freed as soon as they are dropped rather than by the garbage collector
+            # (which a process stepping millions of hands paid for about 8% of its time)
+            self._on_over = None
+            on_over(self)
 
     # ----------------------------------------------------------------- chance
     def reshuffle_order(self, rng: random.Random) -> Reshuffle:

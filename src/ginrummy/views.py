@@ -173,6 +173,11 @@ def log_json(log: Sequence[Event], gin: bool, start: int = 0) -> list[Json]:
             for e in log[start:]]
 
 
+VIEWER_KEYS = frozenset({"seat", "hand", "seats", "log"})
+"""The keys of a view's JSON that :func:`own_dict` sets for its viewer: every other key holds
+the shared part's very value."""
+
+
 def own_dict(shared_json: Json, seat: int | None, hand: list[str], log: list[Json]) -> Json:
     """The JSON of a viewer's whole view: ``shared_json`` (:meth:`SharedView.to_dict`; left
     unchanged) with the viewer's part filled in: ``seat``, ``hand`` (the names of its own

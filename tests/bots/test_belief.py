@@ -139,3 +139,21 @@ def test_organized_samples_have_less_deadwood() -> None:
     assert all(h & known == known for h in organized)
     mean = sum(map(deadwood_mask, organized)) / 60
     assert mean < sum(map(deadwood_mask, plain)) / 60 - 3
+
+
+def test_the_sampled_stock_is_in_a_random_order() -> None:
+    """The stock's order is hidden, so a sampled world's stock is shuffled: the card drawn
+    next (the last) is any unseen card, each about equally often, never the cards' own
+    order. (Left in card order, every play-out drew the highest club first, which valued
+    taking a useless king 10 points above a stock draw.)"""
+    belief = belief_of(view(_deal(), 0))
+    rng = random.Random(5)
+    draws = 2000
+    next_card: dict[int, int] = {}
+    for _ in range(draws):
+        stock = belief.sample(rng).stock
+        assert list(stock) != sorted(stock)
+        next_card[stock[-1]] = next_card.get(stock[-1], 0) + 1
+    unseen = 52 - 10 - 1 - 10  # neither my hand, the upcard nor the opponent's sampled hand
+    assert len(next_card) == 52 - 10 - 1  # every unseen card is drawn next sometimes
+    assert max(next_card.values()) < 4 * draws / unseen

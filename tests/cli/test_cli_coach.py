@@ -47,8 +47,12 @@ def _check_schema(data: dict[str, Any]) -> None:
     assert data["max_decisions"] is None and data["not_analysed"] == 0  # no cap here
     summary = data["summary"]
     assert set(summary) == {"decisions", "counted", "accurate", "mistakes", "accuracy",
+                            "turns", "accurate_turns", "turn_accuracy",
                             "mistake_errors", "accurate_within", "lost", "total_lost",
                             "lost_by_hand", "costliest"}
+    # a turn (the draw and the discard together) is accurate when neither is a mistake
+    assert summary["turns"] <= summary["counted"]
+    assert summary["accurate_turns"] >= summary["turns"] - summary["mistakes"]
     assert list(summary["lost"]) == list(KINDS)
     assert 0 <= summary["accuracy"] <= 100
     assert summary["decisions"] == len(data["verdicts"]) > 0
@@ -118,7 +122,13 @@ def test_table_and_summary(cli: Callable[..., Run], record: Path) -> None:
     assert run.code == 0, run.err
     assert "Coach for ann (seat 0)" in run.out
     assert "Accuracy:" in run.out and "Points lost: draw" in run.out
+    assert "Turn accuracy:" in run.out
     assert "±" in run.out  # every value with its standard error
+    data = json.loads(cli("coach", str(record), "--budget", BUDGET, "--json").out)
+    mistakes = [v for v in data["verdicts"] if v["mistake"]]
+    if mistakes:  # each mistake's reason in words after the table
+        assert "Why each mistake cost points:" in run.out
+        assert all(v["reason"]["text"] in " ".join(run.out.split()) for v in mistakes)
     assert run.err == ""  # captured stderr is not a terminal: no bar
 
 

@@ -4,7 +4,6 @@ requests and WebSockets carrying that session's cookie."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,18 +82,6 @@ def closed_with(client: Client, timeout: float = 10) -> tuple[int, str]:
         except TimeoutError:
             break
     raise AssertionError("the socket was not closed")
-
-
-def until(check: Callable[[], Any], timeout: float = 10) -> Any:
-    """Wait for ``check()`` to return something true; that value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition never held")
-        time.sleep(0.02)
 
 
 def refused_with(server: LiveServer, table_id: str, token: str | None = None,

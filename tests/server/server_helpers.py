@@ -306,3 +306,46 @@ def check_frames(server: LiveServer, table_id: str, frames: list[dict[str, Any]]
             assert frame["hints"] is None and frame["legal"] == []
         checked += 1
     return checked
+
+
+def until(check: Callable[[], Any], timeout: float = 30) -> Any:
+    """Wait for ``check()`` to return something true and return that value (the timeout only
+    matters when a test fails: it then raises AssertionError)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition never held")
+        time.sleep(0.02)
+
+
+class AccountPush:
+    """An account's push socket (``/ws/account``) at one process, recording what arrives."""
+
+    def __init__(self, base: str, cookie: str) -> None:
+        self.ws = open_socket(f"{base.replace('http://', 'ws://')}/ws/account", origin=base,
+                              additional_headers={"Cookie": cookie})
+        self.frames: list[dict[str, Any]] = []
+        self.wait(lambda m: m["type"] == "hello")
+
+    def wait(self, predicate: Callable[[dict[str, Any]], bool],
+             timeout: float = 20) -> dict[str, Any]:
+        """The first message (already received or arriving) that matches."""
+        for seen in self.frames:
+            if predicate(seen):
+                self.frames.remove(seen)
+                return seen
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no matching push message arrived; got {self.frames}")
+            message: dict[str, Any] = json.loads(self.ws.recv(timeout=left))
+            if predicate(message):
+                return message
+            self.frames.append(message)
+
+    def close(self) -> None:
+        self.ws.close()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from moderation_helpers import User, add_user, closed_with, get, log_rows, open_as, post, until
-from server_helpers import Client, LiveServer, cards_in
+from moderation_helpers import User, add_user, closed_with, get, log_rows, open_as, post
+from server_helpers import Client, LiveServer, cards_in, until
 from sqlalchemy import insert, select
 from starlette.routing import Route
 

@@ -12,12 +12,14 @@ import httpx
 import pytest
 from player_helpers import add_account, example_table, log_in, migrated, store
 from server_helpers import LiveServer
+from sqlalchemy import select
 
 from ginrummy.coach import coach_record
 from ginrummy.records import GameRecord
 from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.http.coach_api import MAX_COACHED_DECISIONS, CoachService
 from ginrummy.server.players.sessions import SESSION_COOKIE
+from ginrummy.storage.models import MatchRow
 
 BUDGET = 4.0
 WAIT_SECONDS = 90.0
@@ -128,10 +130,30 @@ def test_a_tables_finished_match_for_its_seated_players(server: LiveServer) -> N
     expected = coach_record(_record("tc3x", ["Guest", "Expert"]), 0, BUDGET, 0,
                             max_decisions=MAX_COACHED_DECISIONS).to_dict()
     assert body["coach"] == expected
+    # the stored match's public id: the verdicts link to its replay's steps
+    assert "match_id" not in body  # no account sat: the match is not stored, no replay
     assert (wrong.status_code, wrong.json()["error"]["code"]) == (403, "forbidden")
     assert nobody.status_code == 403
     assert missing.status_code == 404
     assert as_text.status_code == 415
+
+
+def test_a_tables_coach_names_the_stored_match_its_verdicts_link_to(
+        server: LiveServer) -> None:
+    """Issue 29: the end of a table's match links each verdict to its step in the replay:
+    the answer names the stored match (an account sat, so it was stored)."""
+    engine = migrated(server.settings.db)
+    ann = add_account(engine, "Cleo")
+    store(engine, example_table("tc5", ["expert", ann], ["Expert", "Cleo"]))
+    _coach(server)
+    with server.http() as client:
+        session = log_in(engine, ann)
+        body = _until_done(lambda: client.post("/api/tables/tc5/coach", json={},
+                                               headers=_headers(session)))
+    with engine.connect() as conn:
+        (public_id,) = conn.execute(select(MatchRow.public_id)
+                                    .where(MatchRow.table_id == "tc5")).scalars().all()
+    assert body["seat"] == 1 and body["match_id"] == public_id and public_id
 
 
 def test_no_coach_before_the_match_is_over(server: LiveServer) -> None:

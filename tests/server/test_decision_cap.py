@@ -131,6 +131,11 @@ def test_people_get_the_same_cap_and_their_table_stops_too(make_server: Any) -> 
     assert notice["id"] is None and f"after {cap} decisions" in notice["message"]
     stuck = ann.state
     assert stuck["table"]["status"] == "stuck" and stuck["legal"] == []
+    # the decision that reached the cap is answered by the stopped state: nobody is first
+    # told it is their turn at that version (a race that once let a sixth action be sent)
+    offered = [m["version"] for c in (ann, bob) for m in c.frames
+               if m["type"] == "state" and m["version"] == stuck["version"] and m["legal"]]
+    assert offered == []
     stored = server.stored_table(table_id)
     assert stored.status == "stuck"
     played = [e for e in stored.events if e.kind == "action" and e.source != "chance"]

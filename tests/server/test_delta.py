@@ -28,12 +28,12 @@ from ginrummy.cards import CARD_NAMES, format_cards
 from ginrummy.engine import CHANCE, Hand, deal_order
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.server.core.delta import DeltaError, apply_delta, state_delta
+from ginrummy.server.core.delta import DeltaError, apply_delta, shared_changes, state_delta
 from ginrummy.server.core.jsontext import dumps
 from ginrummy.server.play.table import GameTable, Seat, table_rules
 from ginrummy.server.play.viewcache import ViewCache
 from ginrummy.storage import StoredEvent
-from ginrummy.views import view
+from ginrummy.views import VIEWER_KEYS, view
 
 NOW = 1_800_000_000.0
 
@@ -114,7 +114,8 @@ def _play(preset: str, players: int, seed: int, steps: int) -> dict[str, int]:
     recipients = [None, *range(players)]
     states: dict[int | None, dict[str, Any]] = {}
     bases: dict[int | None, int] = {}  # each recipient's base: the broadcast or its own state
-    counts = {"deltas": 0, "steps": 0, "knocks": 0, "stock_ends": 0, "matches": 0}
+    counts = {"deltas": 0, "steps": 0, "knocks": 0, "stock_ends": 0, "matches": 0,
+              "short_legal": 0, "splices": 0, "paths": 0}
     greedy = rng.random() < 0.7
     ended: set[int] = set()
     while counts["steps"] < steps and _step(table, rng, greedy):
@@ -133,6 +134,10 @@ def _play(preset: str, players: int, seed: int, steps: int) -> dict[str, int]:
                 rebuilt = apply_delta(states[seat], message)
                 assert dumps(rebuilt) == full[seat], f"seat {seat}, version {table.version}"
                 counts["deltas"] += 1
+                changes = [*message, *(message.get("view") or {})]
+                counts["short_legal"] += isinstance(message.get("legal"), dict)
+                counts["splices"] += any(path.endswith("~") for path in changes)
+                counts["paths"] += any("." in path for path in changes)
                 check_no_leak(table.hand, seat, text)
                 states[seat] = rebuilt
             else:
@@ -191,18 +196,22 @@ GAMES = [("classic", 2), ("playok", 2), ("eaai", 2), ("arena", 2), ("arena", 3),
 
 def test_deltas_rebuild_every_whole_state_byte_for_byte() -> None:
     """Whole states (table entry, view, legal actions, hints, clock, score sheet, ...)."""
-    totals = dict.fromkeys(("deltas", "steps", "knocks", "stock_ends", "matches"), 0)
+    totals: dict[str, int] = {}
     for number, (preset, players) in enumerate(GAMES * TABLES):
         for key, value in _play(preset, players, number, 300).items():
-            totals[key] += value
+            totals[key] = totals.get(key, 0) + value
     assert totals["deltas"] > 10_000
+    # every form of change was rebuilt: splices, paths into objects and lists, short legal
+    assert min(totals["splices"], totals["paths"], totals["short_legal"]) > 500, totals
     assert totals["knocks"] > 3 and totals["stock_ends"] > 0 and totals["matches"] > 1
 
 
 @pytest.mark.parametrize(("preset", "players"), GAMES)
 def test_view_deltas_over_many_hands(preset: str, players: int) -> None:
     """The views alone (what the engine's ``view()`` gives each seat and a spectator), over
-    many hands: the rebuilt view's JSON is the server's at every step."""
+    many hands: the rebuilt view's JSON is the server's at every step; the delta made with
+    the shared part's changes found once (:func:`shared_changes`, as a broadcast does) is
+    the generic delta's text."""
     rules = Ruleset.preset(preset, **({"players": players} if players != 2 else {}))
     rules = rules.replace(target=30) if rules.format.value == "match" else rules
     counts = dict.fromkeys(("deltas", "knocks", "stock_ends", "hands"), 0)
@@ -215,18 +224,26 @@ def test_view_deltas_over_many_hands(preset: str, players: int) -> None:
         match = Match(rules, seed=rng.randrange(1 << 30))
         cache = ViewCache()
         states: dict[int | None, dict[str, Any]] = {}
+        shared_before: dict[str, Any] | None = None
         greedy = number % 3 != 0  # one match in three played at random: stock ends
         version = 0
         match.start_hand()
         while True:
             version += 1
             hand = match.hand
+            news = {seat: {"type": "state", "table": {"version": version}, "version": version,
+                           "seat": seat, "view": cache.view_dict(match, seat, version)}
+                    for seat in recipients}
+            shared = None if shared_before is None or cache.shared_json is None \
+                else shared_changes(shared_before, cache.shared_json, VIEWER_KEYS)
+            shared_before = cache.shared_json
             for seat in recipients:
-                new = {"type": "state", "table": {"version": version}, "version": version,
-                       "seat": seat, "view": cache.view_dict(match, seat, version)}
+                new = news[seat]
                 old = states.get(seat)
                 if old is not None:
                     text = dumps(state_delta(old, new, False))
+                    assert shared is not None
+                    assert dumps(state_delta(old, new, False, shared=shared)) == text
                     check_no_leak(hand, seat, text)
                     assert dumps(apply_delta(old, orjson.loads(text))) == dumps(new)
                     counts["deltas"] += 1
@@ -273,12 +290,22 @@ def test_a_delta_names_what_changed_and_the_drawn_card_only_to_the_drawer() -> N
     mine, theirs, watcher = (json.loads(deltas[s]) for s in (drawer, 1 - drawer, None))
     for delta in (mine, theirs, watcher):
         assert delta["type"] == "delta" and delta["version"] == delta["base"] + 1
-        assert delta["log"] == [{"seat": drawer, "action": "stock",
-                                 "card": None if delta is not mine else format_cards([drawn])}]
-        assert set(delta["view"]) >= {"phase", "stock_size", "seats"}
-        assert "table" not in delta and "ruleset" not in delta["view"]
-    assert format_cards([drawn]) in mine["view"]["hand"]
-    assert "hand" not in theirs["view"] and "hand" not in watcher["view"]
+        entry = {"seat": drawer, "action": "stock",
+                 "card": None if delta is not mine else format_cards([drawn])}
+        changes = delta["view"]
+        _at, removed, *added = changes["log~"]  # appended to the log
+        assert removed == 0 and added == [entry]
+        assert {"phase", "stock_size", f"seats.{drawer}.count"} <= set(changes)
+        assert "table" not in delta and "ruleset" not in changes
+        assert not any(path.startswith(f"seats.{1 - drawer}.") for path in changes)
+    hand_after = table.state_message(drawer, NOW)["view"]["hand"]
+    at = hand_after.index(format_cards([drawn]))
+    assert mine["view"]["hand~"] == [at, 0, format_cards([drawn])]  # one card spliced in
+    # the drawer's own seat's cards are its hand: not sent again, the reducer copies the hand
+    assert not any(path.startswith(f"seats.{drawer}.cards") for path in mine["view"])
+    assert mine["legal"] == {"discards": "hand"}  # every card of the new hand, no knock
+    assert not any(path.startswith("hand") for path in theirs["view"])
+    assert not any(path.startswith("hand") for path in watcher["view"])
     assert format_cards([drawn]) not in deltas[1 - drawer] + deltas[None]
 
 
@@ -287,9 +314,57 @@ def test_a_delta_from_another_version_is_refused() -> None:
              "view": None, "legal": []}
     later = {**state, "version": 5, "table": {"version": 5}, "legal": ["stock"]}
     delta = state_delta(state, later)
-    assert delta == {"type": "delta", "base": 4, "version": 5, "legal": ["stock"]}
+    assert delta == {"type": "delta", "base": 4, "version": 5, "legal~": [0, 0, "stock"]}
     assert apply_delta(state, delta) == later
     with pytest.raises(DeltaError, match="from version 4 does not apply to version 5"):
         apply_delta(later, delta)
     with pytest.raises(DeltaError, match="view must be an object"):
         apply_delta(state, {**delta, "view": [1]})
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"legal~": [2, 0, "x"]}, "legal~ does not apply"),  # past the list's end
+    ({"legal~": [0, 1]}, "legal~ does not apply"),  # removes more than the list holds
+    ({"legal~": ["0", 0]}, "legal~ does not apply"),
+    ({"clock.seat": 1}, "clock.seat does not apply"),  # clock is null: no path inside it
+    ({"view": {"seats.3.count": 2}}, "view.seats.3.count does not apply"),
+    ({"view": {"nothing.here": 2}}, "view.nothing.here does not apply"),
+    ({"legal": {"discards": "hand"}}, "short legal list needs the view's hand"),
+])
+def test_a_change_that_does_not_fit_the_state_is_refused(change: dict[str, Any],
+                                                          message: str) -> None:
+    state = {"type": "state", "table": {"version": 4}, "version": 4, "seat": 0,
+             "view": {"seats": [{"count": 1}]}, "legal": [], "clock": None}
+    with pytest.raises(DeltaError, match=message):
+        apply_delta(state, {"type": "delta", "base": 4, "version": 5, **change})
+
+
+def test_changes_go_by_path_splice_lists_and_name_discards_by_the_hand() -> None:
+    """The documented examples of docs/protocol.md (section ``delta``), both ways."""
+    view = {"seat": 0, "phase": "draw", "hand": ["4s", "6s", "Kh"],
+            "seats": [{"seat": 0, "count": 3, "cards": ["4s", "6s", "Kh"]},
+                      {"seat": 1, "count": 3, "cards": None}], "log": []}
+    old = {"type": "state", "table": {"version": 8}, "version": 8, "seat": 0, "view": view,
+           "legal": ["stock"], "clock": {"seat": 0, "remaining_ms": 30000}}
+    hand = ["4s", "4h", "6s", "Kh"]
+    new = {"type": "state", "table": {"version": 9}, "version": 9, "seat": 0,
+           "view": {**view, "phase": "discard", "hand": hand,
+                    "seats": [{"seat": 0, "count": 4, "cards": hand}, view["seats"][1]],
+                    "log": [{"seat": 0, "action": "stock", "card": "4h"}]},
+           "legal": ["discard 4s", "discard 6s", "discard Kh", "knock Kh 4s"],
+           "clock": {"seat": 0, "remaining_ms": 21000}}
+    delta = state_delta(old, new)
+    assert delta == {
+        "type": "delta", "base": 8, "version": 9,
+        "view": {"phase": "discard", "hand~": [1, 0, "4h"], "seats.0.count": 4,
+                 "log~": [0, 0, {"seat": 0, "action": "stock", "card": "4h"}]},
+        "legal": {"discards": "hand", "except": ["4h"], "plus": ["knock Kh 4s"]},
+        "clock.remaining_ms": 21000}
+    assert dumps(apply_delta(old, orjson.loads(dumps(delta)))) == dumps(new)
+    # a seat whose cards stop being its hand (revealed otherwise) gets them sent whole
+    shown = ["4s", "6s", "Kh", "2c"]
+    revealed = {**new, "view": {**new["view"], "seats": [
+        {"seat": 0, "count": 4, "cards": shown}, view["seats"][1]]}}
+    delta = state_delta(old, revealed)
+    assert delta["view"]["seats.0.cards"] == shown
+    assert dumps(apply_delta(old, orjson.loads(dumps(delta)))) == dumps(revealed)

@@ -66,6 +66,14 @@ def test_the_hint_names_the_experts_move_and_why_from_the_seats_own_cards(
     hand.apply("stock", 0)
     hand.verify(action, 0)  # a legal move of the seat
     assert hint["reason"]["code"] in HINT_CODES and hint["reason"]["text"]
+    # every choice in the legal moves' (the menu's) order; the hint's move is the best, the
+    # highest valued (issue 29: the coach's evaluator, so the coach never calls it a mistake)
+    choices = hint["choices"]
+    assert [c["action"] for c in choices] == [str(a) for a in hand.legal_actions()]
+    best = [c for c in choices if c["best"]]
+    assert len(best) == 1 and best[0]["action"] == hint["action"] and best[0]["loss"] == 0
+    assert best[0]["value"] == max(c["value"] for c in choices)
+    assert all(c["error"] >= 0 and c["loss"] >= 0 for c in choices)
     # the answer names the seat's own cards and the top discard, nothing hidden
     named = {w.strip("[]").split("@")[0] for w in answer.text.replace('"', " ").split()}
     cards = {w for w in named if len(w) == 2 and w[0] in "A23456789TJQK" and w[1] in "shdc"}

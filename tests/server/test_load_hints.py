@@ -152,9 +152,13 @@ def test_the_hints_are_the_whole_import_graph_of_each_page(client_dir: Path) -> 
         assert not {f"js/{name}" for name in dynamic - {"lobby.js"}} & set(lobby)
         table = hinted(client, "/?table=abc123")
         assert len(table) == len(set(table)) and set(table) == app_graph | table_graph
-        # nor a table's the lobby's module, nor the coach's, loaded once the table is drawn
-        # (issue 27 point 11)
+        # nor a table's the lobby's module, nor the coach's and js/later.js's, loaded once the
+        # table is drawn (issue 27 point 11)
+        later = {f"js/{name}" for name in re.findall(
+            r'import\("\./([\w.]+)"\)', (client_dir / "js/later.js").read_text())}
+        assert {"js/arrange.js", "js/reveal.js", "js/ending.js"} <= later
         assert "js/lobby.js" not in table and "js/coachview.js" not in table
+        assert not later & set(table), sorted(later & set(table))
         assert hinted(client, "/?table=") == lobby  # no table: the lobby
         assert set(hinted(client, "/index.html")) == set(lobby)
         page = client.get("/").text

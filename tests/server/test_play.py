@@ -69,7 +69,9 @@ def test_a_complete_hand_between_two_people_reveals_nothing_hidden(
     assert ann.frames[0] == {"type": "welcome", "protocol": protocol, "table": table_id,
                              "seat": 0, "version": ann.frames[0]["version"], "name": "Ann"}
     sent = play_one_hand(ann, bob, watcher)
-    assert sent >= 4
+    # a knock takes two actions at the earliest (take the upcard, knock): `choose` knocks as
+    # soon as it may, so a deal can end the hand after two or three (it once failed at >= 4)
+    assert sent >= 2
     deltas = [sum(m["type"] == "delta" for m in c.frames) for c in (ann, bob, watcher)]
     if protocol == 3:  # all but the first broadcast a connection gets (a spectator's)
         assert min(deltas) >= sent - 1

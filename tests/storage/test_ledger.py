@@ -30,7 +30,7 @@ from ginrummy.storage import (
 )
 from ginrummy.storage.accounts import AccountStore
 from ginrummy.storage.ledger import HOUSE, Kind, LedgerError, Overdraft, account_wallet, pool_wallet
-from pg_helpers import PG_URL, pg_schema
+from pg_helpers import migrated_engine, pg_schema
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +43,7 @@ def pg_schema_name() -> Iterator[str]:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """A migrated, empty database of each kind."""
-    if request.param == "sqlite":
-        made = open_engine(f"sqlite:///{tmp_path / 'ledger.db'}")
-    else:
-        schema = request.getfixturevalue("pg_schema_name")
-        made = open_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
-        with made.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    migrate(made)
+    made = migrated_engine(request, tmp_path, "ledger")
     yield made
     made.dispose()
 

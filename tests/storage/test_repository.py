@@ -38,7 +38,7 @@ from ginrummy.storage import (
     open_engine,
 )
 from ginrummy.storage.database import MIGRATIONS, schema_tables
-from pg_helpers import PG_URL, pg_schema
+from pg_helpers import migrated_engine, pg_schema
 
 
 @pytest.fixture(scope="module")
@@ -51,15 +51,7 @@ def pg_schema_name() -> Iterator[str]:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """A migrated, empty database of each kind."""
-    if request.param == "sqlite":
-        made = open_engine(f"sqlite:///{tmp_path / 'store.db'}")
-    else:
-        schema = request.getfixturevalue("pg_schema_name")
-        made = open_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
-        with made.begin() as conn:  # each test starts empty
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    migrate(made)
+    made = migrated_engine(request, tmp_path, "store")
     yield made
     made.dispose()
 

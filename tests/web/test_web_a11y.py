@@ -424,11 +424,11 @@ def test_focus_stays_on_the_same_card_and_control_after_a_state_update(
         slow.stop()
 
 
-# The page's own focus module, given made-up tables: the control that had the focus went
-# with a re-render; what gets it back.
+# The page's own focus helpers (js/dom.js), given made-up tables: the control that had the
+# focus went with a re-render; what gets it back.
 FOCUS_JS = """async () => {
     const app = document.querySelector('script[type=module]').src;
-    const { rememberFocus, restoreFocus } = await import(new URL('focus.js', app).href);
+    const { rememberFocus, restoreFocus } = await import(new URL('dom.js', app).href);
     const root = document.createElement('div');
     document.body.append(root);
     const after = (before, html) => {

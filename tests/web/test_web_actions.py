@@ -5,7 +5,8 @@ real browser (Chromium through Playwright) against a real `ginrummy serve` (issu
 The knock test plays hands against the computer through the page; the WebSocket is routed
 through the test (Playwright's ``route_web_socket``), which records every state as the page
 gets it and, on two of the player's discard turns, adds a gin (then a big gin) to the legal
-list, so that the gin buttons are seen without waiting for a gin deal. Those turns are played
+list, so that the gin buttons are seen without waiting for a gin deal (on protocol 2, whole
+states, which the page asks for when localStorage says so: see the test). Those turns are played
 by a plain discard (the added gin is never sent). The clock test lets a 5-second clock run
 out and checks the ring, its warning state and the notice that the computer played.
 """
@@ -40,6 +41,7 @@ if browser_missing():
 from playwright.sync_api import Browser, Page, WebSocketRoute
 
 EN = catalogue("en")
+PROTOCOL_2 = 'localStorage.setItem("ginrummy.protocol", "2")'
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
@@ -117,7 +119,11 @@ def test_knock_and_gin_are_primary_buttons_only_when_legal(
     status text that names knock or gin only when the legal list offers it. The page knocks
     with its knock button the first time a real knock is legal. (Reduced motion: it plays
     hands until a knock is legal, hundreds of moves.)"""
-    _, page = new_page(browser, server.base, motion=False)
+    context, page = new_page(browser, server.base, motion=False)
+    # protocol 2, whole states: the tap adds a made-up gin to a state's legal list, and on
+    # protocol 3 the server's next delta (its changes to the legal list it sent, such as a
+    # splice) would apply to the page's altered list, not the server's
+    context.add_init_script(PROTOCOL_2)
     tap = StateTap()
     page.route_web_socket(re.compile(r"/ws/tables/"), tap.route)
     create_table(page, "Ann", bots={1: "simple"})

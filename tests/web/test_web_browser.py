@@ -91,7 +91,9 @@ def test_two_people_play_a_hand_watched_by_a_spectator(
     assert "second" not in bob.inner_text("#chat-log")
 
     moves = play_until([ann, bob], {"next", "over"})
-    assert len(moves) >= 2 and "discard" in moves
+    # a draw, and a card to the pile: a discard, or a knock or gin (which discards too; a
+    # dealt hand can knock on its first draw, as it did once on CI: stock, knock, layoff)
+    assert len(moves) >= 2 and {"discard", "knock", "gin"} & set(moves), moves
     for page in (ann, bob):
         page.wait_for_selector("#reveal")
     eve.wait_for_selector("#reveal")

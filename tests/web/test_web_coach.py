@@ -7,6 +7,7 @@ docs/records.md match: seat 1 knocks, seat 0 lays off)."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import sys
 from collections.abc import Iterator
@@ -65,7 +66,8 @@ def test_the_replay_shows_the_coach_on_the_accounts_own_moves(
     ann = AccountStore(engine).by_key(name_key("Ann"))
     assert ann is not None
     store(engine, example_table("cw1", ["expert", ann.id], ["Expert", "Ann"]))
-    (match_id,) = [m.id for m in players.account_matches(engine, ann.id)]
+    (stored,) = players.account_matches(engine, ann.id)
+    match_id, public_id = stored.id, stored.public_id
     engine.dispose()
     page.goto(f"/replay/{match_id}")
     page.wait_for_selector("#replay-page[data-steps]")
@@ -86,6 +88,24 @@ def test_the_replay_shows_the_coach_on_the_accounts_own_moves(
     page.wait_for_selector('#replay-page[data-step="1"]')
     assert page.locator("#coach-step-verdict").count() == 0  # not Ann's move
     assert page.locator("#coach-panel").get_attribute("data-state") == "done"
+    # at the end of the table's match, each of Ann's moves links to its replay step
+    page.goto("/?table=cw1")
+    page.click("#rematch-box #coach-ask")
+    page.wait_for_selector("#coach-accuracy", timeout=COACH_TIMEOUT_MS)
+    page.click("#coach-every summary")
+    moves = page.locator("#coach-every .coach-moves > li")
+    links = page.locator("#coach-every .coach-moves > li > a.coach-step-link")
+    assert links.count() == moves.count() >= 1
+    for i in range(moves.count()):
+        found = re.fullmatch(r"/replay/([^/?]+)\?hand=(\d+)&move=(\d+)",
+                             links.nth(i).get_attribute("href") or "")
+        assert found is not None and found.group(1) == public_id
+        assert found.group(2, 3) == (moves.nth(i).get_attribute("data-hand"),
+                                     moves.nth(i).get_attribute("data-move"))
+    assert moves.last.get_attribute("data-hand") == "1"  # one hand: its deal is step 0
+    move = int(moves.last.get_attribute("data-move") or "0")
+    links.last.click()
+    page.wait_for_selector(f'#replay-page[data-step="{move}"]')
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
     # somebody else (not logged in) sees the replay, not the coach
@@ -117,6 +137,8 @@ def test_the_end_of_a_match_shows_the_seated_guest_every_decision(
         assert choices.count() >= 1 and all("±" in text for text in choices.all_inner_texts())
     results = Axe().run(page, context="#coach-panel")  # the coach's panel, opened
     assert [v["id"] for v in results.response["violations"]] == []
+    # no account sat: the match was not stored, so there is no replay to link to
+    assert page.locator("#coach-every a.coach-step-link").count() == 0
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
 
@@ -134,8 +156,10 @@ def test_a_costly_move_has_a_reason_its_moment_and_a_link_to_its_replay_step(
     engine = open_engine(f"sqlite:///{db}")
     bea = AccountStore(engine).by_key(name_key("Bea"))
     assert bea is not None
-    # two simple players (seed 3): Bea's take of a card that makes no meld is a mistake
-    store(engine, bot_table("cw3", "classic", [bea.id, "simple"], 3, ["Bea", "Simple"],
+    # two simple players (seed 2): three of Bea's moves are mistakes at the server's budget
+    # (a set draw broken, a card next to one the opponent took, ...); seed 3 has none since
+    # the sampled worlds' stock is shuffled
+    store(engine, bot_table("cw3", "classic", [bea.id, "simple"], 2, ["Bea", "Simple"],
                             target=25))
     (match_id,) = [m.id for m in players.account_matches(engine, bea.id)]
     engine.dispose()
@@ -143,12 +167,20 @@ def test_a_costly_move_has_a_reason_its_moment_and_a_link_to_its_replay_step(
     page.wait_for_selector("#replay-page[data-steps]")
     page.click("#coach-ask")
     page.wait_for_selector("#coach-accuracy", timeout=COACH_TIMEOUT_MS)
+    # the turn accuracy (the draw and the discard together) beside the per-decision one
+    turns = page.locator("#coach-turn-accuracy")
+    assert turns.inner_text().startswith("Turn accuracy: ")
+    assert 0 <= float(turns.get_attribute("data-accuracy") or "-1") <= 100
     costly = page.locator("#coach-costliest li.coach-costly")
     assert costly.count() >= 1
     first = costly.first
-    assert first.locator(".coach-reason").inner_text().startswith("Why: ")
+    reason = first.locator(".coach-reason").inner_text()
+    assert reason.startswith("Why: ") and "{" not in reason  # every parameter filled in
     moment = first.locator(".coach-moment").inner_text()
     assert moment.startswith("Your hand: ") and "Discard pile: " in moment
+    # the pile the player saw form (classic rules show only its top card): shown in full
+    moments = page.locator("#coach-costliest .coach-moment").all_inner_texts()
+    assert any(not m.endswith("Discard pile: empty.") for m in moments), moments
     link = first.locator("a.coach-step-link")
     step = int(link.get_attribute("data-step") or "-1")
     assert link.get_attribute("href") == f"/replay/{match_id}?step={step + 1}"

@@ -31,8 +31,10 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from web_support import (
@@ -62,6 +64,9 @@ from ginrummy.storage import (
 from ginrummy.storage.accounts import AccountStore
 from layoff_deal import KNOCKER_MELDS, deck, seed_database
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Route
+
 ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
                  or Path(__file__).resolve().parents[2] / "test-artifacts")
 TABLES = {f"shows-{lang}": (f"tok-shows-{lang}", False) for lang in LANGUAGES}
@@ -74,6 +79,7 @@ SEAT_POINTS_JS = "ss => ss.map((s) => [s.dataset.seat, s.querySelector('p').text
 
 GIN_TABLES = {f"gin-{lang}": f"tok-gin-{lang}" for lang in LANGUAGES}
 GIN_TABLES["gin-still"] = "tok-gin-still"
+GIN_TABLES["gin-later"] = "tok-gin-later"
 GIN_HAND = ["2h", "3h", "4h", "5h", "7s", "7d", "7c", "Jd", "Qd", "9c"]
 """Seat 0 draws Kd and has gin, discarding 9c: [2h 3h 4h 5h] [7s 7d 7c] [Jd Qd Kd]."""
 GIN_OTHER = ["Ks", "Qs", "Jc", "9s", "6c", "5s", "3c", "Th", "Ac", "2s"]
@@ -138,8 +144,10 @@ def account_at(db_file: Path, table: str) -> None:
 
 
 def open_seat(browser: Browser, server: ServerProcess, table: str, lang: str = "en",
-              reduced_motion: bool = False) -> Page:
-    """A phone-sized page holding seat 0 of ``table``, at the table."""
+              reduced_motion: bool = False,
+              before_table: Callable[[Page], object] | None = None) -> Page:
+    """A phone-sized page holding seat 0 of ``table``, at the table (``before_table`` runs
+    just before the table's address is opened)."""
     context = browser.new_context(locale=LOCALES[lang], base_url=server.base, viewport=PHONE,
                                   reduced_motion="reduce" if reduced_motion else "no-preference")
     context.set_default_timeout(20_000)
@@ -154,6 +162,8 @@ def open_seat(browser: Browser, server: ServerProcess, table: str, lang: str = "
     token = GIN_TABLES[table] if table in GIN_TABLES else (TABLES.get(table) or ARENA[table])[0]
     page.evaluate("([id, token]) => localStorage.setItem(`ginrummy.seat.${id}`,"
                   " JSON.stringify({ seat: 0, token, invite: null }))", [table, token])
+    if before_table is not None:
+        before_table(page)
     page.goto(f"/?table={table}")
     return page
 
@@ -312,5 +322,52 @@ def test_the_celebration_keeps_still_under_reduced_motion(
     assert page.evaluate(ANIMATION_JS, "hand-banner") == "none"
     assert page.evaluate(ANIMATION_JS, "match-banner") == "none"
     assert page.evaluate("document.getAnimations().length") == 0
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
+
+
+LATER_MODULES = ("arrange.js", "reveal.js", "ending.js")
+"""The table's modules of the later steps (js/later.js): not part of its first screen."""
+
+
+def test_a_later_steps_module_is_asked_for_once_drawn_and_its_step_waits_for_it(
+        server: ServerProcess, browser: Browser) -> None:
+    """Issue 27 point 11: the gin sheet (js/arrange.js), the reveal and the banners
+    (js/reveal.js, js/ending.js) are not part of the table's first screen. With their modules
+    held back the table is drawn and can be played; they are asked for once it is drawn,
+    before any of them is used; Gin shows its sheet as soon as arrange.js arrives (the page
+    awaiting the player's action only then), and the hand's end its reveal and banners as
+    soon as reveal.js and ending.js arrive, each drawn by itself (no further state comes)."""
+    held: dict[str, list[Route]] = {name: [] for name in LATER_MODULES}
+
+    def holder(name: str) -> Callable[[Route], None]:
+        return lambda route: held[name].append(route)  # neither answered nor failed: held
+
+    def hold_later_modules(page: Page) -> None:
+        for name in LATER_MODULES:
+            page.route(f"**/js/{name}", holder(name))
+
+    page = open_seat(browser, server, "gin-later", before_table=hold_later_modules)
+    page.wait_for_selector('#table-page[data-await="act"] #action-gin')
+    hints = page.eval_on_selector_all('link[rel="modulepreload"]', "ls => ls.map((l) => l.href)")
+    assert not [href for href in hints if href.endswith(LATER_MODULES)], hints
+    deadline = time.monotonic() + 15
+    while not all(held.values()) and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # route events are delivered meanwhile
+    assert {name: len(routes) for name, routes in held.items()} == dict.fromkeys(LATER_MODULES, 1)
+    page.click("#action-gin")  # drawn at once: without arrange.js, no sheet yet
+    assert page.locator("#knock-panel").count() == 0
+    # and the page does not say it awaits the player's action meanwhile
+    assert page.get_attribute("#table-page", "data-await") == "wait"
+    held["arrange.js"][0].continue_()
+    page.wait_for_selector('#table-page[data-await="act"] #knock-panel #confirm-knock')
+    page.click("#confirm-knock")
+    page.wait_for_selector('#table-page[data-await="over"]')
+    assert page.locator("#reveal, #hand-banner, #match-banner").count() == 0
+    for name in ("reveal.js", "ending.js"):
+        held[name][0].continue_()
+    page.wait_for_selector("#reveal #hand-banner")
+    page.wait_for_selector("#match-banner")
+    assert page.get_attribute("#hand-banner", "data-outcome") == "gin"
     assert page.errors == []  # type: ignore[attr-defined]
     page.context.close()

@@ -40,6 +40,7 @@ from web_support import (
     catalogue,
     create_table,
     device_page,
+    outside,
     play_game,
     play_turn,
     play_until,
@@ -53,7 +54,6 @@ if browser_missing():
 
 from playwright.sync_api import Browser, Page
 
-SLACK = 0.5  # CSS pixels of rounding allowed at an edge
 ARTIFACTS = Path(os.environ.get("GINRUMMY_ARTIFACTS")
                  or Path(__file__).resolve().parents[2] / "test-artifacts")
 
@@ -104,18 +104,6 @@ MEASURE_JS = """() => {
             large: document.body.classList.contains('large-cards'),
             width: window.innerWidth, height: window.innerHeight};
 }"""
-
-
-def outside(boxes: dict[str, dict[str, float] | None], width: int, height: int) -> list[str]:
-    """The named boxes that are missing or not wholly inside a width x height viewport."""
-    wrong = []
-    for name, b in boxes.items():
-        if b is None:
-            wrong.append(f"{name}: missing")
-        elif (b["left"] < -SLACK or b["top"] < -SLACK or b["right"] > width + SLACK
-              or b["bottom"] > height + SLACK):
-            wrong.append(f"{name}: {b}")
-    return wrong
 
 
 def measure(page: Page, step: str) -> dict[str, Any]:

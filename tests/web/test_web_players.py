@@ -19,13 +19,16 @@ from pathlib import Path
 import pytest
 from web_support import (
     LANGUAGES,
+    LOCALES,
     ServerProcess,
     browser_missing,
     catalogue,
     create_table,
+    device_page,
     english_patterns,
     my_turn,
     new_page,
+    outside,
     play_game,
     play_turn,
     serve_command,
@@ -168,7 +171,7 @@ def test_two_accounts_play_a_rated_match_then_profile_leaderboard_replay_and_rec
     join_from_lobby(bob, table)
     assert bob.get_attribute("#table-page", "data-seat") == "1"
     moves = play_game([ann, bob])
-    assert "discard" in moves
+    assert {"discard", "knock", "gin"} & set(moves), moves  # a card went to the pile
 
     # profiles: a rated arena match, its rating with a chart, the match among the recent
     for page, name in ((ann, ann_name), (bob, bob_name)):
@@ -638,4 +641,51 @@ def test_history_pages_and_the_rating_chart(server: ServerProcess, browser: Brow
     assert page.inner_text('#profile-stats dd[data-stat="gin_rate"]') == "25%"
     assert page.inner_text('#profile-ratings tr[data-category="classic"] td.rank') == "#3"
     # the only error: the server's 404 for the page of a name it does not know (stubbed here)
+    assert [e for e in page.errors if "404" not in e] == []  # type: ignore[attr-defined]
+
+
+def played(tid: str, name: str, status: str, place: int | None, players: int) -> dict[str, object]:
+    return {"id": tid, "name": name, "format": "knockout", "status": status,
+            "starts_at": "2026-12-01T18:00:00Z", "players": players, "place": place,
+            "prize": None if place is None else 0}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_profile_tournaments_on_a_phone_in_each_language(server: ServerProcess,
+                                                         browser: Browser, lang: str) -> None:
+    """A profile's tournaments (the answer stubbed in the page): how many played, the best
+    finish with a link to its tournament, the latest ones (one under way), in each language
+    on a 390x844 phone, nothing wider than the screen; the link opens the tournament's
+    page."""
+    _, page = device_page(browser, server.base, LOCALES[lang], phone=True)
+    best = played("cupB", "Winter cup", "over", 2, 8)
+    profile = {"name": "Pat", "joined": "2026-11-01T09:00:00+00:00", "ratings": {},
+               "history": {}, "stats": {}, "recent": [],
+               "tournaments": {"played": 3, "best": best,
+                               "recent": [played("cupC", "Evening cup", "running", None, 4),
+                                          best, played("cupA", "Autumn cup", "over", 3, 4)]}}
+    page.route("**/api/players/Pat", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(profile)))
+    page.goto("/players/Pat")
+    panel = page.locator('#profile-tournaments[data-played="3"]')
+    panel.wait_for()
+    texts = catalogue(lang)
+    assert panel.locator("h2").inner_text() == texts["profile.tournaments"]
+    assert page.inner_text("#profile-tournaments-played") == "3"
+    finish = texts["profile.finish"].replace("{place}", "2").replace("{players}", "8")
+    assert page.inner_text("#profile-best-finish").startswith(finish)
+    assert page.locator("#profile-best-finish").get_attribute("data-place") == "2"
+    rows = panel.locator(".played-tournaments li")
+    assert rows.evaluate_all("ls => ls.map(l => l.dataset.tournament)") == [
+        "cupC", "cupB", "cupA"]
+    assert texts["tournaments.status.running"] in rows.nth(0).inner_text()
+    wide = page.evaluate("() => document.documentElement.scrollWidth")
+    assert wide <= 390, f"the page is {wide} px wide on a 390 px phone"
+    box = page.evaluate("() => document.querySelector('#profile-tournaments')"
+                        ".getBoundingClientRect().toJSON()")
+    assert outside({"panel": box}, 390, 10_000) == []
+    page.locator("#profile-best-finish .tournament-link").click()
+    page.wait_for_url("**/tournaments/cupB")
+    page.wait_for_selector("#tournament-page")
+    # the only errors: the server's 404 for the stubbed names (Pat, cupB) it does not know
     assert [e for e in page.errors if "404" not in e] == []  # type: ignore[attr-defined]

@@ -4,7 +4,8 @@ single-hand wording at the end of an arena hand, resign and leave with a confirm
 previous match's score sheet after a rematch and a reload.
 
 The WebSocket is routed through the test (Playwright's ``route_web_socket``): every state the
-page gets is recorded, so the checks compare the page with what the server sent, and one test
+page gets is recorded (made of the deltas of protocol 3, the page's default, with the
+server's reducer), so the checks compare the page with what the server sent, and one test
 sends the page a copy of its state whose upcard is of the other colour, so that both the
 doubled and the plain hand are seen without waiting for the deal to give them.
 """
@@ -31,6 +32,7 @@ from web_support import (
 )
 
 from ginrummy.scoring import split_pool
+from ginrummy.server.core.delta import apply_delta
 
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
@@ -60,8 +62,12 @@ class StateTap:
         server.on_message(lambda message: ws.send(self.record(message)))
 
     def record(self, message: str | bytes) -> str | bytes:
+        """Keeps each state: a whole one, or the one a delta makes of the last (protocol 3,
+        the page's default)."""
         if isinstance(message, str):
             data = json.loads(message)
+            if data.get("type") == "delta":
+                data = apply_delta(self.states[-1], data)
             if data.get("type") == "state":
                 self.states.append(data)
         return message
@@ -71,7 +77,8 @@ class StateTap:
         return self.states[-1]
 
     def send(self, state: dict[str, Any]) -> None:
-        """Give the page a state as if the server had sent it."""
+        """Give the page a whole state as if the server had sent it (protocol 3 too: the
+        server may send a whole state at any time; the next delta then starts from it)."""
         assert self.page_side is not None
         self.page_side.send(json.dumps(state))
 

@@ -201,6 +201,7 @@ class Belief:
                 chosen &= ~(1 << _worst_card(known | chosen, chosen))
             hands[seat] |= chosen
             pool = [c for c in pool if not chosen >> c & 1]
+        rng.shuffle(pool)  # the stock's order is unknown: never the cards' own order
         return World(tuple(hands), tuple(pool))
 
 

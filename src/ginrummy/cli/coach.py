@@ -120,12 +120,33 @@ def _title(data: dict[str, Any]) -> str:
     return title
 
 
+def _turn_line(summary: dict[str, Any]) -> str:
+    """The turn accuracy: the draw and the discard of a turn together."""
+    accuracy = summary["turn_accuracy"]
+    return (f"Turn accuracy: {'-' if accuracy is None else f'{accuracy:.1f}%'} "
+            f"({summary['accurate_turns']} of {summary['turns']} turns without a mistake: "
+            "a turn is the draw and the discard together)")
+
+
+def mistake_lines(data: dict[str, Any]) -> list[str]:
+    """Each mistake: where, the better move, why, and the hand and discard pile then."""
+    lines = []
+    for v in data["verdicts"]:
+        if v.get("reason"):
+            lines.append(f"  hand {v['hand']} move {v['move']}: {short_action(v['played'])} "
+                         f"instead of {short_action(v['best'])}: {v['reason']['text']}; "
+                         f"hand {' '.join(v['cards'])}, discard pile "
+                         f"{' '.join(v['discard_pile']) or '-'}")
+    return ["Why each mistake cost points:", *lines] if lines else []
+
+
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
     accuracy = summary["accuracy"]
     lines = [f"Accuracy: {'-' if accuracy is None else f'{accuracy:.1f}%'} "
              f"({summary['accurate']} of {summary['counted']} decisions not a mistake: a "
              f"mistake costs more than {summary['mistake_errors']:g} standard errors and "
              f"{summary['accurate_within']:g} point)",
+             _turn_line(summary),
              "Points lost: " + ", ".join(f"{kind} {lost:.1f}"
                                          for kind, lost in summary["lost"].items())
              + f"; total {summary['total_lost']:.1f}"]
@@ -157,7 +178,7 @@ def print_rich_report(data: dict[str, Any], console: Any) -> None:
                       f"{short_action(v['best'])} {_value(v['best_value'])}", cost,
                       _choices_text(v))
     console.print(table)
-    for line in _summary_lines(data["summary"]):
+    for line in mistake_lines(data) + _summary_lines(data["summary"]):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 

@@ -18,7 +18,10 @@ Values are points of the hand for the seat to move (match points won minus lost,
 single-hand game the others' mean penalty minus its own).
 
 Accuracy is the share of the player's real decisions (those with more than one legal
-choice) that are not mistakes, as a percentage.
+choice) that are not mistakes, as a percentage: each draw and each discard counts once.
+*Turn accuracy* is the share of the player's turns without a mistake: a turn is the player's
+consecutive moves in a hand (the draw and the discard together; a pass at the upcard offer,
+or the layoffs, alone), counted when one of its decisions is real (:func:`turns`).
 
 A long match is capped: the whole match gets at most ``MATCH_WORK_MS`` of calibrated work,
 shared among its decisions (each at most the budget asked, at least ``MIN_DECISION_MS``);
@@ -36,7 +39,7 @@ from typing import Any
 from ginrummy.actions import Action, Knock, parse_action
 from ginrummy.bots.evaluate import MISTAKE_ERRORS, MISTAKE_POINTS, evaluate, is_mistake
 from ginrummy.cards import card_name
-from ginrummy.coach.reasons import Reason, reason_for
+from ginrummy.coach.reasons import Reason, discard_pile_seen, reason_for
 from ginrummy.engine import CHANCE, Phase
 from ginrummy.records import GameRecord
 from ginrummy.views import PlayerView, view
@@ -55,6 +58,7 @@ __all__ = [
     "coach_record_json",
     "judge",
     "positions",
+    "turns",
 ]
 
 DEFAULT_COACH_BUDGET_MS = 100.0
@@ -147,7 +151,8 @@ class Verdict:
     forced: bool
     """Only one legal choice: not counted in the accuracy."""
     discard_pile: tuple[str, ...] = ()
-    """The discard pile then, bottom first (what the player could see)."""
+    """The discard pile then, bottom first, as the player saw it form (every card in it was
+    shown face up, :func:`ginrummy.coach.reasons.discard_pile_seen`)."""
     reason: Reason | None = None
     """Why a mistake cost points, in words (:mod:`ginrummy.coach.reasons`); ``None`` for a
     move that is not a mistake."""
@@ -214,6 +219,9 @@ class CoachReport:
         for v in real:
             hands[v.hand] = hands.get(v.hand, 0.0) + v.lost
         mistakes = [v for v in real if v.mistake]
+        counted_turns = [turn for turn in turns(self.verdicts)
+                         if any(not v.forced for v in turn)]
+        clean_turns = sum(1 for turn in counted_turns if not any(v.mistake for v in turn))
         costliest = sorted(mistakes, key=lambda v: (-v.cost, v.hand, v.move))[:COSTLIEST]
         accurate = len(real) - len(mistakes)
         return {
@@ -222,6 +230,10 @@ class CoachReport:
             "accurate": accurate,
             "mistakes": len(mistakes),
             "accuracy": None if not real else round(100.0 * accurate / len(real), 1),
+            "turns": len(counted_turns),
+            "accurate_turns": clean_turns,
+            "turn_accuracy": None if not counted_turns else round(
+                100.0 * clean_turns / len(counted_turns), 1),
             "mistake_errors": MISTAKE_ERRORS,
             "accurate_within": MISTAKE_POINTS,
             "lost": lost,
@@ -245,6 +257,21 @@ class CoachReport:
                 "decision_budget_ms": round(budget, 2),
                 "summary": self.summary(),
                 "verdicts": [v.to_dict() for v in self.verdicts]}
+
+
+def turns(verdicts: tuple[Verdict, ...] | list[Verdict]) -> list[tuple[Verdict, ...]]:
+    """The verdicts grouped by turn: a turn is one seat's consecutive moves in a hand (the
+    draw and the discard, or a draw and a knock, together; a pass at the upcard offer, or
+    the layoffs, alone). A turn is *accurate* when none of its decisions is a mistake."""
+    out: list[list[Verdict]] = []
+    for v in verdicts:
+        last = out[-1][-1] if out else None
+        if last is not None and (last.hand, last.seat, last.move + 1) == (v.hand, v.seat,
+                                                                         v.move):
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return [tuple(turn) for turn in out]
 
 
 # ----------------------------------------------------------------------------- positions
@@ -302,7 +329,7 @@ def _judge_with_work(position: Position, budget_ms: float, seed: int) -> tuple[V
                       None if v.top_discard is None else card_name(v.top_discard),
                       choices, str(played), mine.value, str(best.action), best.value,
                       mine.loss, mine.loss_error, evaluated.worlds, evaluated.settled,
-                      forced, tuple(card_name(c) for c in v.discard_pile or ()),
+                      forced, tuple(card_name(c) for c in discard_pile_seen(v)),
                       reason_for(v, played, best.action) if mistake else None)
     return verdict, evaluated.work_ms
 

@@ -1,8 +1,11 @@
-"""The beginner's hint: the expert's suggestion for the current decision, with a one-line
-reason in words.
+"""The beginner's hint: the best move of the current decision, with a one-line reason in
+words.
 
-:func:`suggest` asks the advisor (:func:`ginrummy.bots.advisor.advise`: the expert's search,
-from the player's view only) what the expert would play, and :func:`hint_reason` says why in
+:func:`suggest` runs the coach's evaluator (:func:`ginrummy.bots.evaluate.evaluate`, from the
+player's view only: every legal choice on the same sampled worlds) and suggests its best, the
+highest-valued choice, so the coach never calls a followed hint a mistake; the hint also
+carries every choice's value and standard error in the legal moves' own order (the order the
+terminal's menu and the page's buttons list them). :func:`hint_reason` says why in
 the terms a beginner knows (melds, deadwood, the knock limit), from what the view shows: the
 player's own cards and the top discard. A reason is a :class:`Hint` ``code`` with parameters
 (cards in record notation, numbers); the web client writes it in its four languages
@@ -26,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ginrummy.actions import Action, Discard, DrawDiscard, DrawStock, Knock, LayOff, Pass
-from ginrummy.bots.advisor import advise
 from ginrummy.bots.belief import NEAR_PARTNERS
+from ginrummy.bots.evaluate import Evaluated, action_key, evaluate
 from ginrummy.bots.rollout import wants_card
 from ginrummy.bots.simple import knock_deadwood
 from ginrummy.cards import card_name
@@ -35,7 +38,7 @@ from ginrummy.coach.reasons import deadwood_after_layoff
 from ginrummy.solver import best_melds, deadwood_mask
 from ginrummy.views import PlayerView
 
-__all__ = ["HINT_CODES", "Hint", "hint_reason", "suggest"]
+__all__ = ["HINT_CODES", "Hint", "hint_reason", "menu_choices", "suggest"]
 
 HINT_CODES = ("gin", "big_gin", "knock", "layoff", "take_melds", "stock", "discard_least",
               "discard_keeps", "playouts")
@@ -61,27 +64,49 @@ class Hint:
     action: Action
     code: str
     params: dict[str, Any] = field(default_factory=dict)
+    choices: tuple[dict[str, Any], ...] = ()
+    """Every legal choice in the legal moves' order: ``action``, ``value``, ``error``,
+    ``loss``, ``loss_error``, ``mistake``, ``best`` (:func:`menu_choices`); empty when the
+    hint was made without the evaluator."""
 
     def text(self) -> str:
         """The reason in English."""
         return _TEXTS[self.code].format(**self.params)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"action", "reason": {"code", "params", "text"}}`` (the action in record
-        notation, the text in English)."""
+        """``{"action", "reason": {"code", "params", "text"}, "choices"}`` (actions in
+        record notation, the text in English)."""
         return {"action": str(self.action),
-                "reason": {"code": self.code, "params": dict(self.params), "text": self.text()}}
+                "reason": {"code": self.code, "params": dict(self.params), "text": self.text()},
+                "choices": [dict(c) for c in self.choices]}
 
 
 def suggest(view: PlayerView, legal: Sequence[Action], budget_ms: float,
             seed: int = 0) -> Hint:
-    """What the expert plays at ``view`` (its search within ``budget_ms`` of calibrated
-    work), with its reason. ``ValueError`` when it is not ``view.seat``'s turn."""
+    """The evaluator's best at ``view`` (within ``budget_ms`` of calibrated work), with its
+    reason and every choice's value. ``ValueError`` when it is not ``view.seat``'s turn."""
     if not legal:
         raise ValueError("no legal action to choose from")
-    ranked = advise(view, legal, budget_ms, seed)
-    action = ranked[0].action if ranked else legal[0]
-    return hint_reason(view, action)
+    evaluated = evaluate(view, legal, budget_ms, seed)
+    hint = hint_reason(view, evaluated.best.action)
+    return Hint(hint.action, hint.code, hint.params, menu_choices(legal, evaluated))
+
+
+def menu_choices(legal: Sequence[Action], evaluated: Evaluated) -> tuple[dict[str, Any], ...]:
+    """Every choice of ``evaluated`` in the order of ``legal`` (the menu's), the best marked:
+    plain JSON values."""
+    best = action_key(evaluated.best.action)
+    out = []
+    seen = set()
+    for action in legal:
+        key = action_key(action)
+        if key in seen:
+            continue
+        seen.add(key)
+        choice = evaluated.find(action).to_dict()
+        choice["best"] = key == best
+        out.append(choice)
+    return tuple(out)
 
 
 def _cards(cards: Sequence[int] | int) -> str:

@@ -1,6 +1,7 @@
 """Gin Rummy for reinforcement learning (the optional ``env`` extra: numpy, gymnasium,
 pettingzoo): a PettingZoo AEC environment (:func:`env`, :func:`raw_env`), a Gymnasium
-single-agent wrapper (:class:`GinRummyGym`), a vectorised form (:class:`VectorGinRummy`), the
+single-agent wrapper (:class:`GinRummyGym`), a vectorised form (:class:`VectorGinRummy`, and
+:class:`FastVectorGinRummy` on a compiled core when numba is installed), the
 fixed action space (:mod:`ginrummy.env.actions`) and the observation tensor
 (:mod:`ginrummy.env.observation`), and the engine in OpenSpiel's shape
 (:class:`OpenSpielState`, :data:`OPENSPIEL_RULES`). docs/env.md has the whole tour."""
@@ -11,6 +12,7 @@ from ginrummy.env.actions import NUM_ACTIONS, action_name, decode, encode, legal
 from ginrummy.env.aec import GinRummyAEC, env, raw_env
 from ginrummy.env.core import MAX_DECISIONS
 from ginrummy.env.determinise import determinise
+from ginrummy.env.fast_vector import FastVectorGinRummy, make_vector
 from ginrummy.env.gym import GinRummyGym
 from ginrummy.env.gym_vector import GinRummyVectorEnv
 from ginrummy.env.observation import OBS_SIZE, encode_view
@@ -28,6 +30,7 @@ __all__ = [
     "NUM_ACTIONS",
     "OBS_SIZE",
     "OPENSPIEL_RULES",
+    "FastVectorGinRummy",
     "GinRummyAEC",
     "GinRummyGym",
     "GinRummyVectorEnv",
@@ -40,5 +43,6 @@ __all__ = [
     "encode_view",
     "env",
     "legal_ids",
+    "make_vector",
     "raw_env",
 ]

@@ -48,6 +48,9 @@ BIG_GIN_ID = 107
 LAYOFF_ID = 108
 NUM_ACTIONS = 109
 
+_PLAIN_ACTIONS: tuple[Action, ...] = (DRAW_STOCK, DRAW_DISCARD, PASS, *DISCARDS)
+"""The action of each id below ``KNOCK_BASE`` (the same in every state): ids 0, 1, 2 then
+the 52 discards."""
 _DRAW_BOTH = 1 << DRAW_STOCK_ID | 1 << TAKE_ID
 _OFFER = 1 << TAKE_ID | 1 << PASS_ID
 
@@ -152,14 +155,8 @@ def decode(action_id: int, hand: Hand) -> Action:
 
 def decode_legal(action_id: int, hand: Hand) -> Action:
     """:func:`decode` for an id already known to be legal (unchecked)."""
-    if DISCARD_BASE <= action_id < KNOCK_BASE:
-        return DISCARDS[action_id - DISCARD_BASE]
-    if action_id == DRAW_STOCK_ID:
-        return DRAW_STOCK
-    if action_id == TAKE_ID:
-        return DRAW_DISCARD
-    if action_id == PASS_ID:
-        return PASS
+    if action_id < KNOCK_BASE:
+        return _PLAIN_ACTIONS[action_id]
     if action_id == LAYOFF_ID:
         return hand.legal_actions()[0]
     cards = hand.hands[hand.to_move]

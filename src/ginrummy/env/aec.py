@@ -137,9 +137,12 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool,
                                                    dict[str, Any]]:
         """The selected agent's observation (``observe=False``: ``None``), cumulative
-        reward, terminated, truncated and info (PettingZoo's ``last``, one call less)."""
+        reward, terminated, truncated and info (PettingZoo's ``last``)."""
         agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+        if not observe:
+            return (None, self._cumulative_rewards[agent], self.terminations[agent],
+                    self.truncations[agent], self.infos[agent])
+        return (self.observe(agent), self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def observe(self, agent: str) -> Observation:
@@ -147,9 +150,9 @@ class GinRummyAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hin
         seat = self._seats[agent]
         game = self.game
         hand = game.hand
-        bits = game.legal_bits() if not game.over and hand.to_move == seat else 0
-        tensor, mask = encode_seat(hand, game.match.scores, seat,
-                                   self._pile.below_top(hand.discards), bits, NUM_ACTIONS)
+        tensor, mask = encode_seat(
+            hand, game.match.scores, seat, self._pile.below_top(hand.discards),
+            game.legal_bits() if hand.to_move == seat else 0, NUM_ACTIONS)
         return {"observation": tensor, "action_mask": mask}
 
     def step(self, action: int | None) -> None:

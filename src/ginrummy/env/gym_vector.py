@@ -1,6 +1,7 @@
 """The vectorised self-play games as a Gymnasium ``VectorEnv`` (docs/env.md): Gymnasium's
-spaces and step signature over :class:`~ginrummy.env.vector.VectorGinRummy`, with the final
-observation of each game that ends kept in ``info`` (Gymnasium's same-step autoreset)."""
+spaces and step signature over :class:`~ginrummy.env.vector.VectorGinRummy` (or its compiled
+twin :class:`~ginrummy.env.fast_vector.FastVectorGinRummy`), with the final observation of
+each game that ends kept in ``info`` (Gymnasium's same-step autoreset)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from gymnasium.vector.utils import batch_space
 
 from ginrummy.env.actions import NUM_ACTIONS
 from ginrummy.env.aec import observation_space
-from ginrummy.env.vector import VectorGinRummy
+from ginrummy.env.fast_vector import make_vector
 
 __all__ = ["GinRummyVectorEnv"]
 
@@ -23,7 +24,9 @@ Batch = dict[str, npt.NDArray[Any]]
 
 class GinRummyVectorEnv(VectorEnv):
     """``num_envs`` self-play games (arguments: :class:`VectorGinRummy`), one decision of
-    each per :meth:`step`, for whichever seat is to move in it.
+    each per :meth:`step`, for whichever seat is to move in it. ``backend``: ``auto`` plays
+    on the compiled core when numba is installed and it plays the rules, else in Python;
+    ``numba`` or ``python`` insist (:func:`~ginrummy.env.fast_vector.make_vector`).
 
     The observation is a batch of :class:`~ginrummy.env.aec.GinRummyAEC`'s dicts (the tensor
     and the action mask of the seat to move); the action a batch of ids. The reward of a row
@@ -36,8 +39,8 @@ class GinRummyVectorEnv(VectorEnv):
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
 
-    def __init__(self, num_envs: int, **kwargs: Any) -> None:
-        self.vector = VectorGinRummy(num_envs, **kwargs)
+    def __init__(self, num_envs: int, backend: str = "auto", **kwargs: Any) -> None:
+        self.vector = make_vector(num_envs, backend, **kwargs)
         self.num_envs = num_envs
         self.single_observation_space = observation_space()
         self.observation_space = batch_space(self.single_observation_space, num_envs)

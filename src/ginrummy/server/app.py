@@ -20,13 +20,16 @@ from ginrummy.server.core.logs import AccessLog, quiet_chatty_loggers
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.http import (
     account_api,
+    account_relay,
     admin_api,
     chips_api,
     coach_api,
+    friends_api,
     learn_api,
     pages,
     player_api,
     static,
+    tournament_api,
 )
 from ginrummy.server.http.common import Server
 from ginrummy.server.http.edge import RequestGuard, SecurityHeaders
@@ -40,7 +43,8 @@ from ginrummy.storage.accounts import AccountStore
 
 log = logging.getLogger("ginrummy.server")
 
-EXTENSIONS = (account_api, player_api, chips_api, admin_api, coach_api, learn_api)
+EXTENSIONS = (account_api, player_api, chips_api, admin_api, coach_api, learn_api,
+              friends_api, tournament_api)
 """The players' layer: each module's ``ROUTES`` are served and its ``install(server)``
 registers its hooks when the server starts; its ``shutdown(server)``, if any, is awaited when
 the server stops."""
@@ -82,6 +86,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             from ginrummy.server.http.bridge import bridge_of
 
             await bridge_of(server)
+            # the account push sockets' news reaches the accounts' sockets at every process
+            await account_relay.install(server)
         app.state.server = server
         server.restored = await lobby.restore()
         if node is not None:
@@ -97,6 +103,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 close = getattr(server.extra.get("bridge"), "close", None)
                 if close is not None:
                     await _step("the relay's stop", close())
+                shared = server.extra.get(account_relay.KEY)
+                if isinstance(shared, account_relay.AccountRelay):
+                    await _step("the account relay's stop", shared.close())
             lobby.close()
             for extension in EXTENSIONS:  # the coach's worker processes stop with us
                 stop = getattr(extension, "shutdown", None)

@@ -3,10 +3,11 @@
 Every chip movement is one :func:`transfer`: a ``transfers`` row with a unique key, its
 ``ledger_entries`` summing to zero, and the ``wallets`` balances changed in the same
 transaction (the caller's: a table's commit, or its own). Wallets are ``account:ID`` (a
-player's chips), ``pool:TABLE`` (a table's open prize pool) and ``house`` (where free chips
-come from: its balance is minus every chip handed out), so the sum of all balances is always
-0. A transfer whose key exists already moves nothing: a retried or replayed settlement never
-pays twice. No wallet but the house goes below zero. :func:`check` verifies all of it.
+player's chips), ``pool:TABLE`` (a table's open prize pool), ``tourney:ID`` (a tournament's
+prize pool, docs/tournaments.md) and ``house`` (where free chips come from: its balance is
+minus every chip handed out), so the sum of all balances is always 0. A transfer whose key
+exists already moves nothing: a retried or replayed settlement never pays twice. No wallet
+but the house goes below zero. :func:`check` verifies all of it.
 
 Synchronous SQLAlchemy Core on a :class:`~sqlalchemy.engine.Connection`: the server runs it
 inside the group committer's transaction (:class:`ginrummy.storage.Apply`).
@@ -28,6 +29,7 @@ from ginrummy.storage.models import (
     LedgerEntryRow,
     SeatRow,
     TableRow,
+    TournamentRow,
     TransferRow,
     WalletRow,
 )
@@ -39,6 +41,7 @@ ENTRIES: Table = LedgerEntryRow.__table__  # type: ignore[assignment]
 ACCOUNTS: Table = AccountRow.__table__  # type: ignore[assignment]
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+TOURNAMENTS: Table = TournamentRow.__table__  # type: ignore[assignment]
 
 HOUSE = "house"
 """The wallet free chips come from (the only one allowed below zero)."""
@@ -48,6 +51,8 @@ TOPUP_LEVEL = 1000
 """The daily free top-up brings a balance below this up to it (``topup:ACCOUNT:DAY``)."""
 OPEN_TABLE_STATUSES = ("waiting", "playing")
 """A pool may hold chips only while its table is one of these."""
+OPEN_TOURNAMENT_STATUSES = ("open", "running")
+"""A tournament's prize pool may hold chips only while it is one of these."""
 KEY_LENGTH = 100
 """The longest transfer key (``transfers.key``)."""
 
@@ -57,9 +62,11 @@ class Kind(StrEnum):
 
     GRANT = "grant"      # house -> a new account
     TOPUP = "topup"      # house -> an account, once a UTC day
-    BUY_IN = "buy_in"    # an account -> a table's pool, when it sits down
-    REFUND = "refund"    # a pool -> an account (left before the deal, table closed)
-    PAYOUT = "payout"    # a pool -> an account, the prize at the match's end
+    BUY_IN = "buy_in"    # an account -> a table's pool, when it sits down (or a
+    #                      tournament's, when it registers)
+    REFUND = "refund"    # a pool -> an account (left before the deal, table closed;
+    #                      withdrawn from a tournament, a tournament cancelled)
+    PAYOUT = "payout"    # a pool -> an account, the prize at the match's (tournament's) end
 
 
 class LedgerError(ValueError):
@@ -86,16 +93,25 @@ def pool_wallet(table_id: str) -> str:
     return f"pool:{table_id}"
 
 
-def _owner(wallet: str) -> tuple[int | None, str | None]:
-    """``(account_id, table_id)`` of a wallet id; :class:`LedgerError` for an unknown form."""
+def tournament_wallet(tournament_id: str) -> str:
+    """The wallet id of a tournament's prize pool."""
+    return f"tourney:{tournament_id}"
+
+
+def _owner(wallet: str) -> tuple[int | None, str | None, str | None]:
+    """``(account_id, table_id, tournament_id)`` of a wallet id; :class:`LedgerError` for an
+    unknown form."""
     kind, _, rest = wallet.partition(":")
     if wallet == HOUSE:
-        return None, None
+        return None, None, None
     if kind == "account" and rest.isdigit():
-        return int(rest), None
+        return int(rest), None, None
     if kind == "pool" and rest:
-        return None, rest
-    raise LedgerError(f"unknown wallet {wallet!r}: use house, account:ID or pool:TABLE")
+        return None, rest, None
+    if kind == "tourney" and rest:
+        return None, None, rest
+    raise LedgerError(f"unknown wallet {wallet!r}: use house, account:ID, pool:TABLE or "
+                      f"tourney:ID")
 
 
 def _insert(conn: Connection, table: Table) -> sqlite.Insert | postgresql.Insert:
@@ -109,8 +125,10 @@ def _insert(conn: Connection, table: Table) -> sqlite.Insert | postgresql.Insert
 
 # ----------------------------------------------------------------------------- transfers
 def transfer(conn: Connection, key: str, kind: Kind, moves: Mapping[str, int],
-             table_id: str | None = None, at: datetime | None = None) -> bool:
-    """Move chips: ``moves`` maps wallet ids to their change (they must sum to 0). Returns
+             table_id: str | None = None, at: datetime | None = None,
+             tournament_id: str | None = None) -> bool:
+    """Move chips: ``moves`` maps wallet ids to their change (they must sum to 0), for a
+    table's or a tournament's cause when ``table_id`` or ``tournament_id`` is given. Returns
     False, moving nothing, when a transfer with ``key`` exists already. Raises
     :class:`LedgerError` for a bad transfer and :class:`Overdraft` when a wallet other than
     the house would go below zero; the caller's transaction must then be rolled back (the
@@ -130,14 +148,16 @@ def transfer(conn: Connection, key: str, kind: Kind, moves: Mapping[str, int],
         raise LedgerError(f"transfer {key}: the moves sum to {total}, not 0")
     inserted = conn.execute(
         _insert(conn, TRANSFERS)
-        .values(key=key, kind=Kind(kind).value, table_id=table_id, at=at or utcnow())
+        .values(key=key, kind=Kind(kind).value, table_id=table_id,
+                tournament_id=tournament_id, at=at or utcnow())
         .on_conflict_do_nothing(index_elements=["key"]).returning(TRANSFERS.c.key))
     if inserted.first() is None:
         return False  # done before: a retry or a replay
     for wallet in sorted(moves):  # one lock order for every transaction
-        account_id, owner_table = _owner(wallet)
+        account_id, owner_table, owner_tournament = _owner(wallet)
         conn.execute(_insert(conn, WALLETS)
-                     .values(id=wallet, account_id=account_id, table_id=owner_table, balance=0)
+                     .values(id=wallet, account_id=account_id, table_id=owner_table,
+                             tournament_id=owner_tournament, balance=0)
                      .on_conflict_do_nothing(index_elements=["id"]))
         amount = moves[wallet]
         change = update(WALLETS).where(WALLETS.c.id == wallet)
@@ -213,16 +233,24 @@ def topup_status(conn: Connection, account_id: int, now: datetime | None = None)
 
 
 def parked(conn: Connection, account_id: int) -> int:
-    """The chips an account has in the pools of open (waiting or playing) tables: its
-    buy-ins there less what those pools gave back. They are still the account's (leaving
-    before the deal returns them), so the daily top-up counts them."""
+    """The chips an account has in the pools of open (waiting or playing) tables and of
+    open (registering or running) tournaments: its buy-ins there less what those pools gave
+    back. They are still the account's until the match or the tournament is decided
+    (leaving before the deal, withdrawing or a cancellation returns them), so the daily
+    top-up counts them."""
     moved = conn.execute(
         select(func.coalesce(func.sum(ENTRIES.c.amount), 0))
         .select_from(ENTRIES.join(TRANSFERS, TRANSFERS.c.key == ENTRIES.c.transfer_key)
                      .join(TABLES, TABLES.c.id == TRANSFERS.c.table_id))
         .where(ENTRIES.c.wallet_id == account_wallet(account_id),
                TABLES.c.status.in_(OPEN_TABLE_STATUSES))).scalar_one()
-    return max(0, -int(moved))
+    in_tournaments = conn.execute(
+        select(func.coalesce(func.sum(ENTRIES.c.amount), 0))
+        .select_from(ENTRIES.join(TRANSFERS, TRANSFERS.c.key == ENTRIES.c.transfer_key)
+                     .join(TOURNAMENTS, TOURNAMENTS.c.id == TRANSFERS.c.tournament_id))
+        .where(ENTRIES.c.wallet_id == account_wallet(account_id),
+               TOURNAMENTS.c.status.in_(OPEN_TOURNAMENT_STATUSES))).scalar_one()
+    return max(0, -int(moved)) + max(0, -int(in_tournaments))
 
 
 def claim_topup(conn: Connection, account_id: int, now: datetime | None = None) -> int:
@@ -285,7 +313,7 @@ def pool_shares(conn: Connection, table_id: str) -> dict[int, int]:
         .group_by(ENTRIES.c.wallet_id)).all()
     shares: dict[int, int] = {}
     for wallet, total in rows:
-        account_id, _ = _owner(wallet)
+        account_id, _, _ = _owner(wallet)
         if account_id is not None and -int(total) > 0:
             shares[account_id] = -int(total)
     return shares
@@ -302,7 +330,7 @@ def seat_payers(conn: Connection, table_id: str) -> dict[int, int]:
     latest: dict[int, tuple[int, int]] = {}
     for key, wallet in rows:
         _, version, seat = key.rsplit(":", 2)
-        account_id, _ = _owner(wallet)
+        account_id, _, _ = _owner(wallet)
         if account_id is None or not version.isdigit() or not seat.isdigit():
             continue
         if int(seat) not in latest or latest[int(seat)][0] < int(version):
@@ -343,7 +371,8 @@ class Report:
 def check(conn: Connection) -> Report:
     """Verify the ledger: the balances sum to 0 (the house's minus is every chip issued),
     each balance is the sum of its entries, each transfer's entries sum to 0, no wallet but
-    the house is below 0, and no pool of a finished (or unknown) table holds chips."""
+    the house is below 0, and no pool of a finished (or unknown) table or tournament holds
+    chips."""
     report = Report()
     wallets = {w: int(b) for w, b in conn.execute(select(WALLETS.c.id, WALLETS.c.balance))}
     report.wallets = len(wallets)
@@ -387,18 +416,23 @@ def check(conn: Connection) -> Report:
     statuses = dict(conn.execute(
         select(TABLES.c.id, TABLES.c.status)
         .join(WALLETS, and_(WALLETS.c.table_id == TABLES.c.id, WALLETS.c.balance != 0))).all())
+    tournaments = dict(conn.execute(
+        select(TOURNAMENTS.c.id, TOURNAMENTS.c.status)
+        .join(WALLETS, and_(WALLETS.c.tournament_id == TOURNAMENTS.c.id,
+                            WALLETS.c.balance != 0))).all())
     for wallet, held in sorted(wallets.items()):
-        if not wallet.startswith("pool:") or held == 0:
+        kind, _, owner = wallet.partition(":")
+        if held == 0 or kind not in ("tourney", "pool"):
             continue
-        table_id = wallet.partition(":")[2]
-        status = statuses.get(table_id)
-        if status in OPEN_TABLE_STATUSES:
+        noun, status, open_statuses = (
+            ("tournament", tournaments.get(owner), OPEN_TOURNAMENT_STATUSES) if kind == "tourney"
+            else ("table", statuses.get(owner), OPEN_TABLE_STATUSES))
+        if status in open_statuses:
             report.open_pools += 1
             report.in_pools += held
         elif status is None:
-            report.problems.append(f"{wallet} holds {held} chips but there is no table "
-                                   f"{table_id}")
+            report.problems.append(f"{wallet} holds {held} chips but there is no {noun} {owner}")
         else:
-            report.problems.append(f"{wallet} holds {held} chips but table {table_id} is "
+            report.problems.append(f"{wallet} holds {held} chips but {noun} {owner} is "
                                    f"{status}: it should have been paid out or refunded")
     return report

@@ -17,6 +17,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     String,
@@ -228,9 +229,10 @@ class MatchPlayerRow(Base):
 
 # ----------------------------------------------------------------------------- chips
 class WalletRow(Base):
-    """A chip balance: an account's (``account:ID``), a table's pool (``pool:TABLE``) or the
-    house's (``house``: where free top-ups come from; its balance is minus every chip
-    handed out). Every change is a :class:`LedgerEntryRow`; the sum of all wallets is 0."""
+    """A chip balance: an account's (``account:ID``), a table's pool (``pool:TABLE``), a
+    tournament's prize pool (``tourney:ID``) or the house's (``house``: where free top-ups
+    come from; its balance is minus every chip handed out). Every change is a
+    :class:`LedgerEntryRow`; the sum of all wallets is 0."""
 
     __tablename__ = "wallets"
 
@@ -238,6 +240,7 @@ class WalletRow(Base):
     account_id: Mapped[int | None] = mapped_column(
         Integer, ForeignKey("accounts.id"), nullable=True, unique=True)
     table_id: Mapped[str | None] = mapped_column(String(16), nullable=True, index=True)
+    tournament_id: Mapped[str | None] = mapped_column(String(16), nullable=True, index=True)
     balance: Mapped[int] = mapped_column(Integer, default=0)
 
 
@@ -251,6 +254,8 @@ class TransferRow(Base):
     kind: Mapped[str] = mapped_column(String(12))
     """``topup``, ``grant``, ``buy_in``, ``refund``, ``payout``."""
     table_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    tournament_id: Mapped[str | None] = mapped_column(String(16), nullable=True, index=True)
+    """The tournament whose buy-in, refund or prize this is (``None`` for anything else)."""
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
@@ -377,3 +382,133 @@ class TableOwnerRow(Base):
     owner: Mapped[str] = mapped_column(String(120))
     """The owner process that stored ``token`` (uuid, host and pid)."""
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# ----------------------------------------------------------------------------- tournaments
+class TournamentRow(Base):
+    """A tournament for people (docs/tournaments.md): its settings, its status and, once
+    started, its format's state as JSON (``ginrummy.contest``'s ``to_json``)."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    format: Mapped[str] = mapped_column(String(10))
+    """``knockout``, ``swiss`` or ``arena``."""
+    preset: Mapped[str] = mapped_column(String(20))
+    rules: Mapped[str] = mapped_column(Text)
+    """``Ruleset.to_dict()`` as JSON text: every match's rules."""
+    rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Swiss and arena series: the number of rounds (a knock-out's follows from its field)."""
+    min_players: Mapped[int] = mapped_column(Integer)
+    max_players: Mapped[int] = mapped_column(Integer)
+    clock_ms: Mapped[int] = mapped_column(Integer)
+    """The turn clock of every match (required)."""
+    buy_in: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Chips each registration pays into the prize pool (``tourney:ID``); ``None``: free."""
+    starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(10))
+    """``open`` (registration), ``running``, ``over`` or ``cancelled``."""
+    state: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The format's state as JSON once started; ``None`` before."""
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    """Raised by every change (each change first raises it, which locks the row)."""
+    created_by: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_tournaments_status_starts", "status", "starts_at"),)
+
+
+class RegistrationRow(Base):
+    """An account's registration to a tournament. Withdrawing keeps the row (``withdrawn``);
+    registering again raises ``entries``, which numbers the buy-in and refund keys."""
+
+    __tablename__ = "tournament_players"
+
+    tournament_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id"), primary_key=True, index=True)
+    status: Mapped[str] = mapped_column(String(10))
+    """``registered``, ``withdrawn`` (by the player) or ``refunded`` (a cancellation)."""
+    entries: Mapped[int] = mapped_column(Integer)
+    """How many times the account has registered (1 the first time)."""
+    registered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    rating: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """The rating that seeded the player, stored when the tournament starts."""
+    place: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The final place (tied players share the better one), once over."""
+    prize: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The chips won, once over (0 for an unpaid place)."""
+
+
+class TournamentRoundRow(Base):
+    """One round of a started tournament: when it started (the forfeit grace period runs
+    from there) and when its last match ended."""
+
+    __tablename__ = "tournament_rounds"
+
+    tournament_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TournamentMatchRow(Base):
+    """One match (or arena table) of a round and the game table that plays it: a table is
+    opened for a match once (``table_id`` is unique), so a restart never starts it twice."""
+
+    __tablename__ = "tournament_matches"
+
+    tournament_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """The match's index in its round (``ginrummy.contest``'s ``Match.index``)."""
+    players: Mapped[str] = mapped_column(Text)
+    """The account ids in seat order, as a JSON list."""
+    table_id: Mapped[str | None] = mapped_column(String(16), nullable=True, unique=True)
+    status: Mapped[str] = mapped_column(String(10))
+    """``waiting`` (no table yet), ``playing``, ``done`` or ``forfeit``."""
+    winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    result: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The result as the format records it, as JSON (an arena table's penalties)."""
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (
+        ForeignKeyConstraint(["tournament_id", "round"],
+                             ["tournament_rounds.tournament_id", "tournament_rounds.round"],
+                             ondelete="CASCADE"),
+    )
+
+
+class FriendshipRow(Base):
+    """Two accounts' friendship, one row per pair (``low_id`` < ``high_id``): asked by
+    ``requester_id`` (``pending``) until the other accepts it (``accepted``)."""
+
+    __tablename__ = "friendships"
+
+    low_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True)
+    high_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True, index=True)
+    requester_id: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(8))
+    """``pending`` or ``accepted``."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    accepted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class BlockRow(Base):
+    """``blocker_id`` blocks ``blocked_id``: no requests or invitations from them, their chat
+    hidden, their seat at the blocker's private tables refused."""
+
+    __tablename__ = "blocks"
+
+    blocker_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True)
+    blocked_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

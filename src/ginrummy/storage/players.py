@@ -398,6 +398,13 @@ def match_by_public_id(source: Source, public_id: str) -> StoredMatch | None:
     return _one_match(source, MATCHES.c.public_id == public_id)
 
 
+def match_of_table(source: Source, table_id: str, first_version: int) -> StoredMatch | None:
+    """The stored match of table ``table_id`` that began at event ``first_version``, or
+    ``None`` (not stored yet)."""
+    return _one_match(source, and_(MATCHES.c.table_id == table_id,
+                                   MATCHES.c.first_version == first_version))
+
+
 def _one_match(source: Source, where: ColumnElement[bool]) -> StoredMatch | None:
     with _reading(source) as conn:
         found = _matches(conn, where)

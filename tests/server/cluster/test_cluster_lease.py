@@ -4,6 +4,7 @@ and renewal only by the holder, and the keeper that renews them and reports thei
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from cluster_helpers import redis_client, with_redis
@@ -153,6 +154,47 @@ def test_keeper_holds_leases_past_their_ttl_and_releases_them(prefix: str) -> No
         assert lost == []
 
     with_redis(check)
+
+
+class SwallowingStore(LeaseStore):
+    """A store whose renewal, once ``convert`` is set, turns a cancellation into a timeout, as
+    a client library may when a cancel and its own timeout meet (seen once under load: a
+    keeper's stop() that never returned, its task renewing on)."""
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.renewing = asyncio.Event()
+        self.convert = False
+
+    async def renew_many(self, leases: list[Lease]) -> list[Lease | None]:
+        self.renewing.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            if not self.convert:
+                raise
+            self.convert = False
+            raise TimeoutError("the renewal timed out") from None
+        return list(leases)
+
+
+def test_keeper_stops_even_when_its_cancellation_comes_back_as_a_timeout() -> None:
+    async def check() -> None:
+        store = SwallowingStore("ann@test:1")
+        keeper = LeaseKeeper(store, lambda lease: None, ttl_ms=3000)  # renewals every 1 s
+        keeper.leases["t1"] = Lease("t1", store.owner, 1, 30_000, time.monotonic() + 30)
+        keeper.start()
+        task = keeper._task
+        assert task is not None
+        await store.renewing.wait()  # inside the first renewal (its own timeout is 1 s)
+        store.convert = True
+        stopping = asyncio.get_running_loop().create_task(keeper.stop())
+        await asyncio.wait({stopping}, timeout=5)  # waits, cancels nothing
+        assert not store.convert  # the stop came back as a timeout
+        assert stopping.done(), "stop() still waits for a keeper that renews on"
+        assert task.done()
+
+    asyncio.run(check())
 
 
 def test_keeper_reports_a_lease_found_taken(prefix: str) -> None:

@@ -1,6 +1,6 @@
 """The relay over the machine's Redis: a client's messages reach the table's owner and the
 owner's frames reach the processes with the table's clients, each sender's in order, with
-gaps seen."""
+gaps seen; the account channel reaches every process, each sender's news in order."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from cluster_helpers import with_redis
 from redis.asyncio import Redis
 
 from ginrummy.server.cluster import Envelope, Relay, RelayError, Subscription
-from ginrummy.server.cluster.relay import INBOX, OUTBOX
+from ginrummy.server.cluster.relay import ACCOUNTS, INBOX, OUTBOX, PRESENCE, PUSH, TEXT
 
 
 async def drain(sub: Subscription, count: int, timeout: float = 5.0) -> list[Envelope]:
@@ -145,5 +145,32 @@ def test_concurrent_senders_of_one_process_keep_the_numbers_in_order(prefix: str
             assert not any(e.gap for e in got)
         finally:
             await edge.close()
+
+    with_redis(check)
+
+
+def test_account_news_reaches_every_process_in_order(prefix: str) -> None:
+    async def check(client: Redis) -> None:
+        senders = [Relay(client, f"p{i}", prefix=prefix) for i in range(2)]
+        subs = [relay.subscribe() for relay in senders]
+        try:
+            for sub in subs:
+                await sub.listen("", ACCOUNTS)
+            assert senders[0].channel("", ACCOUNTS) == f"{prefix}:accounts"
+            for n in range(50):
+                assert await senders[0].to_accounts(PUSH, f'{{"a":1,"n":{n}}}') == 2
+            assert await senders[1].to_accounts(PRESENCE, '{"p":{}}') == 2
+            for sub in subs:
+                got = await drain(sub, 51)
+                assert [(e.sender, e.seq, e.kind) for e in got] == [
+                    *(("p0", n, PUSH) for n in range(1, 51)), ("p1", 1, PRESENCE)]
+                assert {(e.table_id, e.direction, e.connection) for e in got} == {
+                    ("", ACCOUNTS, None)}
+                assert not any(e.gap for e in got)
+            with pytest.raises(ValueError, match="kinds"):
+                await senders[0].to_accounts(TEXT, "{}")  # a table's kind, not an account's
+        finally:
+            for sub in subs:
+                await sub.close()
 
     with_redis(check)

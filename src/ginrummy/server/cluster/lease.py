@@ -224,6 +224,7 @@ class LeaseKeeper:
         self.ttl_ms = ttl_ms
         self.leases: dict[str, Lease] = {}
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     @property
     def interval(self) -> float:
@@ -252,13 +253,16 @@ class LeaseKeeper:
     def start(self) -> None:
         """Start the renewal task."""
         if self._task is None or self._task.done():
+            self._stopping = False
             self._task = asyncio.get_running_loop().create_task(self._run(),
                                                                 name="lease-keeper")
 
     async def stop(self) -> None:
-        """Stop renewing (the leases expire unless released)."""
+        """Stop renewing (the leases expire unless released). The renewal loop also ends at
+        its next turn by itself, should a library turn the cancellation into an error."""
         task, self._task = self._task, None
         if task is not None:
+            self._stopping = True
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -272,6 +276,9 @@ class LeaseKeeper:
             async with asyncio.timeout(self.interval):
                 renewed: list[Lease | None] = await self.store.renew_many(kept)
         except (RedisError, OSError, TimeoutError) as exc:  # lost only once expired
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # a stop() that came as this error
+                raise asyncio.CancelledError from exc
             log.warning("lease renewal failed: %s", exc)
             now = time.monotonic()
             await self._lose([lease for lease in kept if not lease.valid(now)])
@@ -296,7 +303,7 @@ class LeaseKeeper:
                 await result
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.interval)
             try:
                 await self.renew_now()

@@ -1,7 +1,10 @@
 """Frames between processes over Redis pub/sub (docs/cluster.md): a process that holds a
 client's WebSocket but not its table sends the client's messages to the table's owner on the
 table's inbox channel, and the owner sends the frames for that table's clients on the
-table's outbox channel, each addressed to one connection or to all.
+table's outbox channel, each addressed to one connection or to all. The account channel,
+one for the whole cluster, carries the account push sockets' news (``/ws/account``: a
+message for an account's sockets wherever they are, each process's presence of its accounts,
+the invitations made and gone; docs/friends.md, "Across processes").
 
 Pub/sub, not streams: a frame matters only to the processes connected at that moment, Redis
 keeps nothing on disk here anyway, and a subscription costs no memory or trimming. What it
@@ -37,7 +40,20 @@ RESYNC = "resync"
 """Inbox: the edge missed frames; the owner answers with a fresh ``state``."""
 CLOSE = "close"
 """Outbox: close the client's socket (the frame: ``{"code": ..., "reason": ...}``)."""
-KINDS = {INBOX: frozenset({TEXT, OPEN, CLOSED, RESYNC}), OUTBOX: frozenset({TEXT, CLOSE})}
+ACCOUNTS = "acct"
+"""The direction of the account channel (every process listens; ``table_id`` is empty)."""
+PUSH = "push"
+"""Accounts: a message for an account's push sockets (the frame: ``{"a": id, "m": message}``)."""
+PRESENCE = "presence"
+"""Accounts: the sender's presence of its accounts, all of them (replaces the last one)."""
+INVITED = "invited"
+"""Accounts: an invitation was made (the frame: its fields)."""
+DROPPED = "dropped"
+"""Accounts: invitations are gone (answered, or between accounts no longer friends)."""
+FRIENDS = "friends"
+"""Accounts: these accounts' friend lists changed (the frame: ``{"ids": [...]}``)."""
+KINDS = {INBOX: frozenset({TEXT, OPEN, CLOSED, RESYNC}), OUTBOX: frozenset({TEXT, CLOSE}),
+         ACCOUNTS: frozenset({PUSH, PRESENCE, INVITED, DROPPED, FRIENDS})}
 """The envelope kinds of each direction (docs/cluster.md, "The relay, wired")."""
 
 
@@ -81,7 +97,7 @@ class Envelope:
                            raw["f"], kind=raw.get("y", TEXT))
         except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
             raise RelayError(f"not a relay envelope ({exc}): {str(data)[:80]!r}") from None
-        if envelope.direction not in (INBOX, OUTBOX) or not isinstance(envelope.seq, int) \
+        if envelope.direction not in KINDS or not isinstance(envelope.seq, int) \
                 or not isinstance(envelope.token, int) or not isinstance(envelope.frame, str) \
                 or envelope.kind not in KINDS[envelope.direction]:
             raise RelayError(f"bad relay envelope fields: {str(data)[:80]!r}")
@@ -112,7 +128,9 @@ class Relay:
         self.published = 0
 
     def channel(self, table_id: str, direction: str) -> str:
-        """A table's inbox or outbox channel."""
+        """A table's inbox or outbox channel, or the account channel (``ACCOUNTS``)."""
+        if direction == ACCOUNTS:
+            return f"{self.prefix}:accounts"
         if direction not in (INBOX, OUTBOX):
             raise ValueError(f"relay direction must be {INBOX!r} or {OUTBOX!r}, not "
                              f"{direction!r}")
@@ -129,6 +147,11 @@ class Relay:
         """Send a frame of the table (owner only) to one connection, or to every one; how many
         processes got it."""
         return await self._publish(table_id, OUTBOX, token, connection, frame, kind)
+
+    async def to_accounts(self, kind: str, frame: str) -> int:
+        """Send account news (a kind of ``KINDS[ACCOUNTS]``) to every process; how many
+        processes got it (this one included, when it listens)."""
+        return await self._publish("", ACCOUNTS, 0, None, frame, kind)
 
     async def _publish(self, table_id: str, direction: str, token: int,
                        connection: str | None, frame: str, kind: str = TEXT) -> int:

@@ -70,6 +70,13 @@ class Settings:
     unload_after_seconds: float = 300.0
     """A finished (over, stuck, abandoned) table with nobody connected this long leaves
     memory (it is loaded from the database again when asked for)."""
+    tournament_grace_seconds: float = 120.0
+    """A tournament player not at their match's table this long after the round started
+    forfeits the match (docs/tournaments.md)."""
+    tournament_tick_seconds: float = 2.0
+    """How often the tournament driver looks at the tournaments."""
+    tournaments_by_anyone: bool = False
+    """Any account may create a tournament (else administrators only)."""
     max_connections: int = 900
     """WebSocket connections per process (more: close 1013)."""
     connections_per_address: int = 50

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
@@ -77,30 +77,32 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class KickBody(_Body):
-    """``POST /api/admin/kick``."""
-
-    table_id: str = Field(min_length=1, max_length=32)
-    seat: int = Field(ge=0, le=3)
-
-
-class MuteBody(_Body):
-    """``POST /api/admin/mute``."""
+class NameBody(_Body):
+    """``POST /api/admin/unmute``, ``/ban``, ``/unban``: the account named."""
 
     name: str = Field(min_length=1, max_length=40)
+
+
+class MuteBody(NameBody):
+    """``POST /api/admin/mute``."""
+
     minutes: int = Field(ge=1, le=MAX_MUTE_MINUTES)
 
 
-class NameBody(_Body):
-    """``POST /api/admin/unmute``, ``/ban``, ``/unban``."""
-
-    name: str = Field(min_length=1, max_length=40)
-
-
 class TableBody(_Body):
-    """``POST /api/admin/close``."""
+    """``POST /api/admin/close``: the table named."""
 
     table_id: str = Field(min_length=1, max_length=32)
+
+
+class KickBody(TableBody):
+    """``POST /api/admin/kick``."""
+
+    seat: int = Field(ge=0, le=3)
+
+
+Named = TypeVar("Named", bound=NameBody)
+Tabled = TypeVar("Tabled", bound=TableBody)
 
 
 class NoticeBody(_Body):
@@ -153,11 +155,32 @@ async def _account_named(request: Request, name: str) -> StoredAccount | JSONRes
     return found
 
 
-async def _table(request: Request, table_id: str) -> TableWriter | JSONResponse:
-    writer = await server_of(request).lobby.load(table_id)
+async def _named_account(request: Request, model: type[Named]
+                         ) -> tuple[Named, StoredAccount] | JSONResponse:
+    """The request's body and the account it names, or the error answer."""
+    body = await read_body(request, model)
+    if isinstance(body, JSONResponse):
+        return body
+    target = await _account_named(request, body.name)
+    if isinstance(target, JSONResponse):
+        return target
+    return body, target
+
+
+async def _named_table(request: Request, model: type[Tabled]
+                       ) -> tuple[Tabled, TableWriter] | Response:
+    """The request's body and the table it names, or the error answer; the answer of the
+    table's owner when another process plays it."""
+    body = await read_body(request, model)
+    if isinstance(body, JSONResponse):
+        return body
+    at_owner_answer = await owner_answer(request, body.table_id)
+    if at_owner_answer is not None:
+        return at_owner_answer
+    writer = await server_of(request).lobby.load(body.table_id)
     if writer is None:
-        return error_response(404, "not_found", f"no table {table_id!r}", "table_id")
-    return writer
+        return error_response(404, "not_found", f"no table {body.table_id!r}", "table_id")
+    return body, writer
 
 
 async def _commit(request: Request, ops: list[WriteOp],
@@ -254,15 +277,10 @@ def _seats_here(lobby: Lobby, account_id: int) -> list[dict[str, Any]]:
 
 async def kick(request: Request, admin: Account) -> Response:
     """``POST /api/admin/kick {table_id, seat}``: take a seat from its player."""
-    body = await read_body(request, KickBody)
-    if isinstance(body, JSONResponse):
-        return body
-    at_owner_answer = await owner_answer(request, body.table_id)
-    if at_owner_answer is not None:
-        return at_owner_answer
-    writer = await _table(request, body.table_id)
-    if isinstance(writer, JSONResponse):
-        return writer
+    found = await _named_table(request, KickBody)
+    if isinstance(found, Response):
+        return found
+    body, writer = found
     seats = writer.table.seats
     if body.seat >= len(seats):
         return error_response(400, "bad_request", f"seat: this table has seats 0 to "
@@ -287,12 +305,10 @@ async def kick(request: Request, admin: Account) -> Response:
 
 async def mute(request: Request, admin: Account) -> Response:
     """``POST /api/admin/mute {name, minutes}``: the account's chat lines are refused."""
-    body = await read_body(request, MuteBody)
-    if isinstance(body, JSONResponse):
-        return body
-    target = await _account_named(request, body.name)
-    if isinstance(target, JSONResponse):
-        return target
+    found = await _named_account(request, MuteBody)
+    if isinstance(found, JSONResponse):
+        return found
+    body, target = found
     until = utcnow() + timedelta(minutes=body.minutes)
     failed = await _commit(request, [*moderation.mute_ops(admin.id, target.id, until,
                                                           f"{body.minutes} min")])
@@ -304,12 +320,10 @@ async def mute(request: Request, admin: Account) -> Response:
 
 async def unmute(request: Request, admin: Account) -> Response:
     """``POST /api/admin/unmute {name}``."""
-    body = await read_body(request, NameBody)
-    if isinstance(body, JSONResponse):
-        return body
-    target = await _account_named(request, body.name)
-    if isinstance(target, JSONResponse):
-        return target
+    found = await _named_account(request, NameBody)
+    if isinstance(found, JSONResponse):
+        return found
+    _, target = found
     failed = await _commit(request, [*moderation.mute_ops(admin.id, target.id, None, "")])
     if failed is not None:
         return failed
@@ -329,12 +343,10 @@ async def _mute_everywhere(server: Server, account_id: int, until: datetime | No
 async def ban(request: Request, admin: Account) -> Response:
     """``POST /api/admin/ban {name}``: sessions ended, sockets closed, seats played by the
     computer, at once."""
-    body = await read_body(request, NameBody)
-    if isinstance(body, JSONResponse):
-        return body
-    target = await _account_named(request, body.name)
-    if isinstance(target, JSONResponse):
-        return target
+    found = await _named_account(request, NameBody)
+    if isinstance(found, JSONResponse):
+        return found
+    _, target = found
     if target.id == admin.id:
         return error_response(400, "bad_request", "you cannot ban yourself", "name")
     if target.banned:
@@ -355,12 +367,10 @@ async def ban(request: Request, admin: Account) -> Response:
 
 async def unban(request: Request, admin: Account) -> Response:
     """``POST /api/admin/unban {name}``."""
-    body = await read_body(request, NameBody)
-    if isinstance(body, JSONResponse):
-        return body
-    target = await _account_named(request, body.name)
-    if isinstance(target, JSONResponse):
-        return target
+    found = await _named_account(request, NameBody)
+    if isinstance(found, JSONResponse):
+        return found
+    _, target = found
     if not target.banned:
         return error_response(409, "not_banned", f"{target.name} is not banned", "name")
     failed = await _commit(request, [*moderation.ban_ops(admin.id, target.id, False)])
@@ -384,15 +394,10 @@ async def close_account_everywhere(server: Server, account_id: int, reason: str,
 
 async def close(request: Request, admin: Account) -> Response:
     """``POST /api/admin/close {table_id}``: the table stops for good (pool refunded)."""
-    body = await read_body(request, TableBody)
-    if isinstance(body, JSONResponse):
-        return body
-    at_owner_answer = await owner_answer(request, body.table_id)
-    if at_owner_answer is not None:
-        return at_owner_answer
-    writer = await _table(request, body.table_id)
-    if isinstance(writer, JSONResponse):
-        return writer
+    found = await _named_table(request, TableBody)
+    if isinstance(found, Response):
+        return found
+    body, writer = found
     try:
         await writer.close_for_good([moderation.log_row(admin.id, "close", None,
                                                         body.table_id)])

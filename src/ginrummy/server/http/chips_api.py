@@ -19,7 +19,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ginrummy.server.core.auth import seat_for_token
-from ginrummy.server.http.common import error_response, in_thread, read_body, server_of
+from ginrummy.server.http.common import (
+    error_response,
+    in_thread,
+    read_account_body,
+    read_body,
+    server_of,
+)
 from ginrummy.server.http.forwarding import at_owner, owner_answer
 from ginrummy.server.play.committer import CommitFailed
 from ginrummy.server.players.chips import Chips
@@ -109,12 +115,10 @@ async def topup(request: Request) -> JSONResponse:
     """``POST /api/wallet/topup {}`` → the wallet with ``"received"`` (the chips the top-up
     gave); 409 ``topup_unavailable`` when it was taken today or the balance is not below
     the top-up level."""
-    body = await read_body(request, NoFields)
-    if isinstance(body, JSONResponse):
-        return body
-    account = await current_account(request)
-    if account is None:
-        return error_response(401, "not_logged_in", "log in to take your chips")
+    found = await read_account_body(request, NoFields, "log in to take your chips")
+    if isinstance(found, JSONResponse):
+        return found
+    _, account = found
     server = server_of(request)
     try:
         received = await _write(server, lambda conn: ledger.claim_topup(conn, account.id))

@@ -223,9 +223,13 @@ def service(request: Request) -> CoachService:
     return found
 
 
-def _answer(key: str, seat: int, status: str, report: dict[str, Any] | None) -> Response:
+def _answer(key: str, seat: int, status: str, report: dict[str, Any] | None,
+            match_id: str | None = None) -> Response:
     if status == "done":
-        return JSONResponse({"status": "done", "seat": seat, "coach": report})
+        done: dict[str, Any] = {"status": "done", "seat": seat, "coach": report}
+        if match_id is not None:
+            done["match_id"] = match_id  # the stored match: its replay's steps
+        return JSONResponse(done)
     if status == "running":
         return JSONResponse({"status": "running", "seat": seat, "retry_ms": RETRY_MS},
                             status_code=202)
@@ -332,7 +336,15 @@ async def table_coach(request: Request) -> Response:
         names = [s.name or f"seat {s.seat}" for s in table.seats]
         document = await in_thread(lambda: GameRecord.from_match(match, names).to_json())
         status, report = coach.start(key, seat, document, asker)
-    return _answer(key, seat, status, report)
+    match_id = None
+    if status == "done":  # the replay the verdicts link to, when the asker may open it
+        engine = server_of(request).repository.engine
+        stored = await in_thread(players.match_of_table, engine, table.id,
+                                 table.match_first_version)
+        by_account = isinstance(player, tuple) and player[0] == "account"
+        if stored is not None and (stored.public or by_account):
+            match_id = stored.public_id
+    return _answer(key, seat, status, report, match_id)
 
 
 ROUTES: list[BaseRoute] = [

@@ -21,6 +21,7 @@ from ginrummy.server.core.limits import RateLimit, address_key
 from ginrummy.server.core.settings import Settings
 from ginrummy.server.play.committer import GroupCommitter
 from ginrummy.server.play.lobby import Lobby
+from ginrummy.server.players.sessions import Account, current_account
 from ginrummy.storage import Repository
 from ginrummy.storage.accounts import AccountStore
 
@@ -125,3 +126,16 @@ async def read_body(request: Request, model: type[M],
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or None
         return error_response(422, "bad_request", f"{field}: {first['msg']}", field)
+
+
+async def read_account_body(request: Request, model: type[M], refusal: str
+                            ) -> tuple[M, Account] | JSONResponse:
+    """The request's JSON body as ``model`` (:func:`read_body`) and its logged-in account, or
+    the error answer: 401 ``not_logged_in`` with ``refusal`` for a guest."""
+    body = await read_body(request, model)
+    if isinstance(body, JSONResponse):
+        return body
+    account = await current_account(request)
+    if account is None:
+        return error_response(401, "not_logged_in", refusal)
+    return body, account

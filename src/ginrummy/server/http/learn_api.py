@@ -3,13 +3,14 @@
 ``GET /api/tutorial``: the first-game tutorial's scripted hand, as the ``state`` messages the
 engine gives the player at each step (:mod:`ginrummy.server.play.tutorial`), computed once.
 
-``POST /api/tables/{id}/hint {"token"}``: the expert's suggestion for the seated player's
-current decision with a one-line reason (:mod:`ginrummy.coach.hints`). Only at a table where
+``POST /api/tables/{id}/hint {"token"}``: the best move of the seated player's current
+decision by the coach's evaluator, with a one-line reason and every choice's value in the
+legal moves' order (:mod:`ginrummy.coach.hints`). Only at a table where
 every other seat is the computer, and never when the match would be rated
 (:func:`ginrummy.server.players.matchrecord.rateable`): 403 ``hints_off`` says which. The
 suggestion is computed from the seat's own view (:func:`ginrummy.views.view`, taken on the
 event loop: nobody's hidden cards, no stock order) in a worker thread of its own
-(:data:`HINT_WORKERS`), within :data:`HINT_BUDGET_MS` of the expert's calibrated work and at
+(:data:`HINT_WORKERS`), within :data:`HINT_BUDGET_MS` of the evaluator's calibrated work and at
 most :data:`HINT_TIMEOUT_SECONDS` of waiting (then 503 ``busy``); one hint at a time per seat
 (429 ``too_many_jobs``), at most :data:`MAX_HINT_JOBS` waiting or running (503 ``busy``).
 """
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ginrummy.server.hints")
 
 HINT_BUDGET_MS = 100.0
-"""The expert's search budget for a hint (calibrated work, about a tenth of a second)."""
+"""The evaluator's budget for a hint (calibrated work, about a tenth of a second)."""
 HINT_TIMEOUT_SECONDS = 5.0
 """The longest a hint is waited for (a busy machine): then 503 ``busy``."""
 HINT_WORKERS = 1
@@ -110,7 +111,7 @@ async def _seat_of(request: Request, table: GameTable, token: str | None) -> int
 
 
 async def table_hint(request: Request) -> Response:
-    """``POST /api/tables/{id}/hint``: the expert's suggestion for the asker's decision."""
+    """``POST /api/tables/{id}/hint``: the evaluator's best move for the asker's decision."""
     body = await read_body(request, TableHint)
     if isinstance(body, JSONResponse):
         return body

@@ -10,7 +10,8 @@ from starlette.routing import Route
 from ginrummy.server.http import static
 
 PAGE_PATHS = ("/login", "/signup", "/account", "/leaderboard", "/leaderboard/{category}",
-              "/history", "/history/{name}", "/wallet", "/admin", "/fair", "/tutorial")
+              "/history", "/history/{name}", "/wallet", "/admin", "/fair", "/tutorial",
+              "/friends", "/tournaments", "/tournaments/{tournament_id}")
 """Client pages that need no check (``/players/NAME`` answers 404 for an unknown name and
 ``/replay/ID`` 404 or 403 for a match the viewer may not see: they are routed by
 :mod:`ginrummy.server.http.player_api`)."""

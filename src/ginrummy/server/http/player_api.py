@@ -41,7 +41,7 @@ from ginrummy.server.players.names import name_key
 from ginrummy.server.players.ratings import CATEGORIES
 from ginrummy.server.players.replay import ReplayError, fair_entries, match_record, replay_match
 from ginrummy.server.players.sessions import Account, account_store, current_account
-from ginrummy.storage import players
+from ginrummy.storage import players, tournaments
 from ginrummy.storage.accounts import StoredAccount
 from ginrummy.storage.fairseeds import StoredSeeds, load_match
 
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 LEADERBOARD_SIZE = 100
 RECENT_MATCHES = 10
+RECENT_TOURNAMENTS = 10
 PAGE_SIZE = 50
 MAX_NAME_CHARS = 64
 PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{8,24}")
@@ -134,13 +135,26 @@ def _match_json(match: players.StoredMatch, account_id: int | None = None) -> di
     }
 
 
+def _played_json(t: tournaments.PlayedTournament) -> dict[str, Any]:
+    return {"id": t.id, "name": t.name, "format": t.format, "status": t.status,
+            "starts_at": t.starts_at.isoformat().replace("+00:00", "Z"),
+            "players": t.players, "place": t.place, "prize": t.prize}
+
+
+def _tournaments_json(found: tournaments.AccountTournaments) -> dict[str, Any]:
+    """A profile's ``tournaments``: how many played, the best finish, the latest ones."""
+    return {"played": found.played,
+            "best": None if found.best is None else _played_json(found.best),
+            "recent": [_played_json(t) for t in found.recent]}
+
+
 def _rounded(value: float | None) -> int | None:
     return None if value is None else round(value)
 
 
 async def profile(request: Request) -> JSONResponse:
     """``GET /api/players/{name}``: ratings and ranks, rating history, statistics, recent
-    matches (404 for an unknown name)."""
+    matches, tournaments played and the best finish (404 for an unknown name)."""
     account = await _account_named(request, request.path_params["name"])
     if account is None:
         return _not_found("no player by that name", "name")
@@ -156,9 +170,10 @@ async def profile(request: Request) -> JSONResponse:
                     players.rating_history(conn, account_id),
                     players.account_totals(conn, account_id),
                     players.account_matches(conn, account_id, limit=RECENT_MATCHES,
-                                            viewer_id=viewer_id, sees_all=sees_all))
+                                            viewer_id=viewer_id, sees_all=sees_all),
+                    tournaments.account_tournaments(conn, account_id, RECENT_TOURNAMENTS))
 
-    ratings, history, totals, recent = await in_thread(read)
+    ratings, history, totals, recent, played = await in_thread(read)
     return JSONResponse({
         "name": account.name,
         "joined": account.created_at.isoformat(),
@@ -168,6 +183,7 @@ async def profile(request: Request) -> JSONResponse:
                     for c, points in history.items()},
         "stats": _stats(totals),
         "recent": [_match_json(m, account_id) for m in recent],
+        "tournaments": _tournaments_json(played),
     })
 
 

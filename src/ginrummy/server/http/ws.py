@@ -110,6 +110,7 @@ async def run_session(conn: Connection, writer: TableWriter, texts: ClientTexts,
             raise SessionClosed
         if conn.account_id is not None:
             lobby.restrictions.seen(conn.account_id, conn.address)
+            conn.blocked = await lobby.blocks.of(conn.account_id)  # their chat unheard
         # flood and chat budgets per seat (all its connections), spectators' per address
         conn.share_limits(lobby.limits, ("seat", writer.table.id, conn.seat)
                           if conn.seat is not None else ("watch", conn.address))

@@ -8,7 +8,8 @@ each table keeps its last :data:`RECENT_LINES` lines: in the database, and in me
 that joins gets them (:meth:`RecentChat.history_for`) and a player can report one
 (docs/moderation.md). A muted account's lines (:class:`ChatMutes`) are refused, and so
 are a guest's from an address the muted account was seen at (``http/ws.py``'s
-``chat_refusal``).
+``chat_refusal``). The lines of an account a listener's account blocks
+(:class:`ChatBlocks`, docs/friends.md) are not sent to that listener.
 """
 
 from __future__ import annotations
@@ -155,13 +156,16 @@ class RecentChat:
         return None
 
     def history_for(self, muted: Container[int | None],
-                    mutes: ChatMutes | None = None) -> list[str]:
+                    mutes: ChatMutes | None = None,
+                    blocked: Container[int | None] = frozenset()) -> list[str]:
         """The ``chat`` messages (``history``, as JSON texts) of the remembered lines a
         newcomer may hear, oldest first: none of a seat in ``muted`` (the connection's
-        mutes; ``None``: the spectators), none of an account an administrator has muted
+        mutes; ``None``: the spectators), none of an account in ``blocked`` (the
+        connection's account blocks it), none of an account an administrator has muted
         now."""
         return [self._history_text(line) for line in self.lines
                 if line.seat not in muted
+                and (line.account_id is None or line.account_id not in blocked)
                 and (mutes is None or mutes.until(line.account_id) is None)]
 
     def _history_text(self, line: ChatLine) -> str:
@@ -171,6 +175,41 @@ class RecentChat:
             if line.seq:
                 self._texts[line.seq] = text
         return text
+
+
+class ChatBlocks:
+    """Whose chat lines each account does not hear (the accounts it blocks: docs/friends.md),
+    for the accounts connected here: one set per account, shared by its connections, so a
+    block made now silences its author at once on every open table. Read from the database
+    (``load``, set by the players' layer; in a worker thread) the first time the account
+    connects."""
+
+    def __init__(self) -> None:
+        self.load: Callable[[int], set[int]] | None = None
+        self._of: dict[int, set[int]] = {}
+
+    async def of(self, account_id: int) -> set[int]:
+        """The account's blocked set (empty, and read again next time, when the database
+        does not answer)."""
+        found = self._of.get(account_id)
+        if found is not None or self.load is None:
+            return found if found is not None else set()
+        try:
+            read = await asyncio.get_running_loop().run_in_executor(None, self.load, account_id)
+        except Exception as exc:  # chat still works; the filter is read again next time
+            log.warning("blocks of account %d not read: %s", account_id, type(exc).__name__)
+            return set()
+        return self._of.setdefault(account_id, read)
+
+    def change(self, account_id: int, other: int, blocked: bool) -> None:
+        """``account_id`` blocked (or unblocked) ``other``: its connections here follow."""
+        found = self._of.get(account_id)
+        if found is None:
+            return
+        if blocked:
+            found.add(other)
+        else:
+            found.discard(other)
 
 
 class ChatMutes:
@@ -240,8 +279,10 @@ async def send_chat(author: Connection, text: str, listeners: Iterable[Connectio
     if recent is not None:
         recent.add(line)
     message = dumps(line.message())
+    blocked_author = author.account_id
     for other in list(listeners):
-        if author.seat not in other.muted:
+        if author.seat not in other.muted and (blocked_author is None
+                                               or blocked_author not in other.blocked):
             other.send(message)
 
 
@@ -270,9 +311,11 @@ class TableChat:
     async def _store(self, line: ChatLine) -> None:
         await self.committer.commit([add_line(self.table_id, line.stored())], self.table_id)
 
-    def history_for(self, muted: Container[int | None]) -> list[str]:
-        """The lines a newcomer gets (those of seats it has not muted)."""
-        return list(self.recent.history_for(muted, self.mutes))
+    def history_for(self, muted: Container[int | None],
+                    blocked: Container[int | None] = frozenset()) -> list[str]:
+        """The lines a newcomer gets (those of seats it has not muted, of accounts its
+        account does not block)."""
+        return list(self.recent.history_for(muted, self.mutes, blocked))
 
     async def say(self, author: Connection, text: str, listeners: Iterable[Connection]) -> None:
         """``author``'s line: stored, then sent to ``listeners`` (not under the table's lock:

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Container, Hashable, Mapping
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
@@ -107,6 +107,9 @@ class Connection:
         alone: :class:`~ginrummy.server.play.messages.StateMessages`); protocol 3: the next
         broadcast is a ``delta`` from it while the table keeps it as a base."""
         self.muted: set[int | None] = set()
+        self.blocked: Container[int | None] = frozenset()
+        """Accounts whose chat lines this connection does not hear (its account's blocks,
+        :class:`~ginrummy.server.play.chat.ChatBlocks`: the set shared by its connections)."""
         self._messages = RateLimit(settings.messages_per_window,
                                    settings.message_window_seconds)
         self._chats = RateLimit(settings.chats_per_window, settings.chat_window_seconds)

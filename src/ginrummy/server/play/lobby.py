@@ -17,7 +17,7 @@ from ginrummy.server.core.kinds import OPEN_STATUSES, SeatKind, TableStatus
 from ginrummy.server.core.limits import KeyedLimits, address_key
 from ginrummy.server.core.protocol import Close, CreateTable, JoinTable
 from ginrummy.server.core.settings import Settings
-from ginrummy.server.play.chat import ChatMutes, clean_name
+from ginrummy.server.play.chat import ChatBlocks, ChatMutes, clean_name
 from ginrummy.server.play.committer import CommitFailed, GroupCommitter
 from ginrummy.server.play.connections import ConnectionCounts, SharedLimits
 from ginrummy.server.play.messages import TableEntry
@@ -85,6 +85,8 @@ class Lobby:
         """One log line a minute per refused address, not one per refused request."""
         self.mutes = ChatMutes()
         """Accounts an administrator muted in chat (docs/moderation.md)."""
+        self.blocks = ChatBlocks()
+        """Whose chat each connected account does not hear (docs/friends.md)."""
         self.restrictions = Restrictions()
         """Accounts banned now, and the addresses their bans and mutes extend to."""
         self.on_action: ActionObserver | None = None
@@ -381,6 +383,36 @@ class Lobby:
             await self.node.acquired(table_id)
         return {"table_id": table_id, "seat": 0, "token": token, "invite": invite,
                 "table": writer.table.entry()}
+
+    async def open_reserved(self, table_id: str, name: str, preset: str, rules: Ruleset,
+                            clock_ms: int, accounts: list[tuple[int, str]]) -> bool:
+        """Open a public table whose every seat is kept for an account (id, name), in
+        order: each account's session takes its seat on any device, no token needed (a
+        tournament's match). Idempotent: a table of that id already stored (or leased by
+        another process) is left as it is and ``False`` returned."""
+        if table_id in self.writers:
+            return False
+        loop = asyncio.get_running_loop()
+        if await loop.run_in_executor(None, self.repository.load_table, table_id) is not None:
+            return False
+        if self.node is not None and await self.node.keeper.acquire(table_id) is None:
+            return False
+        seats = [Seat(i, SeatKind.HUMAN, account_name, account_id=account_id)
+                 for i, (account_id, account_name) in enumerate(accounts)]
+        table = GameTable(table_id, name, preset, table_rules(rules), True, None, clock_ms,
+                          None, seats)
+        try:
+            await self.committer.commit([InsertTable(table.to_stored())], table_id)
+        except CommitFailed:
+            if self.node is not None:
+                self.node.released(table_id)
+            raise
+        writer = self._writer(table)
+        self.writers[table_id] = writer
+        await writer.start()
+        if self.node is not None:
+            await self.node.acquired(table_id)
+        return True
 
     async def join(self, table_id: str, body: JoinTable,
                    account: tuple[int, str] | None = None) -> dict[str, Any]:

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
-from ginrummy.actions import Action, Knock, LayOff, action_text
+from ginrummy.actions import Action, Discard, Knock, LayOff, action_text
+from ginrummy.cards import CARD_NAMES
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
-from ginrummy.server.core.delta import state_delta
-from ginrummy.server.core.jsontext import dumps
+from ginrummy.server.core.delta import Segments, object_changes, shared_changes, state_delta
+from ginrummy.server.core.jsontext import dumps, loads
 from ginrummy.server.core.kinds import SeatKind, TableStatus
 from ginrummy.server.core.protocol import Code
 from ginrummy.server.play.fairdeal import SeededTable, fair_block
@@ -28,7 +29,7 @@ from ginrummy.server.play.layoffhints import knock_arrangements, layoff_hints
 from ginrummy.server.play.seat import Seat
 from ginrummy.server.play.viewcache import ViewCache
 from ginrummy.solver import knock_options_mask
-from ginrummy.views import own_cards
+from ginrummy.views import VIEWER_KEYS, own_cards
 
 
 # ---------------------------------------------------------------------- message types
@@ -346,6 +347,9 @@ class Broadcast:
     bodies: dict[int | None, SeatBody]
     """The state fields of each recipient seat (``None``: the spectators)."""
     shared: SharedBody
+    view_shared: dict[str, Any] | None = None
+    """The shared part the recipients' views were made of (:attr:`ViewCache.shared_json`),
+    when they have views: the next deltas compare it once for them all."""
 
 
 class StateMessages:
@@ -440,15 +444,18 @@ class StateMessages:
         for seat in (*full, *(seat for seat, _ in synced)):
             if seat not in bodies:
                 bodies[seat] = self.seat_body(table, seat)
-        head = f'{_STATE_HEAD}"table":{entry_text},'
-        tail = f",{dumps(shared)[1:]}"
+        view_shared = self._view_shared(bodies.values())
+        ends: list[str] = []  # the text before and after a seat's fields, made when needed
 
         def state_text(seat: int | None) -> str:
-            return f"{head}{dumps(bodies[seat])[1:-1]}{tail}"
+            if not ends:
+                ends.extend((f'{_STATE_HEAD}"table":{entry_text},', f",{dumps(shared)[1:]}"))
+            return f"{ends[0]}{dumps(bodies[seat])[1:-1]}{ends[1]}"
 
         texts = {seat: state_text(seat) for seat in full}
         entry: list[TableEntry] = []  # built once, when some base's entry differs
         shared_moves: dict[int, dict[str, Any]] = {}
+        view_moves: dict[int, Segments | None] = {}  # the views' shared changes, by base
         deltas: dict[tuple[int | None, int], str] = {}
         for seat, serial in synced:
             if (seat, serial) in deltas:
@@ -463,13 +470,21 @@ class StateMessages:
                 entry.append(self.entry(table))
             moved = shared_moves.get(base.serial)
             if moved is None:  # the shared fields are compared once per base, not per seat
-                moved = shared_moves[base.serial] = _changed(base.shared, shared)
+                moved = shared_moves[base.serial] = object_changes(dict(base.shared),
+                                                                   dict(shared))
             old = {"type": "state", "table": None, **before}
             new = {"type": "state", "table": entry[0] if changed else None, **bodies[seat]}
-            delta = state_delta(old, new, changed)
+            old_entry = loads(f"{base.entry_key}}}") if changed else None
+            if base.serial in view_moves:
+                segments = view_moves[base.serial]
+            else:  # the views' shared parts are compared once per base, not per seat
+                segments = view_moves[base.serial] = (
+                    None if view_shared is None or base.view_shared is None
+                    else shared_changes(base.view_shared, view_shared, VIEWER_KEYS))
+            delta = state_delta(old, new, changed, old_entry, segments)
             delta.update(moved)  # after the seat's fields, as in the state: the same text
             deltas[seat, serial] = dumps(delta)
-        self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared)
+        self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared, view_shared)
         self.alone.clear()
         return texts, deltas
 
@@ -483,8 +498,16 @@ class StateMessages:
         entry_key = self.entry_json(table).rpartition(',"version":')[0]
         if len(self.alone) >= ALONE_KEPT:  # no broadcast for long: those get whole states
             self.alone.clear()
-        self.alone[serial] = Broadcast(serial, entry_key, {seat: body}, shared)
+        self.alone[serial] = Broadcast(serial, entry_key, {seat: body}, shared,
+                                       self._view_shared((body,)))
         return {"type": "state", "table": entry, **body, **shared}, serial
+
+    def _view_shared(self, bodies: Iterable[SeatBody]) -> dict[str, Any] | None:
+        """The shared part of the views of ``bodies``, just built together (for one version),
+        or ``None`` when they have none."""
+        if any(body["view"] is not None for body in bodies):
+            return self.views.shared_json
+        return None
 
     def state_message(self, table: TableFacts, seat: int | None, now: float) -> State:
         """The ``state`` message for ``seat`` (``None``: a spectator), at Unix time ``now``."""
@@ -504,7 +527,8 @@ class StateMessages:
                 hints = _hints(hand, seat, self.views.best_melds(hand, seat))
                 if table.running_hand() is hand and hand.to_move == seat \
                         and table.stuck is None and seat not in table.resigned:
-                    legal = [_legal_text(a, hand) if type(a) is Knock else str(a)
+                    legal = [_DISCARD_TEXTS[a.card] if type(a) is Discard
+                             else _legal_text(a, hand) if type(a) is Knock else str(a)
                              for a in hand.legal_actions()]
         return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
                 "hints": hints}
@@ -524,17 +548,6 @@ class StateMessages:
             "fair": fair_block(table),
             "ratings": table.ratings if match is not None and match.result is not None else None,
         }
-
-
-def _changed(before: SharedBody, after: SharedBody) -> dict[str, Any]:
-    """The shared fields of ``after`` whose value differs from ``before``'s (in ``after``'s
-    order), as :func:`~ginrummy.server.core.delta.state_delta` finds them."""
-    old: dict[str, Any] = dict(before)
-    return {key: value for key, value in after.items()
-            if (was := old.get(key, _MISSING)) is not value and was != value}
-
-
-_MISSING = object()
 
 
 def _seat_entries(table: TableFacts) -> list[SeatEntry]:
@@ -562,6 +575,10 @@ def _next_hand_info(table: TableFacts, now: float) -> NextHand | None:
         0, round((table.next_deal_at - now) * 1000))
     return {"ready": [s.seat for s in table.seats if s.ready or not s.human],
             "remaining_ms": remaining}
+
+
+_DISCARD_TEXTS = tuple(f"discard {name}" for name in CARD_NAMES)
+"""``str(Discard(card))`` of every card, by card (a legal list names up to 11 of them)."""
 
 
 def _legal_text(action: Action, hand: Hand) -> str:

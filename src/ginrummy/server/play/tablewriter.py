@@ -133,7 +133,7 @@ class TableWriter:
                 self.seeds.seeders.add(conn)
             conn.send(welcome(conn.protocol, table.id, conn.seat, table.version, conn.name))
             if await self.chat_room.load():  # the chat so far: seats and spectators alike
-                for line in self.chat_room.history_for(conn.muted):
+                for line in self.chat_room.history_for(conn.muted, conn.blocked):
                     conn.send(line)
             if conn.seat is None:
                 conn.send(self.state_for(conn))
@@ -601,6 +601,12 @@ class TableWriter:
             self.table = await self.commits.reload(self.table)
             self.table.fair = self.seeds.fair_stored
             raise
+        table = self.table
+        if table.next_step() in (Step.HUMAN, Step.COMPUTER):
+            stop = cap_reached(table, self.settings.max_decisions)
+            if stop is not None:  # the cap's last decision: "stopped" goes out, not "your turn"
+                await self._stop(stop, acked)
+                return
         self.broadcast(acked)
 
     # ----------------------------------------------------------------- what comes next
@@ -615,7 +621,7 @@ class TableWriter:
         self._watch_idle()
 
     async def _advance_steps(self) -> None:
-        if self.closed:
+        if self.closed or self.table.stuck is not None:
             return
         table = self.table
         for _ in range(AUTOMATIC_STEPS):
@@ -750,8 +756,9 @@ class TableWriter:
         for conn in list(self.connections):
             conn.send(notice)
 
-    async def _stop(self, reason: str) -> None:
-        """Stop the table for good (status ``stuck``), store that and tell everyone why."""
+    async def _stop(self, reason: str, acked: tuple[Connection, str] | None = None) -> None:
+        """Stop the table for good (status ``stuck``), store that and tell everyone why (the
+        stopped state carrying the ``ack`` of the action that reached the cap, if any)."""
         table = self.table
         log.warning("table %s: stopped at version %d: %s", table.id, table.version, reason)
         table.stop(reason)
@@ -762,7 +769,7 @@ class TableWriter:
                 extra=self.hooks.end(MatchEnd(table, Ending.STUCK, self.absent_seats())))
         except CommitFailed:
             log.warning("table %s: could not store its stuck status", table.id)
-        self.broadcast()
+        self.broadcast(acked)
         notice = error(Code.ENDLESS_HAND, f"the table was stopped: {reason}")
         for conn in list(self.connections):
             conn.send(notice)

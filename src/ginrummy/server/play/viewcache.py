@@ -53,6 +53,9 @@ class ViewCache:
         self._ruleset: tuple[Ruleset | None, Json] = (None, {})
         self._sheet_of: tuple[Match | None, int] = (None, -1)
         self._sheet: list[Json] = []
+        self.shared_json: Json | None = None
+        """The shared part of the latest view built (:meth:`view_dict`): the views of one
+        version are made of that one object."""
 
     def _for(self, hand: Hand) -> None:
         if hand is not self._hand:
@@ -79,6 +82,7 @@ class ViewCache:
                 self._shared_key, self._shared = key, (shared, shared_json)
         else:
             shared, shared_json = self._shared
+        self.shared_json = shared_json
         log = own_log(hand, seat)
         gin = shared.gin
         cached = self._logs.get(seat)

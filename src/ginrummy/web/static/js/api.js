@@ -101,7 +101,18 @@ export const api = {
 
   // chips
   wallet: () => request("GET", "/api/wallet"),
+  tournaments: () => request("GET", "/api/tournaments"),
+  tournament: (id) => request("GET", `/api/tournaments/${enc(id)}`),
+  registerTournament: (id) => request("POST", `/api/tournaments/${enc(id)}/register`, {}),
+  withdrawTournament: (id) => request("POST", `/api/tournaments/${enc(id)}/withdraw`, {}),
   topup: () => request("POST", "/api/wallet/topup", {}),
+
+  // friends (docs/friends.md): POST /api/friends/<action> with {name}
+  friends: () => request("GET", "/api/friends"),
+  friendAct: (action, name) => request("POST", `/api/friends/${enc(action)}`, { name }),
+  inviteFriend: (name, tableId, invite) =>
+    request("POST", "/api/friends/invite", { name, table_id: tableId, invite: invite || null }),
+  answerInvitation: (id, answer) => request("POST", "/api/friends/invitation", { id, answer }),
 
   // moderation
   report: (body) => request("POST", "/api/reports", body),

@@ -1,12 +1,15 @@
 // Entry point: preferences, language, the header, and the pages by path: the lobby at "/", a
 // table at "/?table=<id>", and the players' pages (/login, /signup, /account, /players/NAME,
-// /leaderboard[/CATEGORY], /history[/NAME], /replay/ID, /wallet, /admin, /fair, /tutorial).
+// /leaderboard[/CATEGORY], /history[/NAME], /replay/ID, /wallet, /admin, /fair, /tutorial,
+// /friends, /tournaments[/ID]); while logged in, the account's push socket (js/friendpush.js:
+// invitations).
 // Each page's module, the lobby's too, is loaded with import() the first time its path is
 // entered (issue 13: the lobby's first load does not download the table; issue 27 point 11:
 // nor a table's the lobby); index.html hints the page's modules (server/http/preload.py), so
 // they arrive with this one, not after it. The specifiers stay relative, so a module loaded
 // from /v/<version>/js/app.js comes from the same version, cached immutable like this file.
 import { el, replaceChildren } from "./dom.js";
+import { renderFriendPush, startFriendPush } from "./friendpush.js";
 import { LANGUAGES, LANGUAGE_NAMES, language, onLanguageChange, pickLanguage, setLanguage, t } from "./i18n.js";
 import { prefs } from "./prefs.js";
 import { refreshResume, renderResumeLink } from "./resume.js";
@@ -37,7 +40,9 @@ const MODULES = {
   table: () => import("./table.js"),
   wallet: () => import("./wallet.js"),
   fair: () => import("./fairpage.js"),
+  friends: () => import("./friends.js"),
   tutorial: () => import("./tutorial.js"),
+  tournaments: () => import("./tournaments.js"),
 };
 
 /** Path patterns, the module each one needs, and the page it shows (`module`, `root`, the match). */
@@ -55,6 +60,9 @@ const PAGES = [
   [/^\/admin\/?$/, "admin", (mod, root) => new mod.AdminPage(root, go)],
   [/^\/fair\/?$/, "fair", (mod, root) => new mod.FairPage(root, go)],
   [/^\/tutorial\/?$/, "tutorial", (mod, root) => new mod.TutorialPage(root, go)],
+  [/^\/friends\/?$/, "friends", (mod, root) => new mod.FriendsPage(root, go)],
+  [/^\/tournaments\/?$/, "tournaments", (mod, root) => new mod.TournamentsPage(root, go)],
+  [/^\/tournaments\/([^/]+)\/?$/, "tournaments", (mod, root, m) => new mod.TournamentPage(root, decode(m[1]), go)],
 ];
 
 /** The page of the current location: the name of the module it needs and how to make it from
@@ -117,6 +125,7 @@ async function route() {
   page = make(mod, host);
   document.body.dataset.page = page.constructor.pageName || page.constructor.name; // the tutorial is a table page
   renderAccountArea();
+  renderFriendPush(); // a ready match's notice is not shown at its own table
   page.start();
   dropEarlySocket(); // not taken by the page started (js/connection.js takes it at once)
 }
@@ -212,11 +221,13 @@ async function main() {
     document.title = document.getElementById("brand").textContent;
     renderAccountArea();
     renderResumeLink();
+    renderFriendPush();
     page?.rerender();
   });
   window.addEventListener("popstate", route);
   document.title = document.getElementById("brand").textContent;
   await refreshSession();
+  startFriendPush(go);
   await route();
   document.body.dataset.ready = "true";
 }

@@ -1,6 +1,9 @@
 // The turn clock: a ring drawn by CSS (a conic gradient, no glyph) that empties as the turn
-// runs out and turns to its warning colour near the end; and the words for a move the
-// computer played because a clock ran out (the server's `notice` of kind `clock`).
+// runs out and turns to its warning colour near the end; the words for a move the computer
+// played because a clock ran out (the server's `notice` of kind `clock`); and the moves the
+// clock played as a state tells them (`clock_moves`, rebuilt by the server from its stored
+// events): after a reload, or for a spectator arriving late, a move the clock made still
+// reads as the clock's (docs/protocol.md, `state`).
 import { cardText } from "./cards.js";
 import { el } from "./dom.js";
 import { has, t } from "./i18n.js";
@@ -62,4 +65,20 @@ export function clockPlayedText(action, name) {
   const card = words[1] && /^[A2-9TJQK][shdc]$/i.test(words[1]) ? cardText(words[1]) : "";
   const key = `clock.played.${kind}`;
   return t(has(key) ? key : "clock.played.other", { name, card });
+}
+
+/**
+ * Adds the state's `clock_moves` of the current hand to `clockMoves` ("hand:index" ->
+ * action the clock played), the action read from that line of `view.log` (public notation:
+ * a stock draw names no card). A key a live `notice` already set is kept as it is.
+ */
+export function seedClockMoves(clockMoves, state) {
+  const view = state && state.view;
+  const log = (view && view.log) || [];
+  for (const move of (state && state.clock_moves) || []) {
+    const key = `${move.hand}:${move.index}`;
+    if (clockMoves.has(key)) continue;
+    const entry = view && view.hand_number === move.hand ? log[move.index] : undefined;
+    clockMoves.set(key, entry ? String(entry.action || "") : "");
+  }
 }

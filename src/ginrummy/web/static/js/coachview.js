@@ -52,7 +52,7 @@ export class Coach {
       } catch {
         return this.fail("coach.failed");
       }
-      if (response.status === 200 && data && data.coach) return this.done(data.coach);
+      if (response.status === 200 && data && data.coach) return this.done(data.coach, data.match_id || null);
       if (response.status !== 202) {
         const code = data && data.error && data.error.code;
         const busy = code === "busy" || code === "too_many_jobs"; // others', or one's own jobs
@@ -69,8 +69,9 @@ export class Coach {
     }
   }
 
-  done(report) {
+  done(report, matchId = null) {
     this.report = report;
+    this.matchId = matchId; // the stored match (the table's coach): its replay's steps
     this.byMove = new Map(report.verdicts.map((v) => [`${v.hand}:${v.move}`, v]));
     this.state = "done";
     this.onChange();
@@ -137,22 +138,21 @@ function momentLine(verdict) {
   return t("coach.moment", { cards: (verdict.cards || []).map(cardText).join(" "), pile: pile || t("coach.pile_empty") });
 }
 
-/** A mistake's reason, its moment and (in the replay) a link to its step. */
-function mistakeDetails(verdict, linkTo) {
+/** A mistake's reason and its moment. */
+function mistakeDetails(verdict) {
   if (!isMistake(verdict) || verdict.forced) return null;
   const reason = reasonLine(verdict);
-  const link = linkTo ? linkTo(verdict) : null;
   return el("div", { class: "coach-why" },
     reason ? el("p", { class: "coach-reason" }, reason) : null,
-    el("p", { class: "coach-moment muted" }, momentLine(verdict)),
-    link);
+    el("p", { class: "coach-moment muted" }, momentLine(verdict)));
 }
 
 function verdictItem(verdict, linkTo) {
-  // the server lists the best (highest valued) first, then by value: its order is kept
+  // the server lists the best (highest valued) first, then by value: its order is kept;
+  // each move links to its step of the replay (when the replay is known)
   return el("li", { class: `coach-move${isMistake(verdict) ? " coach-costly" : ""}`, dataset: { hand: verdict.hand, move: verdict.move } },
     el("span", { class: "coach-where" }, where(verdict)), " ", verdictLine(verdict),
-    mistakeDetails(verdict, linkTo),
+    mistakeDetails(verdict), linkTo ? linkTo(verdict) : null,
     el("ul", { class: "coach-choices muted" }, verdict.choices.map((c) => el("li", {},
       t("coach.choice", { action: actionLabel(c.action), count: Math.round(c.value * 10) / 10, value: number(Math.round(c.value * 10) / 10),
         error: number(Math.round((c.error || 0) * 10) / 10) })))));
@@ -168,6 +168,10 @@ function summary(report, linkTo) {
     s.accuracy === null ? null : el("p", { class: "coach-accuracy", id: "coach-accuracy", dataset: { accuracy: s.accuracy } },
       t("coach.accuracy", { accuracy: number(s.accuracy) }), " ",
       t("coach.accurate", { count: s.counted, accurate: number(s.accurate), decisions: number(s.counted) })),
+    // a turn (the draw and the discard together) without a mistake; reports from before turns have none
+    s.turn_accuracy === null || s.turn_accuracy === undefined ? null : el("p", { class: "coach-turn-accuracy", id: "coach-turn-accuracy",
+      dataset: { accuracy: s.turn_accuracy } }, t("coach.turn_accuracy", { accuracy: number(s.turn_accuracy),
+      accurate: number(s.accurate_turns), turns: number(s.turns) })),
     el("p", { class: "coach-lost", id: "coach-lost" }, t("coach.lost", {
       draw: number(lost.draw), discard: number(lost.discard), knock: number(lost.knock), layoff: number(lost.layoff) })),
     s.costliest.length ? el("h3", {}, t("coach.costliest")) : null,
@@ -252,5 +256,10 @@ export function tableCoach(page) {
     const token = page.stored && page.stored.token;
     page.coachFor = { key, coach: new Coach("POST", `/api/tables/${enc(page.tableId)}/coach`, token ? { token } : {}, () => page.render()) };
   }
-  return coachPanel(page.coachFor.coach, { everyMove: true });
+  const coach = page.coachFor.coach;
+  // each move links to its step of the stored match's replay (?hand=H&move=M: the table has
+  // not the replay's steps; the replay page finds the step)
+  const linkTo = (v) => coach.matchId ? el("a", { class: "coach-step-link",
+    href: `/replay/${enc(coach.matchId)}?hand=${v.hand}&move=${v.move}` }, t("coach.replay_step")) : null;
+  return coachPanel(coach, { everyMove: true, linkTo });
 }

@@ -6,51 +6,156 @@
 export const PROTOCOL = 2; // 2: a whole state after every change, the sender's with its "ack"
 export const DELTA_PROTOCOL = 3; // 3: after the first state, deltas (the "ack" in the sender's)
 
-/** The protocol this page asks for: 3 when localStorage's "ginrummy.protocol" is "3" (the
- * move to deltas, tried before it is the default: tests/web/test_web_deltas.py), else 2. */
+/** The protocol this page asks for: 3 (deltas), unless localStorage's "ginrummy.protocol"
+ * is "2" (whole states: the tests that rewrite the server's states say so). */
 export function chosenProtocol() {
   try {
-    return localStorage.getItem("ginrummy.protocol") === "3" ? DELTA_PROTOCOL : PROTOCOL;
+    return localStorage.getItem("ginrummy.protocol") === "2" ? PROTOCOL : DELTA_PROTOCOL;
   } catch {
-    return PROTOCOL;
+    return DELTA_PROTOCOL;
   }
 }
 
 /**
  * The state after a protocol-3 delta (docs/protocol.md, "delta"): the port of
  * ginrummy.server.core.delta.apply_delta. Returns null when the delta does not apply to
- * `state` (another base): the caller asks for a resync. `state` is left unchanged.
+ * `state` (another base, or a change that does not fit): the caller asks for a resync.
+ * `state` is left unchanged.
  */
 export function applyDelta(state, delta) {
   if (!state || delta.base !== state.version || typeof delta.version !== "number") return null;
-  const next = { ...state, version: delta.version };
-  delete next.ack;
-  next.table = { ...(delta.table ?? state.table), version: delta.version };
-  let view = state.view;
-  if ("view" in delta) {
-    const patch = delta.view;
-    if (patch !== null && typeof patch !== "object") return null;
-    view = patch === null || view === null ? patch : { ...view, ...patch };
+  try {
+    const next = { ...state, version: delta.version };
+    delete next.ack;
+    let table = state.table;
+    if (delta.table !== undefined) table = patched(table, delta.table);
+    next.table = { ...table, version: delta.version };
+    let view = state.view;
+    if ("view" in delta) {
+      const patch = delta.view;
+      if (patch === null || view === null) {
+        if (patch !== null && !isObject(patch)) return null;
+        view = patch;
+      } else {
+        view = followHand(view, patch, patched(view, patch));
+      }
+    }
+    next.view = view;
+    for (const [path, value] of Object.entries(delta)) {
+      if (DELTA_OWN.has(path)) continue;
+      change(next, path, path === "legal" && isObject(value) ? longLegal(value, view) : value);
+    }
+    return next;
+  } catch (error) {
+    if (error instanceof DeltaMismatch) return null;
+    throw error;
   }
-  if (delta.log) {
-    if (!view || !Array.isArray(delta.log)) return null;
-    view = { ...view, log: [...view.log, ...delta.log] };
-  }
-  next.view = view;
-  for (const [key, value] of Object.entries(delta)) {
-    if (!DELTA_OWN.has(key)) next[key] = value;
-  }
-  return next;
 }
 
-const DELTA_OWN = new Set(["type", "ack", "base", "version", "table", "view", "log", "seat"]);
+/**
+ * What a delta changed, by place: "view" (the whole view, or none), "view.<field>" for a
+ * field of the view ("view.seats.1" for one seat's entry), "table", and the state's own
+ * fields ("legal", "hints", ...). The page redraws only the parts these name.
+ */
+export function deltaChanges(delta) {
+  const changed = new Set();
+  for (const path of Object.keys(delta)) {
+    if (DELTA_OWN.has(path) && path !== "view" && path !== "table") continue;
+    if (path === "view" && isObject(delta.view) && !("ruleset" in delta.view)) {
+      for (const inner of Object.keys(delta.view)) {
+        const [field, index] = inner.replace(/~$/, "").split(".");
+        changed.add(field === "seats" && index !== undefined ? `view.seats.${index}` : `view.${field}`);
+      }
+    } else {
+      changed.add(path.replace(/~$/, "").split(".")[0]);
+    }
+  }
+  return changed;
+}
+
+class DeltaMismatch extends Error {}
+
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+function patched(target, patch) {
+  if (!isObject(target) || !isObject(patch)) throw new DeltaMismatch("not an object");
+  const result = { ...target };
+  for (const [path, value] of Object.entries(patch)) change(result, path, value);
+  return result;
+}
+
+/** `view` (made of `old` and `patch`) with the viewer's own seat's cards set to its new
+ * hand, when the patch changed the hand and said nothing of those cards, which were the hand
+ * before: ginrummy.server.core.delta.follow_hand. */
+function followHand(old, patch, view) {
+  const seat = view.seat;
+  if (!Number.isInteger(seat) || !("hand" in patch || "hand~" in patch)) return view;
+  if (["seats", `seats.${seat}`, `seats.${seat}.cards`, `seats.${seat}.cards~`].some((path) => path in patch)) return view;
+  const seats = view.seats;
+  if (!Array.isArray(seats) || seat < 0 || seat >= seats.length || !isObject(seats[seat])) return view;
+  if (!isObject(old.seats?.[seat]) || JSON.stringify(old.seats[seat].cards) !== JSON.stringify(old.hand)) return view;
+  if (!Array.isArray(view.hand)) throw new DeltaMismatch("the own seat's cards follow no hand");
+  const copy = [...seats];
+  copy[seat] = { ...seats[seat], cards: [...view.hand] };
+  return { ...view, seats: copy };
+}
+
+/** Sets (or, for a path ending in "~", splices) `value` at `path` in `root`, copying every
+ * object and list on the way (`root` itself is already a copy). */
+function change(root, path, value) {
+  const keys = path.split(".");
+  const splice = keys[keys.length - 1].endsWith("~");
+  if (splice) keys[keys.length - 1] = keys[keys.length - 1].slice(0, -1);
+  let node = root;
+  for (const key of keys.slice(0, -1)) {
+    const place = placeOf(node, key, false);
+    const child = node[place];
+    node[place] = Array.isArray(child) ? [...child] : { ...child };
+    node = node[place];
+  }
+  const last = keys[keys.length - 1];
+  if (!splice) {
+    node[placeOf(node, last, true)] = value;
+    return;
+  }
+  const place = placeOf(node, last, false);
+  const items = node[place];
+  if (!Array.isArray(items) || !Array.isArray(value) || value.length < 2
+      || !Number.isInteger(value[0]) || !Number.isInteger(value[1])
+      || value[0] < 0 || value[0] > items.length || value[1] < 0
+      || value[1] > items.length - value[0]) throw new DeltaMismatch(`${path}: a bad splice`);
+  const copy = [...items];
+  copy.splice(value[0], value[1], ...value.slice(2));
+  node[place] = copy;
+}
+
+function placeOf(node, key, isNew) {
+  if (Array.isArray(node)) {
+    const index = Number(key);
+    if (!Number.isInteger(index) || index < 0 || index >= node.length) throw new DeltaMismatch(`no item ${key}`);
+    return index;
+  }
+  if (!isObject(node)) throw new DeltaMismatch(`${key} is inside neither an object nor a list`);
+  if (!isNew && !(key in node)) throw new DeltaMismatch(`no ${key}`);
+  return key;
+}
+
+/** The legal list from its short form (the discards of the new hand, but "except", then
+ * "plus"): ginrummy.server.core.delta.long_legal. */
+function longLegal(short, view) {
+  if (short.discards !== "hand" || !isObject(view) || !Array.isArray(view.hand)) throw new DeltaMismatch("a short legal list needs the view's hand");
+  const excluded = new Set(short.except ?? []);
+  return [...view.hand.filter((card) => !excluded.has(card)).map((card) => `discard ${card}`), ...(short.plus ?? [])];
+}
+
+const DELTA_OWN = new Set(["type", "ack", "base", "version", "table", "view", "seat"]);
 const FINAL_CLOSES = new Set([4400, 4401, 4403, 4404, 1008]);
 
 export class TableConnection {
   /**
    * @param {string} tableId
    * @param {{token?: string|null, invite?: string|null}} credentials
-   * @param {object} handlers onState(msg), onChat(msg), onNotice(msg), onError(msg), onStatus(status, detail), onAck(msg)
+   * @param {object} handlers onState(msg, delta), onChat(msg), onNotice(msg), onError(msg), onStatus(status, detail), onAck(msg)
    */
   constructor(tableId, credentials, handlers) {
     this.tableId = tableId;
@@ -129,11 +234,11 @@ export class TableConnection {
           this.last = null;
           break;
         }
-        this.takeState(next, msg.ack);
+        this.takeState(next, msg.ack, msg);
         break;
       }
       case "state":
-        this.takeState(msg, msg.ack);
+        this.takeState(msg, msg.ack, null);
         break;
       case "ack": // an action sent again (after a reconnection) that was already committed
         this.pending.delete(msg.id);
@@ -154,9 +259,11 @@ export class TableConnection {
     }
   }
 
-  /** A whole state (received, or made from a delta): acknowledge, then hand a copy on (the
-   * page may change what it gets; the next delta applies to this connection's own). */
-  takeState(state, ack) {
+  /** A whole state (received, or made from `delta`): acknowledge, then hand a copy on (the
+   * page may change what it gets; the next delta applies to this connection's own), with
+   * the delta it was made from (null for a whole state), so the page redraws only what the
+   * delta changed. */
+  takeState(state, ack, delta) {
     this.last = state;
     this.version = state.version;
     if (ack) {
@@ -164,7 +271,7 @@ export class TableConnection {
       this.pending.delete(ack);
       this.handlers.onAck?.({ type: "ack", id: ack, version: state.version });
     }
-    this.handlers.onState?.(ack ? { ...structuredClone(state), ack } : structuredClone(state));
+    this.handlers.onState?.(ack ? { ...structuredClone(state), ack } : structuredClone(state), delta);
   }
 
   closedBy(event) {

@@ -96,17 +96,23 @@ export class MoveLog {
     this.signature = null;
     this.atBottom = true;
     this.scrollTop = 0;
-    this.root.addEventListener("scroll", () => {
-      if (!this.root.isConnected || this.root.clientHeight === 0) return;
-      this.scrollTop = this.root.scrollTop;
-      this.atBottom = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight <= BOTTOM_SLACK;
-    });
+    this.root.addEventListener("scroll", () => this.notePosition());
+  }
+
+  /** Remember where the reader is, while the list is on the page. Called on each scroll
+   * event and again before each render: a busy browser fires the scroll event a frame
+   * late, so a render in between would otherwise scroll a reader back to the end. */
+  notePosition() {
+    if (!this.root.isConnected || this.root.clientHeight === 0) return;
+    this.scrollTop = this.root.scrollTop;
+    this.atBottom = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight <= BOTTOM_SLACK;
   }
 
   /** The log of `view` (names by seat; `clockMoves`: "hand:index" -> action, from the
    * server's clock notices). Returns the same element each time. */
   render(view, names, clockMoves) {
     const log = view.log || [];
+    this.notePosition();
     const clocked = [...clockMoves.keys()].filter((k) => k.startsWith(`${view.hand_number}:`)).sort();
     const signature = JSON.stringify([language(), view.hand_number, view.upcard, log.length, names, clocked]);
     this.root.setAttribute("aria-label", t("movelog.label", { n: view.hand_number }));

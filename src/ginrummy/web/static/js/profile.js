@@ -1,8 +1,9 @@
 // A player's profile (/players/NAME): rating per category with a small chart of its history
-// (inline SVG, drawn here), statistics, and recent matches. GET /api/players/{name}.
+// (inline SVG, drawn here), statistics, recent matches, and tournaments played with the best
+// finish (each linked to its page). GET /api/players/{name}.
 import { api, ApiError } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
-import { number, t } from "./i18n.js";
+import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { CATEGORIES, categoryLabel, dateText, decimalText, percentText, ratingText } from "./format.js";
 import { matchList } from "./history.js";
@@ -70,6 +71,38 @@ export function ratingHistory(profile) {
     result[category] = (points || []).map((p) => Array.isArray(p) ? p : [p.time, p.rating]);
   }
   return result;
+}
+
+/** "place 2 of 8" for a finished tournament, its status for one under way. */
+function finishText(played) {
+  if (played.place !== null && played.place !== undefined) {
+    return t("profile.finish", { place: number(played.place), players: number(played.players) });
+  }
+  const key = `tournaments.status.${played.status}`;
+  return has(key) ? t(key) : played.status;
+}
+
+function tournamentLink(played, attributes = {}) {
+  return link(`/tournaments/${encodeURIComponent(played.id)}`, played.name, attributes);
+}
+
+/** The profile's tournaments panel: how many played, the best finish, the latest ones. */
+export function tournamentsPanel(results) {
+  const found = results || { played: 0, best: null, recent: [] };
+  const best = found.best;
+  return el("div", { class: "panel", id: "profile-tournaments", dataset: { played: String(found.played) } },
+    el("h2", {}, t("profile.tournaments")),
+    found.played ? [
+      el("dl", { class: "stats" },
+        el("dt", {}, t("profile.tournaments_played")), el("dd", { id: "profile-tournaments-played" }, number(found.played)),
+        el("dt", {}, t("profile.best_finish")),
+        el("dd", { id: "profile-best-finish", dataset: { place: best ? String(best.place) : "" } },
+          best ? [finishText(best), " · ", tournamentLink(best, { class: "tournament-link" })] : "–")),
+      el("ul", { class: "played-tournaments" }, (found.recent || []).map((played) =>
+        el("li", { dataset: { tournament: played.id, place: played.place ?? "" } },
+          tournamentLink(played, { class: "tournament-link" }), " ",
+          el("span", { class: "muted" }, finishText(played)))))]
+      : el("p", { class: "muted" }, t("profile.no_tournaments")));
 }
 
 export class ProfilePage {
@@ -148,6 +181,7 @@ export class ProfilePage {
         el("div", { class: "panel-head" },
           el("h2", {}, t("profile.recent")),
           link(own ? "/history" : `/history/${encodeURIComponent(profile.name)}`, t("profile.all_matches"), { id: "profile-history" })),
-        matchList(profile.recent || [], profile.name))));
+        matchList(profile.recent || [], profile.name)),
+      tournamentsPanel(profile.tournaments)));
   }
 }

@@ -7,7 +7,7 @@ import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { categoryLabel } from "./format.js";
-import { replayCoach } from "./coachview.js";
+import { replayCoach, stepIndex } from "./coachview.js";
 import { prefs } from "./prefs.js";
 import { outcomeLabel, revealPanel } from "./reveal.js";
 import { link, profilePath } from "./session.js";
@@ -51,9 +51,13 @@ export class ReplayPage {
     this.render();
     try {
       this.replay = await api.replay(this.matchId);
-      // ?step=N (from 1) opens that step: the coach's links to a costly move
-      const step = Number(new URLSearchParams(window.location.search).get("step"));
+      // ?step=N (from 1) opens that step: the coach's links to a costly move; ?hand=H&move=M
+      // (from 1) the step of that move (the links of the coach at the end of a table's match)
+      const query = new URLSearchParams(window.location.search);
+      const step = Number(query.get("step"));
       if (Number.isInteger(step) && step >= 1) this.index = Math.max(0, Math.min(step, this.steps.length) - 1);
+      const at = stepIndex(this.steps, Number(query.get("hand")), Number(query.get("move")));
+      if (!query.has("step") && at !== null) this.index = at;
     } catch (error) {
       this.error = accountErrorText(error);
     }

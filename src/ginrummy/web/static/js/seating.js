@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
 import { number, t } from "./i18n.js";
 import { errorText, guestNickname } from "./format.js";
+import { InviteBox } from "./friendinvite.js";
 import { forgetSeat, prefs, saveSeat } from "./prefs.js";
 import { currentAccount, refreshBalance } from "./session.js";
 import { toast } from "./toast.js";
@@ -75,7 +76,17 @@ export function accountBox(page, table) {
   const waiting = table && table.status === "waiting" && page.seat !== null && !page.view;
   replaceChildren(slot, waiting ? el("div", { class: "actions leave-box" },
     table.buy_in ? el("span", {}, t("table.leave_refund", { count: table.buy_in, chips: number(table.buy_in) })) : null,
-    el("button", { type: "button", id: "leave-table", onclick: () => leaveTable(page) }, t("table.leave"))) : null);
+    el("button", { type: "button", id: "leave-table", onclick: () => leaveTable(page) }, t("table.leave"))) : null,
+    inviteBox(page, table));
+}
+
+/** A logged-in player seated at a table not over: the friends online, to invite (kept
+ * across renders: js/friendinvite.js). */
+function inviteBox(page, table) {
+  const open = table && (table.status === "waiting" || table.status === "playing");
+  if (!currentAccount() || page.seat === null || !open) return null;
+  page.inviteBox ||= new InviteBox(page);
+  return page.inviteBox.root;
 }
 
 export async function leaveTable(page) {

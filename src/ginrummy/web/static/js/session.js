@@ -127,6 +127,7 @@ export function renderAccountArea() {
   const next = `?next=${encodeURIComponent(back)}`;
   const nav = [
     link("/leaderboard", t("nav.leaderboard"), { id: "nav-leaderboard", class: "nav-link" }),
+    link("/tournaments", t("nav.tournaments"), { id: "nav-tournaments", class: "nav-link" }), // js/tournaments.js
     link("/tutorial", t("tutorial.link"), { id: "nav-tutorial", class: "nav-link" }), // js/tutorial.js
   ];
   if (!account) {
@@ -137,6 +138,7 @@ export function renderAccountArea() {
   }
   replaceChildren(area, nav,
     link("/history", t("nav.history"), { id: "nav-history", class: "nav-link" }),
+    link("/friends", t("nav.friends"), { id: "nav-friends", class: "nav-link" }), // js/friends.js
     account.role === "admin" ? link("/admin", t("nav.admin"), { id: "nav-admin", class: "nav-link" }) : null,
     link(profilePath(account.name), account.name, { id: "nav-me", class: "nav-link player-name" }),
     link("/wallet", balance === null ? t("nav.wallet") : t("nav.balance", { count: balance, chips: number(balance) }),

@@ -1,38 +1,40 @@
-// The table page: seats, piles, the viewer's hand and the actions the server says are legal.
-// Everything shown comes from the server's `state` (the seat's own view, legal actions and
-// hints); nothing secret is computed here.
+// The table page: its state from the server, the viewer's hand and the actions the server says
+// are legal, the head, the reveal and the keyboard; the seats, the piles and the action bar are
+// drawn by js/board.js. Everything shown comes from the server's `state` (the seat's own view,
+// legal actions and hints); nothing secret is computed here.
 import { MoveAnnouncer, handOutcome } from "./announce.js";
 import { api } from "./api.js";
-import { knockerShows, knockPanel, layoffPanel } from "./arrange.js";
-import { cardBack, cardElement, cardName, cardText, parseAction } from "./cards.js";
+import { redrawCenter, redrawParts, renderCenter, renderSeats, seatBox } from "./board.js";
+import { cardName, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
-import { clockElement, clockPlayedText, formatClock, updateClock } from "./clock.js";
-import { seedClockMoves } from "./clockmoves.js";
-import { TableConnection } from "./connection.js";
-import { append, el, replaceChildren } from "./dom.js";
+import { clockPlayedText, formatClock, seedClockMoves, updateClock } from "./clock.js";
+import { TableConnection, deltaChanges } from "./connection.js";
+import { append, el, rememberFocus, replaceChildren, restoreFocus } from "./dom.js";
 import { FairDeals } from "./fair.js";
 import { botLabel, errorText, tableName } from "./format.js";
-import { rememberFocus, restoreFocus } from "./focus.js";
 import { accountBox, joinForm, leaveTable } from "./seating.js";
 import { has, number, t } from "./i18n.js";
 import { Hinter } from "./hint.js";
-import { drawnCard, renderHand, groupHand } from "./handview.js";
-import { saveOrder, storedOrder } from "./handorder.js";
-import { PendingDiscard, tickUndo, undoBar } from "./undo.js";
-import { matchBanner } from "./ending.js";
+import { drawnCard, renderHand, groupHand, saveOrder, storedOrder } from "./handview.js";
+import { PendingDiscard, tickUndo } from "./undo.js";
 import { TableMotion } from "./motion.js";
 import { MoveLog } from "./movelog.js";
 import { TurnNotifier } from "./notify.js";
 import { forgetSeat, prefs, seatFor } from "./prefs.js";
-import { revealPanel } from "./reveal.js";
 import { rulesDialog, rulesSummary } from "./rules.js";
 import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
-import { keyHint, shortcutsOn, touchOnly } from "./shortcuts.js";
+import { keyHint, shortcutsOn } from "./shortcuts.js";
+// not part of the first screen (issue 27 point 11): loaded once it is drawn (loadCoach)
+import { knockPanel, laterMissing, layoffPanel, loadLater, matchBanner, revealPanel } from "./later.js";
 import { toast } from "./toast.js";
 import { currentSheet, matchControls, overText, previousSheet, variantBar } from "./variant.js";
 
 /** Keys the focused hand handles itself (js/handview.js): they are not shortcuts there. */
 const HAND_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", " "]);
+
+/** How often the table was drawn whole and in part (read by tests/web/test_web_deltas.py). */
+const renders = { full: 0, partial: 0 };
+window.ginrummyRenders = renders;
 
 /** A link to send ("Invite link:", "Share this table:"): the address and its Copy button. */
 function linkLine(id, label, address) {
@@ -74,7 +76,7 @@ export class TablePage {
 
   async start() {
     this.connection = this.openConnection({
-      onState: (msg) => this.receiveState(msg),
+      onState: (msg, delta) => this.receiveState(msg, delta),
       onError: (msg) => this.receiveError(msg),
       onChat: (msg) => { this.chat.receive(msg); this.showChat(); },
       onNotice: (msg) => this.receiveNotice(msg),
@@ -119,6 +121,7 @@ export class TablePage {
     this.notifier.stop();
     this.announcer.clear();
     this.motion.stop();
+    this.inviteBox?.stop(); // js/friendinvite.js, made by js/seating.js
   }
 
   rerender() {
@@ -171,13 +174,17 @@ export class TablePage {
     return this.hasPeople() || (state && state.fair && state.fair.server_seed) ? state : null;
   }
 
-  receiveState(msg) {
+  /** A state from the server: whole (`delta` null: everything is drawn again), or made from
+   * `delta`, when only the parts it changed are drawn again (js/board.js, redrawParts). */
+  receiveState(msg, delta = null) {
     this.fair?.receive(msg);
     const before = this.page ? this.page.dataset.await : "";
     // a match just ended, or a moderator closed the table: a payout or refunds changed the wallet
     const ended = (msg.result && !(this.state && this.state.result))
       || (msg.table && msg.table.status === "closed" && this.table && this.table.status !== "closed");
     if (ended && currentAccount()) refreshBalance();
+    const choice = () => [this.busy, this.selected, this.pending.action, this.panel].join("|");
+    const chosen = choice();
     this.state = msg;
     this.seat = msg.seat ?? null;
     this.busy = false;
@@ -188,7 +195,10 @@ export class TablePage {
     if (!this.legal.some((a) => a.startsWith("knock") || a.startsWith("gin"))) this.panel = null;
     this.deadline = msg.clock
       ? { seat: msg.clock.seat, at: performance.now() + msg.clock.remaining_ms, total: msg.clock.per_turn_ms } : null;
-    this.render();
+    const parts = delta ? redrawParts(this, deltaChanges(delta)) : null;
+    // the player's own choices this state undid (a move sent, a card chosen, a panel open)
+    if (parts && choice() !== chosen) for (const part of ["piles", "actions", "me"]) parts.add(part);
+    this.render(parts);
     this.bringIntoView(before);
     this.announce(view);
   }
@@ -280,7 +290,7 @@ export class TablePage {
       // held a moment, to be taken back (js/undo.js); then sent as any other action
       this.pending.start(action, (held) => { if (this.legalHas(held)) this.send(held); });
       this.selected = null;
-      this.render();
+      this.render(this.ownParts());
       return;
     }
     this.send(action);
@@ -291,7 +301,7 @@ export class TablePage {
     const card = this.pending.clear();
     if (!card) return;
     this.selected = card;
-    this.render();
+    this.render(this.ownParts());
     document.querySelector(`#my-hand [data-card="${card}"]`)?.focus({ preventScroll: true });
   }
 
@@ -300,7 +310,7 @@ export class TablePage {
     this.selected = null;
     this.panel = null;
     this.connection.act(action);
-    this.render();
+    this.render(this.ownParts());
   }
 
   /** Knocks and layoffs may use another arrangement than the listed one; the server checks them. */
@@ -351,7 +361,7 @@ export class TablePage {
     data.seat = this.seat === null ? "" : String(this.seat);
     const mine = view && this.seat !== null && view.to_move === this.seat && view.phase !== "over" && this.legal.length > 0;
     data.await = this.state && this.state.result ? "over"
-      : mine ? (this.busy ? "sending" : this.pending.action ? "undo" : "act")
+      : mine ? (this.busy ? "sending" : this.pending.action ? "undo" : laterMissing() ? "wait" : "act")
         : view && view.phase === "over" && document.getElementById("next-hand") ? "next" : "wait";
     // on a phone (css/app.css): the table on one screen while a hand is played, the drawer
     // instead of it when asked for, the whole page once the match is over
@@ -359,26 +369,40 @@ export class TablePage {
     this.page.classList.toggle("fit", !this.more && data.await !== "over");
   }
 
-  render() {
+  /** The parts the player's own choices change (a card chosen, a move sent or held back):
+   * the piles, the action bar and the hand; everything when the table is not drawn yet. */
+  ownParts() {
+    return this.drawn ? new Set(["piles", "actions", "me"]) : null;
+  }
+
+  /** Draws the table: everything, or (`parts`, from js/board.js's redrawParts) only those parts. */
+  render(parts = null) {
     if (!this.regions) return;
     const focus = rememberFocus(this.page); // given back below (replaceChildren drops it)
     this.motion.capture(this.view); // where the cards are before the DOM is replaced
     const table = this.table;
     const names = this.names();
-    this.renderHead(table);
-    this.renderJoin(table);
-    this.renderAccountBox(table);
     const view = this.view;
-    if (table) this.chat.renderMutes(table.seats, this.seat);
-    this.showChat();
+    if (!parts) {
+      this.renderHead(table);
+      this.renderJoin(table);
+      this.renderAccountBox(table);
+      if (table) this.chat.renderMutes(table.seats, this.seat);
+      this.showChat();
+    }
     this.regions.status.textContent = this.statusText(view, names);
-    this.renderSeats(view, table, names);
-    this.renderCenter(view, names);
-    this.renderMe(view, names);
-    this.renderReveal(names);
-    this.fair?.render(this.regions.reveal, this.fairState());
-    replaceChildren(this.regions.sheet, matchControls(this), this.state && (this.state.sheet?.length || this.state.result)
-      ? currentSheet(this.state, names) : null, this.rematchBox(names), previousSheet(this.state, names));
+    if (!parts || parts.has("opponents")) renderSeats(this, view, table, names);
+    if (!parts) renderCenter(this, view, names);
+    else redrawCenter(this, view, names, parts);
+    if (!parts || parts.has("me")) this.renderMe(view, names);
+    if (!parts) {
+      this.renderReveal(names);
+      this.fair?.render(this.regions.reveal, this.fairState());
+      replaceChildren(this.regions.sheet, matchControls(this), this.state && (this.state.sheet?.length || this.state.result)
+        ? currentSheet(this.state, names) : null, this.rematchBox(names), previousSheet(this.state, names));
+    }
+    this.drawn = Boolean(view); // a later delta may redraw parts of what is drawn now
+    renders[parts ? "partial" : "full"] += 1;
     this.markPage(view);
     this.tickClock();
     const waiting = this.page.dataset.await;
@@ -449,122 +473,6 @@ export class TablePage {
     return "turn.discard_only";
   }
 
-  seatBox(seatView, tableSeat, names, view, isMe) {
-    const s = seatView ? seatView.seat : tableSeat.seat;
-    const toMove = view && view.phase !== "over" && view.to_move === s;
-    const score = view && view.scores && view.ruleset.format === "match" ? view.scores[s] : null;
-    const known = seatView ? seatView.known || [] : [];
-    const tags = [];
-    if (view && view.dealer === s) tags.push(el("span", { class: "badge dealer" }, t("seat.dealer")));
-    if (tableSeat && tableSeat.kind === "bot") tags.push(el("span", { class: "badge" }, t("seat.bot_badge", { level: botLabel(tableSeat.level) })));
-    // an account's seat is marked: a guest's nickname cannot pass for an account (issue 25)
-    if (tableSeat && tableSeat.kind === "human") {
-      tags.push(tableSeat.account
-        ? el("span", { class: "badge account", dataset: { account: "true" } }, t("seat.account"))
-        : el("span", { class: "badge guest", dataset: { account: "false" } }, t("seat.guest")));
-    }
-    if (tableSeat && tableSeat.away) tags.push(el("span", { class: "badge away" }, t("seat.away")));
-    if (tableSeat && tableSeat.kind === "human" && !tableSeat.connected && !tableSeat.away) {
-      tags.push(el("span", { class: "badge away" }, t("seat.disconnected")));
-    }
-    if (this.state && (this.state.rematch || []).includes(s)) tags.push(el("span", { class: "badge" }, t("seat.wants_rematch")));
-    if (tableSeat && tableSeat.kind === "empty") tags.push(el("span", { class: "badge" }, t("seat.open")));
-    return el("div", { class: `seat-box${toMove ? " to-move" : ""}${isMe ? " mine" : ""}`, dataset: { seat: s } },
-      el("div", { class: "seat-title" },
-        el("span", { class: "player-name", text: names[s] || "" }),
-        isMe ? el("span", { class: "badge" }, t("seat.you")) : null,
-        tags,
-        score !== null ? el("span", { class: "score" }, t("seat.score", { count: score, points: score })) : null,
-        clockElement(s, this.deadline)),
-      // the knocker's melds and deadwood are public once laid down (R4.8): shown, not backs
-      !isMe && seatView && view && view.knock && view.knock.knocker === s && view.phase !== "over" ? knockerShows(view)
-        : !isMe && seatView ? el("div", { class: "seat-cards" },
-        el("span", { class: "backs", "aria-hidden": "true" }, // the count beside says it
-          Array.from({ length: Math.min(seatView.count, 11) }, () => cardBack({ class: "mini", "aria-hidden": "true" }))),
-        el("span", { class: "count" }, t("seat.count", { count: seatView.count })),
-        known.length ? el("span", { class: "known" }, t("seat.known"), " ", known.map((c) => cardElement(c, { class: "mini" }))) : null)
-        : null);
-  }
-
-  renderSeats(view, table, names) {
-    if (!table) { replaceChildren(this.regions.opponents); return; }
-    const boxes = [];
-    const n = table.seats.length;
-    const first = this.seat === null ? 0 : (this.seat + 1) % n;
-    for (let i = 0; i < n; i += 1) {
-      const s = (first + i) % n;
-      if (s === this.seat) continue;
-      boxes.push(this.seatBox(view ? view.seats[s] : null, table.seats[s], names, view, false));
-    }
-    replaceChildren(this.regions.opponents, boxes);
-  }
-
-  renderCenter(view, names) {
-    if (!view) { replaceChildren(this.regions.center); return; }
-    const canStock = this.legal.includes("stock") && !this.busy;
-    const canTake = this.legal.includes("take") && !this.busy;
-    const stock = el("button", { type: "button", class: "pile stock", id: "stock", disabled: !canStock,
-      "aria-label": t("pile.stock_label", { count: view.stock_size }), onclick: () => this.act("stock") },
-    view.stock_size > 0 ? cardBack() : el("span", { class: "card empty" }),
-    el("span", { class: "pile-label" }, t("pile.stock")), el("span", { class: "pile-count" }, String(view.stock_size)));
-    const top = view.top_discard;
-    const discard = el("button", { type: "button", class: `pile discard${canTake ? " takeable" : ""}`, id: "discard-pile",
-      disabled: !canTake && !this.discardable().size,
-      "aria-label": top ? t("pile.discard_label", { card: cardText(top) }) : t("pile.discard_empty"),
-      onclick: () => { if (canTake) this.act("take"); else if (this.selected) this.act(`discard ${this.selected}`); } },
-    top ? cardElement(top) : el("span", { class: "card empty" }),
-    el("span", { class: "pile-label" }, view.phase === "offer" ? t("pile.upcard") : t("pile.discard")));
-    const history = view.ruleset.discard_history_visible && view.discard_pile && view.discard_pile.length > 1
-      ? el("div", { class: "discard-history", "aria-label": t("pile.history") },
-        el("span", { class: "group-label" }, t("pile.history")), view.discard_pile.slice(0, -1).map((c) => cardElement(c, { class: "mini" })))
-      : null;
-    replaceChildren(this.regions.center,
-      el("div", { class: "piles" }, stock, discard),
-      history,
-      this.logLines(view, names),
-      this.actionBar(view));
-  }
-
-  logLines(view, names) {
-    return this.moveLog.render(view, names, this.clockMoves);
-  }
-
-  actionBar(view) {
-    const mine = this.seat !== null && view.to_move === this.seat && view.phase !== "over";
-    if (!mine) return null;
-    if (this.pending.action) return undoBar(this.pending, { onTakeBack: () => this.takeBack(), onNow: () => this.pending.now() });
-    const legal = this.legal;
-    const buttons = [];
-    const button = (id, label, onclick, primary = false) => el("button", {
-      type: "button", id, class: primary ? "primary" : "", disabled: this.busy, onclick }, keyHint(label));
-    if (legal.includes("take")) buttons.push(button("action-take", t("action.take", { card: view.top_discard ? cardText(view.top_discard) : "" }), () => this.act("take"), true));
-    if (legal.includes("pass")) buttons.push(button("action-pass", t("action.pass"), () => this.act("pass")));
-    if (legal.includes("stock")) buttons.push(button("action-stock", t("action.stock"), () => this.act("stock"), true));
-    const discardable = this.discardable();
-    if (discardable.size) {
-      if (this.selected && discardable.has(this.selected)) {
-        buttons.push(button("action-discard", t("action.discard", { card: cardText(this.selected) }), () => this.act(`discard ${this.selected}`), true));
-      } else {
-        buttons.push(el("span", { class: "muted", id: "discard-help" }, t(touchOnly() ? "action.discard_help_touch" : "action.discard_help")));
-      }
-    }
-    // knock and gin: primary, first in the bar, and only when the engine offers them
-    const ends = [];
-    const gins = legal.filter((a) => a.startsWith("gin"));
-    if (gins.length) {
-      const big = gins.every((a) => parseAction(a).card === null);
-      const gin = button("action-gin", t(big ? "action.big_gin" : "action.gin"), () => this.openPanel("gin"), true);
-      gin.classList.add("end-hand", "gin");
-      ends.push(gin);
-    }
-    if (legal.some((a) => a.startsWith("knock"))) {
-      const knock = button("action-knock", t("action.knock"), () => this.openPanel("knock"), true);
-      knock.classList.add("end-hand", "knock");
-      ends.push(knock);
-    }
-    return el("div", { class: "action-bar", id: "action-bar" }, ends, buttons, this.hinter.button());
-  }
-
   openPanel(kind) {
     if (this.pending.action) return; // a discard waits: taken back first
     this.panel = kind;
@@ -578,12 +486,12 @@ export class TablePage {
   renderMe(view, names) {
     if (this.seat === null || !this.table) { replaceChildren(this.regions.me); return; }
     if (!view) {
-      replaceChildren(this.regions.me, this.seatBox(null, this.table.seats[this.seat], names, null, true));
+      replaceChildren(this.regions.me, seatBox(this, null, this.table.seats[this.seat], names, null, true));
       return;
     }
     const hints = this.state.hints;
     const discardable = this.discardable();
-    const box = this.seatBox(view.seats[this.seat], this.table.seats[this.seat], names, view, true);
+    const box = seatBox(this, view.seats[this.seat], this.table.seats[this.seat], names, view, true);
     if (view.phase === "over") { replaceChildren(this.regions.me, box); return; }
     const sortBy = prefs.sort;
     const handKey = `${view.hand_number}:${view.upcard}`;
@@ -599,7 +507,7 @@ export class TablePage {
       },
       focusCard: this.handFocus,
       onFocus: (card) => { this.handFocus = card; },
-      onSelect: (card) => { this.selected = card; this.render(); },
+      onSelect: (card) => { this.selected = card; this.render(this.ownParts()); },
       onDiscard: (card) => this.act(`discard ${card}`),
       dropTarget: () => document.getElementById("discard-pile"),
     });
@@ -626,7 +534,7 @@ export class TablePage {
     replaceChildren(this.regions.me, box, this.hinter.box(), hand, tools, this.panelNode(view));
   }
 
-  /** Sort the hand (the buttons, the O key): the player's own order is dropped (js/handorder.js). */
+  /** Sort the hand (the buttons, the O key): the player's own order is dropped (js/handview.js). */
   sortHand(by) {
     prefs.sort = by;
     if (this.seat !== null) saveOrder(this.tableId, this.seat, null, null);
@@ -697,9 +605,15 @@ export class TablePage {
       this.coach ? this.coach.tableCoach(this) : null);
   }
 
-  /** js/coachview.js, not part of the first screen (issue 27 point 11): asked for as the table
-   * is first drawn, long before a match ends (drawn again if one is shown meanwhile). */
+  /** js/coachview.js and the modules of js/later.js, not part of the first screen (issue 27
+   * point 11): asked for as the table's first state is drawn, long before a match ends (drawn
+   * again if one is shown meanwhile). */
   loadCoach() {
+    if (!this.state) return;
+    loadLater(() => {
+      for (const [key, node] of this.panelCache) if (!node) this.panelCache.delete(key); // drawn without arrange.js
+      this.render();
+    });
     this.coachLoading ||= import("./coachview.js").then((mod) => {
       this.coach = mod;
       if (this.state?.result) this.render();

@@ -7,7 +7,7 @@ import { cardText } from "./cards.js";
 import { el } from "./dom.js";
 import { chipsText } from "./format.js";
 import { number, t } from "./i18n.js";
-import { scoreSheet } from "./reveal.js";
+import { scoreSheet } from "./later.js"; // js/reveal.js's, once it has arrived (null before)
 
 /** True when one hand settles the game (the single-hand format: arena, 3-4 players). */
 export function singleHand(rules) {
@@ -153,6 +153,7 @@ export function previousSheet(state, names) {
   const previous = state && state.previous;
   if (!previous || !previous.result) return null;
   const sheet = scoreSheet({ sheet: previous.sheet, view: null, table: state.table, result: previous.result }, names);
+  if (!sheet) return null;
   // the same builder as the current sheet: its ids made unique
   sheet.id = "previous-sheet";
   sheet.setAttribute("aria-labelledby", "previous-sheet-title");
@@ -175,6 +176,7 @@ export function previousSheet(state, names) {
  * rather than a margin of points. */
 export function currentSheet(state, names) {
   const sheet = scoreSheet(state, names);
+  if (!sheet) return null;
   const resigned = state.resigned || [];
   const winner = sheet.querySelector("#match-winner");
   if (winner && state.result && resigned.length) {
