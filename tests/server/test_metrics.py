@@ -36,6 +36,21 @@ def scrape(server: LiveServer, **headers: str) -> dict[tuple[str, tuple[tuple[st
             for s in family.samples}
 
 
+def table_diagnosis(server: LiveServer, table_id: str, client: Client) -> str:
+    """Where a table stood when a client waited in vain: its version and next step, its
+    next-step timer, and the last frames the client read."""
+    writer = server.lobby.get(table_id)
+    if writer is None:
+        return f"table {table_id} is not in memory; frames {client.frames[-3:]}"
+    table, timers = writer.table, writer.timers
+    armed = timers._next  # a diagnosis reads the private timer
+    last = [(f.get("type"), f.get("version"), f.get("legal")) for f in client.frames[-4:]]
+    return (f"table at version {table.version}, next step {table.next_step()}, "
+            f"stuck {table.stuck}, people {writer.people}, timer "
+            f"{None if armed is None else (armed.action.__name__, armed.arg)}; "
+            f"last frames {last}")
+
+
 def play(client: Client, actions: int) -> None:
     """Play ``actions`` of this seat's legal actions (the first one offered each time)."""
     for n in range(actions):
@@ -53,8 +68,11 @@ def test_metrics_parse_and_count_actions_and_latencies(server: LiveServer) -> No
     created = server.create(nickname="Ann", bots={"1": "simple"})
     ann = Client.open(server, created["table_id"], created["token"])
     watcher = Client.open(server, created["table_id"])
-    play(ann, 6)
-    ann.playable()  # Ann's turn again: no computer move is under way
+    try:
+        play(ann, 6)
+        ann.playable()  # Ann's turn again: no computer move is under way
+    except TimeoutError:  # seen once under heavy load: say where the table stood
+        raise AssertionError(table_diagnosis(server, created["table_id"], ann)) from None
     after = scrape(server)
     events = server.stored_table(created["table_id"]).events
     assert after[("ginrummy_actions_total", (("source", "human"),))] == 6

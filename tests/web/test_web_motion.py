@@ -30,6 +30,7 @@ if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
 from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 # Every Element.animate call (where the animated card is) and, sampled at every frame, the
 # most animations running at once in the document (before the page's own code runs).
@@ -142,6 +143,24 @@ def forget_animations(page: Page) -> None:
     page.evaluate("() => { window.__animations = []; }")
 
 
+MOTION_DIAGNOSIS_JS = """() => ({
+    await: document.getElementById('table-page').dataset.await,
+    phase: document.getElementById('table-page').dataset.phase,
+    version: document.getElementById('table-page').dataset.version,
+    started: window.ginrummyMotion.started, skipped: window.ginrummyMotion.skipped,
+    frames: window.ginrummyMotion.frameMs.length, animations: window.__animations.slice(-8),
+    log: [...document.querySelectorAll('#log .log-move')].slice(-4).map((l) => l.textContent),
+})"""
+
+
+def running(page: Page) -> None:
+    """Wait until an animation runs; if none comes, say what the page showed and started."""
+    try:
+        page.wait_for_function(RUNNING_JS, polling="raf", timeout=15_000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"no animation ran: {page.evaluate(MOTION_DIAGNOSIS_JS)}") from None
+
+
 def after_state(page: Page, action: Any) -> None:
     """Run ``action`` (a click) and wait for the state that answers it."""
     before = int(page.get_attribute("#table-page", "data-version") or -1)
@@ -230,7 +249,7 @@ def test_a_click_or_a_key_finishes_the_motion(server: ServerProcess, browser: Br
     devtools.send("Animation.enable")
     devtools.send("Animation.setPlaybackRate", {"playbackRate": 0.1})
     after_state(page, lambda: page.click("#stock"))
-    page.wait_for_function(RUNNING_JS, polling="raf")
+    running(page)
     box = page.locator("#status-line").bounding_box()
     assert box is not None
     skipped = page.evaluate("() => window.ginrummyMotion.skipped")
@@ -244,7 +263,7 @@ def test_a_click_or_a_key_finishes_the_motion(server: ServerProcess, browser: Br
     after_state(page, card.click)
     # the computer's draw and discard fly too (slowly); then nothing comes until Ann acts
     wait_for_await([page], {"act", "next", "over"})
-    page.wait_for_function(RUNNING_JS, polling="raf")
+    running(page)
     page.keyboard.press("Shift")
     assert page.evaluate("() => document.getAnimations().length") == 0
     devtools.send("Animation.setPlaybackRate", {"playbackRate": 1})
