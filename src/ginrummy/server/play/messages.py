@@ -20,7 +20,14 @@ from ginrummy.actions import Action, Discard, Knock, LayOff, action_text
 from ginrummy.cards import CARD_NAMES
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
-from ginrummy.server.core.delta import Segments, object_changes, shared_changes, state_delta
+from ginrummy.server.core.delta import (
+    Segments,
+    diff,
+    move_view_changes,
+    object_changes,
+    shared_changes,
+    state_delta,
+)
 from ginrummy.server.core.jsontext import dumps, loads
 from ginrummy.server.core.kinds import SeatKind, TableStatus
 from ginrummy.server.core.protocol import Code
@@ -350,14 +357,20 @@ class Broadcast:
     view_shared: dict[str, Any] | None = None
     """The shared part the recipients' views were made of (:attr:`ViewCache.shared_json`),
     when they have views: the next deltas compare it once for them all."""
+    hand: Hand | None = None
+    """The hand the views showed: while the same hand runs (no knock yet), the next deltas'
+    view changes are made from the move (:func:`_move_seats`), not by diffing the views."""
 
 
 class StateMessages:
     """A table's ``state`` messages and lobby entry, with what they can keep between calls
     (the entry's fixed part and text, the views of :class:`ViewCache`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, move_deltas: bool = True) -> None:
         self.views = ViewCache()
+        self.move_deltas = move_deltas
+        """Whether a running hand's view changes are made from the move (the same bytes as
+        the generic diff: ``tests/server/test_delta.py``); ``False``: always the diff."""
         self._fixed: _FixedEntry | None = None
         self._fixed_json = ""
         """The fixed part's JSON text without its closing brace (the entry's text begins
@@ -456,6 +469,8 @@ class StateMessages:
         entry: list[TableEntry] = []  # built once, when some base's entry differs
         shared_moves: dict[int, dict[str, Any]] = {}
         view_moves: dict[int, Segments | None] = {}  # the views' shared changes, by base
+        seat_moves: dict[int, dict[str, Any] | None] = {}  # their seat lists' changes
+        hand_now = table.hand if self.move_deltas and view_shared is not None else None
         deltas: dict[tuple[int | None, int], str] = {}
         for seat, serial in synced:
             if (seat, serial) in deltas:
@@ -481,10 +496,19 @@ class StateMessages:
                 segments = view_moves[base.serial] = (
                     None if view_shared is None or base.view_shared is None
                     else shared_changes(base.view_shared, view_shared, VIEWER_KEYS))
-            delta = state_delta(old, new, changed, old_entry, segments)
+            view_patch = None
+            if segments is not None and hand_now is not None and base.hand is hand_now:
+                if base.serial not in seat_moves:
+                    seat_moves[base.serial] = _move_seats(base.view_shared, view_shared)
+                seats = seat_moves[base.serial]
+                if seats is not None:
+                    view_patch = move_view_changes(before["view"], bodies[seat]["view"],
+                                                   segments, seats)
+            delta = state_delta(old, new, changed, old_entry, segments, view_patch)
             delta.update(moved)  # after the seat's fields, as in the state: the same text
             deltas[seat, serial] = dumps(delta)
-        self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared, view_shared)
+        self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared, view_shared,
+                              table.hand)
         self.alone.clear()
         return texts, deltas
 
@@ -499,7 +523,7 @@ class StateMessages:
         if len(self.alone) >= ALONE_KEPT:  # no broadcast for long: those get whole states
             self.alone.clear()
         self.alone[serial] = Broadcast(serial, entry_key, {seat: body}, shared,
-                                       self._view_shared((body,)))
+                                       self._view_shared((body,)), table.hand)
         return {"type": "state", "table": entry, **body, **shared}, serial
 
     def _view_shared(self, bodies: Iterable[SeatBody]) -> dict[str, Any] | None:
@@ -548,6 +572,23 @@ class StateMessages:
             "fair": fair_block(table),
             "ratings": table.ratings if match is not None and match.result is not None else None,
         }
+
+
+def _move_seats(old: dict[str, Any] | None, new: dict[str, Any] | None
+                ) -> dict[str, Any] | None:
+    """The changes of the seat lists of two views' shared parts (the same for every viewer's
+    ``seats``: a viewer's own entry differs only by its ``cards``, which follow its hand),
+    when no seat's cards are public in either (no knock) and neither shows a knock; else
+    ``None`` (the views are diffed)."""
+    if old is None or new is None or old["knock"] is not None or new["knock"] is not None:
+        return None
+    before, after = old["seats"], new["seats"]
+    if len(before) != len(after) or any(s["cards"] is not None for s in (*before, *after)):
+        return None
+    changes: dict[str, Any] = {}
+    if before is not after and before != after:
+        diff(before, after, "seats", changes)
+    return changes
 
 
 def _seat_entries(table: TableFacts) -> list[SeatEntry]:
