@@ -58,14 +58,15 @@ value at (:func:`shared_changes`)."""
 
 def state_delta(old: Json, new: Json, table_changed: bool | None = None,
                 old_table: Json | None = None, shared: Segments | None = None,
-                view_patch: Json | None = None) -> Json:
+                view_patch: Json | None = None, hand: list[str] | None = None) -> Json:
     """The delta that turns ``old`` (a recipient's previous ``state``) into ``new`` (its
     next, same seat). ``table_changed``: whether the table entry changed beyond its
     ``version``, when the caller knows it (else the entries are compared); ``old_table``:
     the old entry when ``old`` does not hold it; ``shared``: when the two views were made of
     two shared parts (:func:`shared_changes`), their changes, found once for every
     recipient; ``view_patch``: the view's changes when the caller made them already
-    (:func:`move_view_changes`), ``{}`` for none."""
+    (``{}`` for none; ``new`` then need not hold its view, and ``hand`` is the new view's
+    hand, for the short ``legal``)."""
     if old.get("seat") != new.get("seat"):
         raise DeltaError("a delta is between two states of the same seat")
     delta: Json = {"type": "delta", "base": old["version"], "version": new["version"]}
@@ -79,7 +80,7 @@ def state_delta(old: Json, new: Json, table_changed: bool | None = None,
         _view_delta(old.get("view"), new.get("view"), delta, shared)
     elif view_patch:
         delta["view"] = view_patch
-    view = new.get("view")
+    view = new.get("view") if view_patch is None else {"hand": hand}
     for key, value in new.items():
         if key in _FIXED:
             continue
@@ -146,39 +147,6 @@ def shared_changes(old: Json, new: Json, own_keys: frozenset[str]) -> Segments:
             diff(before, value, key, changes)
     segments.append((changes, None))
     return segments
-
-
-def move_view_changes(old: Json, new: Json, shared: Segments, seats: Json) -> Json | None:
-    """The view changes of :func:`_view_delta` for two views of one running hand made of two
-    shared parts whose seats' ``cards`` are all ``null`` (no knock yet: each viewer's own
-    cards follow its hand) and whose own log entries are kept (:class:`ViewCache`: the same
-    objects while the hand runs), from what a move changes: the shared parts' changes
-    (``shared``, and ``seats``: the shared seat lists' changes, the same for every viewer),
-    the viewer's hand and its log's new entries. ``None`` when the logs do not fit that (the
-    caller then diffs the views)."""
-    changes: Json = {}
-    for part, key in shared:
-        if part:
-            changes.update(part)
-        if key is None or key == "seat":  # one connection's seat never changes
-            continue
-        if key == "seats":
-            if seats:
-                changes.update(seats)
-            continue
-        before, after = old[key], new[key]
-        if key == "hand":
-            if before is not after and before != after:
-                diff(before, after, "hand", changes)
-            continue
-        if key != "log":
-            return None
-        size = len(before)  # the log: entries appended, the old ones the same objects
-        if len(after) < size or (size and after[size - 1] is not before[size - 1]):
-            return None
-        if len(after) > size:
-            changes["log~"] = [size, 0, *after[size:]]
-    return changes
 
 
 def _viewer_changes(old: Json, new: Json, shared: Segments) -> Json:
