@@ -22,9 +22,11 @@ from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
 from ginrummy.server.core.delta import (
     Segments,
+    body_delta,
     object_changes,
     shared_changes,
     state_delta,
+    table_changes,
 )
 from ginrummy.server.core.jsontext import dumps, loads
 from ginrummy.server.core.kinds import SeatKind, TableStatus
@@ -385,6 +387,8 @@ class StateMessages:
     def __init__(self, move_deltas: bool = True) -> None:
         self.views = ViewCache()
         self.move_deltas = move_deltas
+        self._idle_hints: dict[int, tuple[Hand, int, dict[str, Any]]] = {}
+        """By seat not to move: its hand, cards and hints (:meth:`_hints`)."""
         """Whether a running hand's view changes are made from the move (the same bytes as
         the generic diff: ``tests/server/test_delta.py``); ``False``: always the diff."""
         self._fixed: _FixedEntry | None = None
@@ -492,6 +496,7 @@ class StateMessages:
         shared_moves: dict[int, dict[str, Any]] = {}
         view_moves: dict[int, Segments | None] = {}  # the views' shared changes, by base
         moves: dict[int, tuple[Segments, dict[str, Any]] | None] = {}  # made from the move
+        table_moves: dict[int, dict[str, Any]] = {}  # the table entry's changes, by base
         deltas: dict[tuple[int | None, int], str] = {}
         for seat, serial in synced:
             if (seat, serial) in deltas:
@@ -528,12 +533,13 @@ class StateMessages:
                 new = {"type": "state", "table": entry[0] if changed else None, **after}
                 delta = state_delta(old, new, changed, old_entry, segments)
             else:
-                before, after = base.bodies[seat], bodies[seat]
-                old = {"type": "state", "table": None, **before}
-                new = {"type": "state", "table": entry[0] if changed else None, **after}
+                if changed and base.serial not in table_moves:
+                    assert old_entry is not None
+                    table_moves[base.serial] = table_changes(old_entry, entry[0])
                 assert parts is not None
-                delta = state_delta(old, new, changed, old_entry, view_patch=view_patch,
-                                    hand=parts.own[seat][0])
+                delta = body_delta(base.bodies[seat], bodies[seat],
+                                   table_moves.get(base.serial) if changed else None,
+                                   view_patch, parts.own[seat][0])
             delta.update(moved)  # after the seat's fields, as in the state: the same text
             deltas[seat, serial] = dumps(delta)
         self.last = now_sent
@@ -581,7 +587,7 @@ class StateMessages:
             else:
                 parts.add(seat)
             if seat is not None:
-                hints = _hints(hand, seat, self.views.best_melds(hand, seat))
+                hints = self._hints(hand, seat)
                 if table.running_hand() is hand and hand.to_move == seat \
                         and table.stuck is None and seat not in table.resigned:
                     legal = [_DISCARD_TEXTS[a.card] if type(a) is Discard
@@ -589,6 +595,19 @@ class StateMessages:
                              for a in hand.legal_actions()]
         return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
                 "hints": hints}
+
+    def _hints(self, hand: Hand, seat: int) -> dict[str, Any]:
+        """:func:`_hints` of ``seat``; while it is not to move, the same object as long as its
+        cards do not change (a delta then skips it without comparing it)."""
+        if hand.over or hand.to_move != seat:
+            mask = own_cards(hand, seat)
+            kept = self._idle_hints.get(seat)
+            if kept is not None and kept[0] is hand and kept[1] == mask:
+                return kept[2]
+            hints = _hints(hand, seat, self.views.best_melds(hand, seat))
+            self._idle_hints[seat] = (hand, mask, hints)
+            return hints
+        return _hints(hand, seat, self.views.best_melds(hand, seat))
 
     def shared_body(self, table: TableFacts, now: float) -> SharedBody:
         """The fields of a state that are the same for every recipient."""
