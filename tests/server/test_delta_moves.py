@@ -17,8 +17,10 @@ from test_delta import GAMES, NOW, _step, _table
 
 from ginrummy.server.core.jsontext import dumps
 from ginrummy.server.play import messages
+from ginrummy.server.play.movedelta import MOVED_FIELDS, UNCHANGED_BY_MOVES
 from ginrummy.server.play.table import GameTable
 from ginrummy.storage import StoredEvent
+from ginrummy.views import SharedView
 
 GAMES_EACH = int(os.environ.get("GINRUMMY_MOVE_DELTA_GAMES", "6"))
 """Tables per preset and player count (two matches each, at most 400 steps)."""
@@ -96,3 +98,10 @@ def test_move_deltas_are_the_generic_diffs_bytes(preset: str, players: int,
     assert made["tables"] == GAMES_EACH and compared > 500 * GAMES_EACH
     # most deltas of a game are a running hand's moves: those were made from the move
     assert made["moves"] > compared * 0.6, (made, compared)
+
+
+def test_every_field_of_the_shared_view_is_made_from_the_move_or_left_to_the_diff() -> None:
+    """A field added to :class:`SharedView` must be handled by ``move_changes`` (or listed
+    among those a move leaves alone): else a move's delta would miss its change."""
+    assert set(SharedView.__slots__) == set(MOVED_FIELDS) | set(UNCHANGED_BY_MOVES)
+    assert not set(MOVED_FIELDS) & set(UNCHANGED_BY_MOVES)

@@ -25,9 +25,14 @@ OwnParts = tuple[list[str], list[Json], int]
 """A viewer's own part of a view (:attr:`ViewParts.own`): its cards' names, the cache's
 list of its log entries, and how many of them its log held."""
 
-_UNCHANGED_BY_MOVES = ("rules", "dealer", "upcard", "knock", "defences", "laid_off", "result",
+UNCHANGED_BY_MOVES = ("rules", "dealer", "upcard", "knock", "defences", "laid_off", "result",
                        "scores", "hands_won", "hand_number", "revealed_masks")
 """The fields a draw or a discard does not change: when one did, the views are diffed."""
+
+MOVED_FIELDS = ("phase", "to_move", "top_discard", "discard_pile", "stock_size", "knock_limit",
+                "taken", "reshuffles", "counts", "known_masks")
+"""The fields :func:`move_changes` compares and writes the changes of (every field of
+:class:`SharedView` is here or above: ``tests/server/test_delta_moves.py``)."""
 
 
 def _name(card: int | None) -> str | None:
@@ -42,7 +47,7 @@ def move_changes(old: SharedView, new: SharedView) -> tuple[Segments, Json] | No
     follow its hand). ``None`` when a field moved that a draw or a discard does not move."""
     if old.knock is not None or new.knock is not None or len(old.counts) != len(new.counts):
         return None
-    for field in _UNCHANGED_BY_MOVES:
+    for field in UNCHANGED_BY_MOVES:
         before, after = getattr(old, field), getattr(new, field)
         if before is not after and before != after:
             return None
