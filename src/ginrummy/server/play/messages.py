@@ -387,10 +387,10 @@ class StateMessages:
     def __init__(self, move_deltas: bool = True) -> None:
         self.views = ViewCache()
         self.move_deltas = move_deltas
+        """Whether a running hand's view changes are made from the move (the same bytes as
+        the generic diff: ``tests/server/test_delta_moves.py``); ``False``: always the diff."""
         self._idle_hints: dict[int, tuple[Hand, int, dict[str, Any]]] = {}
         """By seat not to move: its hand, cards and hints (:meth:`_hints`)."""
-        """Whether a running hand's view changes are made from the move (the same bytes as
-        the generic diff: ``tests/server/test_delta.py``); ``False``: always the diff."""
         self._fixed: _FixedEntry | None = None
         self._fixed_json = ""
         """The fixed part's JSON text without its closing brace (the entry's text begins
