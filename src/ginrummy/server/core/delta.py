@@ -33,6 +33,7 @@ form that names the discards by the (new) hand: ``{"discards": "hand", "except":
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 Json = dict[str, Any]
@@ -75,14 +76,43 @@ def state_delta(old: Json, new: Json, table_changed: bool | None = None,
                                          _without_version(new["table"]))
     _view_delta(old.get("view"), new.get("view"), delta, shared)
     view = new.get("view")
+    _field_changes(old, new, delta, view.get("hand") if isinstance(view, dict) else None)
+    return delta
+
+
+def body_delta(old: Mapping[str, Any], new: Mapping[str, Any], table: Json | None, view: Json,
+               hand: list[str] | None) -> Json:
+    """:func:`state_delta` of two states of one seat given as their recipient's fields
+    (``version``, ``seat``, ``view``, ``legal``, ``hints``: no type, no table entry; the
+    views need not be there) when the caller made the table entry's changes (``table``:
+    ``None`` when it did not change) and the view's (``view``, ``{}`` for none); ``hand``
+    is the new view's hand (for the short ``legal``)."""
+    delta: Json = {"type": "delta", "base": old["version"], "version": new["version"]}
+    if table is not None:
+        delta["table"] = table
+    if view:
+        delta["view"] = view
+    _field_changes(old, new, delta, hand)
+    return delta
+
+
+def table_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Json:
+    """The changes of a table entry but its ``version`` (``delta["table"]``)."""
+    return object_changes(_without_version(old), _without_version(new))
+
+
+def _field_changes(old: Mapping[str, Any], new: Mapping[str, Any], delta: Json,
+                   hand: list[str] | None) -> None:
+    """Adds to ``delta`` the changes of the state's own fields (not the fixed ones, not the
+    view): ``legal`` in the short form when it names the discards of ``hand``."""
     for key, value in new.items():
         if key in _FIXED:
             continue
         before = old.get(key, _MISSING)
         if before is value or before == value:
             continue
-        if key == "legal" and isinstance(view, dict):
-            short = short_legal(value, view.get("hand"))
+        if key == "legal" and hand is not None:
+            short = short_legal(value, hand)
             if short is not None:
                 delta[key] = short
                 continue
@@ -90,13 +120,12 @@ def state_delta(old: Json, new: Json, table_changed: bool | None = None,
             delta[key] = value
         else:
             diff(before, value, key, delta)
-    return delta
 
 
 _MISSING = object()
 
 
-def _without_version(entry: Json) -> Json:
+def _without_version(entry: Mapping[str, Any]) -> Json:
     return {k: v for k, v in entry.items() if k != "version"}
 
 

@@ -20,14 +20,22 @@ from ginrummy.actions import Action, Discard, Knock, LayOff, action_text
 from ginrummy.cards import CARD_NAMES
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
-from ginrummy.server.core.delta import Segments, object_changes, shared_changes, state_delta
+from ginrummy.server.core.delta import (
+    Segments,
+    body_delta,
+    object_changes,
+    shared_changes,
+    state_delta,
+    table_changes,
+)
 from ginrummy.server.core.jsontext import dumps, loads
 from ginrummy.server.core.kinds import SeatKind, TableStatus
 from ginrummy.server.core.protocol import Code
 from ginrummy.server.play.fairdeal import SeededTable, fair_block
 from ginrummy.server.play.layoffhints import knock_arrangements, layoff_hints
+from ginrummy.server.play.movedelta import move_changes, move_view_changes
 from ginrummy.server.play.seat import Seat
-from ginrummy.server.play.viewcache import ViewCache
+from ginrummy.server.play.viewcache import ViewCache, ViewParts
 from ginrummy.solver import knock_options_mask
 from ginrummy.views import VIEWER_KEYS, own_cards
 
@@ -345,19 +353,44 @@ class Broadcast:
     entry_key: str
     """The table entry's text without its version (a change of it sends the entry)."""
     bodies: dict[int | None, SeatBody]
-    """The state fields of each recipient seat (``None``: the spectators)."""
+    """The state fields of each recipient seat (``None``: the spectators); with
+    :attr:`parts`, their views are made when first asked (:meth:`body`)."""
     shared: SharedBody
     view_shared: dict[str, Any] | None = None
     """The shared part the recipients' views were made of (:attr:`ViewCache.shared_json`),
     when they have views: the next deltas compare it once for them all."""
+    hand: Hand | None = None
+    """The hand the views showed."""
+    parts: ViewParts | None = None
+    """The views as parts, not yet JSON (:meth:`ViewCache.parts`): while the same hand runs
+    (no knock yet), the next deltas' view changes are made from what the move changed
+    (:func:`move_changes`), and a view is written only for a whole state or a diff."""
+
+    def body(self, seat: int | None) -> SeatBody:
+        """The state fields of ``seat``, its view made now when it was left as parts."""
+        body = self.bodies[seat]
+        parts = self.parts
+        if parts is not None and body["view"] is None:
+            body["view"] = parts.view(seat)
+        return body
+
+    def views_shared(self) -> dict[str, Any] | None:
+        """:attr:`view_shared`, made from the parts when need be."""
+        parts = self.parts
+        return self.view_shared if parts is None else parts.shared_json()
 
 
 class StateMessages:
     """A table's ``state`` messages and lobby entry, with what they can keep between calls
     (the entry's fixed part and text, the views of :class:`ViewCache`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, move_deltas: bool = True) -> None:
         self.views = ViewCache()
+        self.move_deltas = move_deltas
+        """Whether a running hand's view changes are made from the move (the same bytes as
+        the generic diff: ``tests/server/test_delta_moves.py``); ``False``: always the diff."""
+        self._idle_hints: dict[int, tuple[Hand, int, dict[str, Any]]] = {}
+        """By seat not to move: its hand, cards and hints (:meth:`_hints`)."""
         self._fixed: _FixedEntry | None = None
         self._fixed_json = ""
         """The fixed part's JSON text without its closing brace (the entry's text begins
@@ -440,29 +473,36 @@ class StateMessages:
         entry_key = entry_text.rpartition(',"version":')[0]
         shared = self.shared_body(table, now)
         full, synced = list(full), list(synced)
+        match, hand = table.match, table.hand
+        parts = None
+        if self.move_deltas and match is not None and hand is not None:
+            parts = self.views.parts(match, table.version)  # views written only if needed
         bodies: dict[int | None, SeatBody] = {}
         for seat in (*full, *(seat for seat, _ in synced)):
             if seat not in bodies:
-                bodies[seat] = self.seat_body(table, seat)
-        view_shared = self._view_shared(bodies.values())
+                bodies[seat] = self.seat_body(table, seat, parts)
+        now_sent = Broadcast(next(_BROADCASTS), entry_key, bodies, shared,
+                             None if parts is not None else self._view_shared(bodies.values()),
+                             hand, parts)
         ends: list[str] = []  # the text before and after a seat's fields, made when needed
 
         def state_text(seat: int | None) -> str:
             if not ends:
                 ends.extend((f'{_STATE_HEAD}"table":{entry_text},', f",{dumps(shared)[1:]}"))
-            return f"{ends[0]}{dumps(bodies[seat])[1:-1]}{ends[1]}"
+            return f"{ends[0]}{dumps(now_sent.body(seat))[1:-1]}{ends[1]}"
 
         texts = {seat: state_text(seat) for seat in full}
         entry: list[TableEntry] = []  # built once, when some base's entry differs
         shared_moves: dict[int, dict[str, Any]] = {}
         view_moves: dict[int, Segments | None] = {}  # the views' shared changes, by base
+        moves: dict[int, tuple[Segments, dict[str, Any]] | None] = {}  # made from the move
+        table_moves: dict[int, dict[str, Any]] = {}  # the table entry's changes, by base
         deltas: dict[tuple[int | None, int], str] = {}
         for seat, serial in synced:
             if (seat, serial) in deltas:
                 continue
             base = self.alone.get(serial) or self.last
-            before = None if base is None or base.serial != serial else base.bodies.get(seat)
-            if base is None or before is None:
+            if base is None or base.serial != serial or seat not in base.bodies:
                 deltas[seat, serial] = texts[seat] if seat in texts else state_text(seat)
                 continue
             changed = entry_key != base.entry_key
@@ -472,19 +512,37 @@ class StateMessages:
             if moved is None:  # the shared fields are compared once per base, not per seat
                 moved = shared_moves[base.serial] = object_changes(dict(base.shared),
                                                                    dict(shared))
-            old = {"type": "state", "table": None, **before}
-            new = {"type": "state", "table": entry[0] if changed else None, **bodies[seat]}
             old_entry = loads(f"{base.entry_key}}}") if changed else None
-            if base.serial in view_moves:
-                segments = view_moves[base.serial]
-            else:  # the views' shared parts are compared once per base, not per seat
-                segments = view_moves[base.serial] = (
-                    None if view_shared is None or base.view_shared is None
-                    else shared_changes(base.view_shared, view_shared, VIEWER_KEYS))
-            delta = state_delta(old, new, changed, old_entry, segments)
+            view_patch = None
+            if parts is not None and base.parts is not None and base.hand is hand:
+                if base.serial not in moves:
+                    moves[base.serial] = move_changes(base.parts.shared, parts.shared)
+                made = moves[base.serial]
+                if made is not None:
+                    view_patch = move_view_changes(base.parts.own[seat], parts.own[seat], *made)
+            if view_patch is None:  # diff the views
+                before, after = base.body(seat), now_sent.body(seat)
+                if base.serial in view_moves:
+                    segments = view_moves[base.serial]
+                else:  # the views' shared parts are compared once per base, not per seat
+                    old_shared, new_shared = base.views_shared(), now_sent.views_shared()
+                    segments = view_moves[base.serial] = (
+                        None if old_shared is None or new_shared is None
+                        else shared_changes(old_shared, new_shared, VIEWER_KEYS))
+                old = {"type": "state", "table": None, **before}
+                new = {"type": "state", "table": entry[0] if changed else None, **after}
+                delta = state_delta(old, new, changed, old_entry, segments)
+            else:
+                if changed and base.serial not in table_moves:
+                    assert old_entry is not None
+                    table_moves[base.serial] = table_changes(old_entry, entry[0])
+                assert parts is not None
+                delta = body_delta(base.bodies[seat], bodies[seat],
+                                   table_moves.get(base.serial) if changed else None,
+                                   view_patch, parts.own[seat][0])
             delta.update(moved)  # after the seat's fields, as in the state: the same text
             deltas[seat, serial] = dumps(delta)
-        self.last = Broadcast(next(_BROADCASTS), entry_key, bodies, shared, view_shared)
+        self.last = now_sent
         self.alone.clear()
         return texts, deltas
 
@@ -499,7 +557,7 @@ class StateMessages:
         if len(self.alone) >= ALONE_KEPT:  # no broadcast for long: those get whole states
             self.alone.clear()
         self.alone[serial] = Broadcast(serial, entry_key, {seat: body}, shared,
-                                       self._view_shared((body,)))
+                                       self._view_shared((body,)), table.hand)
         return {"type": "state", "table": entry, **body, **shared}, serial
 
     def _view_shared(self, bodies: Iterable[SeatBody]) -> dict[str, Any] | None:
@@ -514,17 +572,22 @@ class StateMessages:
         return {"type": "state", "table": self.entry(table), **self.seat_body(table, seat),
                 **self.shared_body(table, now)}
 
-    def seat_body(self, table: TableFacts, seat: int | None) -> SeatBody:
-        """The fields of a state that depend on its recipient."""
+    def seat_body(self, table: TableFacts, seat: int | None,
+                  parts: ViewParts | None = None) -> SeatBody:
+        """The fields of a state that depend on its recipient; with ``parts`` (the views of
+        this version), its view is left ``None`` and taken as parts (:class:`ViewParts`)."""
         match = table.match
         hand = table.hand
         legal: list[str] = []
         hints: dict[str, Any] | None = None
         player_view: dict[str, Any] | None = None
         if match is not None and hand is not None:
-            player_view = self.views.view_dict(match, seat, table.version)
+            if parts is None:
+                player_view = self.views.view_dict(match, seat, table.version)
+            else:
+                parts.add(seat)
             if seat is not None:
-                hints = _hints(hand, seat, self.views.best_melds(hand, seat))
+                hints = self._hints(hand, seat)
                 if table.running_hand() is hand and hand.to_move == seat \
                         and table.stuck is None and seat not in table.resigned:
                     legal = [_DISCARD_TEXTS[a.card] if type(a) is Discard
@@ -532,6 +595,19 @@ class StateMessages:
                              for a in hand.legal_actions()]
         return {"version": table.version, "seat": seat, "view": player_view, "legal": legal,
                 "hints": hints}
+
+    def _hints(self, hand: Hand, seat: int) -> dict[str, Any]:
+        """:func:`_hints` of ``seat``; while it is not to move, the same object as long as its
+        cards do not change (a delta then skips it without comparing it)."""
+        if hand.over or hand.to_move != seat:
+            mask = own_cards(hand, seat)
+            kept = self._idle_hints.get(seat)
+            if kept is not None and kept[0] is hand and kept[1] == mask:
+                return kept[2]
+            hints = _hints(hand, seat, self.views.best_melds(hand, seat))
+            self._idle_hints[seat] = (hand, mask, hints)
+            return hints
+        return _hints(hand, seat, self.views.best_melds(hand, seat))
 
     def shared_body(self, table: TableFacts, now: float) -> SharedBody:
         """The fields of a state that are the same for every recipient."""

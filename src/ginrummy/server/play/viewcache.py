@@ -49,7 +49,8 @@ class ViewCache:
         the same melds whoever holds them: a card drawn then discarded finds them again)."""
         self._names: dict[int, tuple[int, list[str]]] = {}
         self._shared_key: tuple[int, int] | None = None
-        self._shared: tuple[SharedView, Json] | None = None
+        self._shared: SharedView | None = None
+        self._shared_json: Json | None = None
         self._ruleset: tuple[Ruleset | None, Json] = (None, {})
         self._sheet_of: tuple[Match | None, int] = (None, -1)
         self._sheet: list[Json] = []
@@ -65,33 +66,52 @@ class ViewCache:
             self._names.clear()
             self._shared_key = None
             self._shared = None
+            self._shared_json = None
 
     def view_dict(self, match: Match, seat: int | None, version: int | None = None) -> Json:
         """``view(match, seat).to_dict()``. With ``version`` (the table's state version), the
         parts every viewer shares are built once for that version. The dict shares its parts
         with the other viewers' and with the cache: read it, do not change it."""
-        hand = match.hand
-        self._for(hand)
+        shared = self._shared_view(match, version)
+        if self._shared_json is None:
+            self._shared_json = shared.to_dict(self._ruleset[1])
+        self.shared_json = shared_json = self._shared_json
+        names, entries = self.own_parts(match.hand, seat, shared.gin)
+        return own_dict(shared_json, seat, names, list(entries))
+
+    def _shared_view(self, match: Match, version: int | None) -> SharedView:
+        """The shared part of the views of ``match`` (kept for ``version``)."""
+        self._for(match.hand)
         key = None if version is None else (version, len(match.hands))
         if key is None or key != self._shared_key or self._shared is None:
             shared = shared_view(match)
             if self._ruleset[0] is not shared.rules:
                 self._ruleset = (shared.rules, shared.rules.to_dict())
-            shared_json = shared.to_dict(self._ruleset[1])
-            if key is not None:
-                self._shared_key, self._shared = key, (shared, shared_json)
-        else:
-            shared, shared_json = self._shared
-        self.shared_json = shared_json
+            self._shared_key = key
+            self._shared = shared if key is not None else None
+            self._shared_json = None
+            return shared
+        return self._shared
+
+    def parts(self, match: Match, version: int) -> ViewParts:
+        """The views of ``match`` at ``version`` as parts, their JSON made when asked
+        (:meth:`ViewParts.view`): what a broadcast keeps as the next deltas' base."""
+        shared = self._shared_view(match, version)
+        return ViewParts(shared, self._ruleset[1], match.hand, self)
+
+    def own_parts(self, hand: Hand, seat: int | None, gin: bool) -> tuple[list[str], list[Json]]:
+        """``seat``'s own cards' names and the JSON of its log entries: the list the cache
+        keeps and extends while the hand runs (its first entries are the log's now; read it,
+        do not change it)."""
+        self._for(hand)
         log = own_log(hand, seat)
-        gin = shared.gin
         cached = self._logs.get(seat)
         if cached is None or cached[0] != gin or len(cached[1]) > len(log):
             cached = self._logs[seat] = (gin, [])
         entries = cached[1]
         if len(entries) < len(log):
             entries += log_json(log, gin, len(entries))
-        return own_dict(shared_json, seat, self._hand_names(hand, seat), list(entries))
+        return self._hand_names(hand, seat), entries
 
     def _hand_names(self, hand: Hand, seat: int | None) -> list[str]:
         """The names of ``seat``'s own cards (none for a spectator), kept while they do not
@@ -130,3 +150,37 @@ class ViewCache:
             self._sheet_of = (match, finished)
         return self._sheet
 
+
+
+class ViewParts:
+    """The views of one version of a hand, their JSON made only when asked: the shared part
+    (:class:`SharedView`) and each viewer's cards' names and log entries as the cache had them
+    (the entry list only grows while the hand runs, so its first ``n`` stay that viewer's
+    log)."""
+
+    __slots__ = ("_cache", "_json", "hand", "own", "ruleset", "shared")
+
+    def __init__(self, shared: SharedView, ruleset: Json, hand: Hand, cache: ViewCache) -> None:
+        self.shared = shared
+        self.ruleset = ruleset
+        self.hand = hand
+        self.own: dict[int | None, tuple[list[str], list[Json], int]] = {}
+        """By viewer: its cards' names, the cache's log entry list and the entries of its log."""
+        self._cache = cache
+        self._json: Json | None = None
+
+    def add(self, seat: int | None) -> None:
+        """Take ``seat``'s own part now (before the hand moves on)."""
+        names, entries = self._cache.own_parts(self.hand, seat, self.shared.gin)
+        self.own[seat] = (names, entries, len(entries))
+
+    def shared_json(self) -> Json:
+        """The shared part's JSON (:meth:`SharedView.to_dict`), made once."""
+        if self._json is None:
+            self._json = self.shared.to_dict(self.ruleset)
+        return self._json
+
+    def view(self, seat: int | None) -> Json:
+        """``seat``'s view as :meth:`ViewCache.view_dict` gave it at this version."""
+        names, entries, size = self.own[seat]
+        return own_dict(self.shared_json(), seat, names, entries[:size])
