@@ -97,3 +97,19 @@ export function errorText(error) {
   const field = error.field ? optionLabel(error.field) + ": " : "";
   return `${code} (${field}${error.message})`;
 }
+
+/** The lengths the server allows (docs/accounts.md): the sign-up's check and its words. */
+export const ACCOUNT_LIMITS = { name: { min: 3, max: 20 }, password: { min: 8, max: 128 } };
+
+/** Localized text of an account error: the code's label in the page's language (never the
+ * server's English words beside it: "Wrong user name or password" once), a refused field
+ * named with its rule, and the wait a 429 asks for (Retry-After). */
+export function accountErrorText(error) {
+  if (!(error instanceof ApiError)) return String(error);
+  const field = error.code === "bad_request" && error.field ? `account.bad_${error.field}` : null;
+  const label = field && has(field) ? t(field, ACCOUNT_LIMITS[error.field])
+    : has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.generic");
+  const parts = [label];
+  if (error.status === 429 && error.retryAfter) parts.push(t("account.wait", { seconds: error.retryAfter }));
+  return parts.join(" ");
+}

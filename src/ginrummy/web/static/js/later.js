@@ -1,6 +1,8 @@
 // The table's modules its first screen does not need (issue 27 point 11): the knock, gin and
 // layoff sheets and the knocker's melds shown during the layoffs (arrange.js), the hand's
-// reveal and the score sheet (reveal.js), the hand's and the match's banners (ending.js).
+// reveal and the score sheet (reveal.js), the hand's and the match's banners (ending.js), and
+// beside the game a guest's offer of an account (account.js) and a logged-in player's
+// friends to invite (friendinvite.js).
 // They are not imported by the table's modules, so index.html does not hint them and the
 // first screen does not wait for them (server/http/preload.py follows static imports only);
 // the table page asks for them all with import() as soon as its first state is drawn
@@ -15,7 +17,13 @@ const LOADERS = {
   arrange: () => import("./arrange.js"),
   reveal: () => import("./reveal.js"),
   ending: () => import("./ending.js"),
+  account: () => import("./account.js"),
+  friendinvite: () => import("./friendinvite.js"),
 };
+/** Parts beside the game (js/seating.js's): a guest's offer of an account (account.js), a
+ * logged-in player's friends to invite (friendinvite.js, which brings friends.js). A render
+ * without them is drawn again when they arrive, but its step is whole: one can play. */
+const BESIDE = new Set(["account", "friendinvite"]);
 
 const loaded = new Map(); // name -> the module, once arrived
 const loading = new Map(); // name -> its import() while under way
@@ -55,7 +63,7 @@ export function loadLater(onArrival) {
 /** Whether a render went without a module that has not arrived yet: the step drawn is not
  * whole (a knock or layoff sheet, the reveal, a banner or the score sheet missing). */
 export function laterMissing() {
-  return missed.size > 0;
+  return [...missed].some((name) => !BESIDE.has(name));
 }
 
 // js/arrange.js
@@ -67,3 +75,9 @@ export const revealPanel = (view, names, footer) => use("reveal")?.revealPanel(v
 export const scoreSheet = (state, names) => use("reveal")?.scoreSheet(state, names) ?? null;
 // js/ending.js
 export const matchBanner = (result, rules, names, ratings) => use("ending")?.matchBanner(result, rules, names, ratings) ?? null;
+// js/account.js and js/friendinvite.js (js/seating.js's parts beside the game)
+export const upgradeForm = (tableId, token, done) => use("account")?.upgradeForm(tableId, token, done) ?? null;
+export const newInviteBox = (page) => {
+  const mod = use("friendinvite");
+  return mod ? new mod.InviteBox(page) : null;
+};

@@ -1,6 +1,6 @@
 // The lobby: open tables with their rules and seats, the create-table form, join and watch.
 import { api } from "./api.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { botLabel, errorText, guestNickname, payoutRuleText, tableName } from "./format.js";
 import { number, t } from "./i18n.js";
 import { prefs, saveSeat, seatFor } from "./prefs.js";
@@ -10,7 +10,6 @@ import {
 } from "./rules.js";
 import { resumeGames, resumeList } from "./resume.js";
 import { currentAccount, refreshBalance } from "./session.js";
-import { toast } from "./toast.js";
 
 const REFRESH_MS = 5000;
 
