@@ -192,7 +192,7 @@ def test_the_lobby_fetches_its_first_api_answers_with_its_modules(client_dir: Pa
             "/api/rules/schema": lobby_api.schema_answer()}
         table = client.get("/?table=abc123").text
         assert not [path for path in preloads(table) if path.startswith("/api/")]
-        # every page loads js/rules.js, which asks for the schema at once
+        # every page loads js/format.js, which asks for the rule schema at once
         assert data_block(table, "api-answers") == {"/api/rules/schema":
                                                     lobby_api.schema_answer()}
     # what js/api.js reads is what a GET answers

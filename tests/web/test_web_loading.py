@@ -24,6 +24,7 @@ from web_support import (
     running_server,
 )
 
+from ginrummy.server.http.preload import module_closure
 from ginrummy.server.http.static import IMMUTABLE, MINIMUM_SIZE
 from ginrummy.web import STATIC_DIR
 
@@ -45,6 +46,18 @@ the banners."""
 ON_DEMAND = ("coachview.js", *LATER)
 """Modules the table page loads itself once its first state is drawn (``import()``), not
 hinted: its first screen does not need them (issue 27 point 11)."""
+
+
+def _closure(*modules: str) -> set[str]:
+    """The file names of every module ``modules`` import statically, theirs included."""
+    files = frozenset(path.relative_to(STATIC_DIR).as_posix() for path in STATIC_DIR.rglob("*.js"))
+    entries = [f"js/{name}" for name in modules]
+    return {path.removeprefix("js/") for path in module_closure(STATIC_DIR, entries, files)}
+
+
+BROUGHT = tuple(sorted(_closure(*ON_DEMAND) - _closure("app.js", "table.js") - set(ON_DEMAND)))
+"""What those import that the first screen does not (friendinvite.js's friends.js and
+friendpush.js): loaded with them, not hinted either."""
 OTHER_PAGES = ("admin.js", "replay.js", "history.js", "profile.js", "leaderboard.js",
                "wallet.js", "account.js")
 """The modules of the other pages, loaded only when their path is entered."""
@@ -194,7 +207,8 @@ def assert_hinted_up_front(page: Page, recorder: Recorder, minimum: set[str]) ->
     assert len(hints) == len(set(hints)) and minimum <= set(hints), hints
     assert not set(ON_DEMAND) & set(hints), "a later step's module is hinted"
     modules = recorder.modules()
-    unhinted = modules.keys() - set(hints) - {"app.js"} - set(ON_DEMAND)
+    assert not set(BROUGHT) & set(hints), "a module only a later step's imports is hinted"
+    unhinted = modules.keys() - set(hints) - {"app.js"} - set(ON_DEMAND) - set(BROUGHT)
     assert sorted(unhinted) == [], "loaded without a hint"
     assert sorted(set(hints) - modules.keys()) == [], "hinted but not loaded"
     requested = [p for p in recorder.paths() if VERSIONED_MODULE.match(p)]

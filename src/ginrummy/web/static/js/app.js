@@ -11,8 +11,7 @@
 import { el, replaceChildren, toast } from "./dom.js";
 import { LANGUAGES, LANGUAGE_NAMES, language, onLanguageChange, pickLanguage, setLanguage, t } from "./i18n.js";
 import { prefs, seatFor, tableHello } from "./prefs.js";
-import { refreshResume, renderResumeLink } from "./resume.js";
-import { currentAccount, onSessionChange, refreshSession, renderAccountArea, setNavigator } from "./session.js";
+import { currentAccount, onSessionChange, refreshResume, refreshSession, renderAccountArea, renderResumeLink, setNavigator } from "./session.js";
 // the top bar's sound and shortcut switches are wired when these load (every page has them)
 import "./shortcuts.js";
 import "./sound.js";

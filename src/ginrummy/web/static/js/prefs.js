@@ -56,7 +56,7 @@ export function seatFor(tableId) {
 }
 
 export function saveSeat(tableId, seat) {
-  // when it was taken: "Continue your game" (js/resume.js) asks about the latest seats first
+  // when it was taken: "Continue your game" (js/session.js) asks about the latest seats first
   write(`seat.${tableId}`, seat && { ...seat, saved: seat.saved || Date.now() });
 }
 

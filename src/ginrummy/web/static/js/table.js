@@ -10,7 +10,7 @@ import { clockPlayedText, formatClock, seedClockMoves, TurnNotifier, updateClock
 import { TableConnection, deltaChanges } from "./connection.js";
 import { append, el, rememberFocus, replaceChildren, restoreFocus, toast } from "./dom.js";
 import { FairDeals } from "./fair.js";
-import { botLabel, errorText, tableName } from "./format.js";
+import { botLabel, errorText, rulesDialog, rulesSummary, tableName } from "./format.js";
 import { accountBox, joinForm, leaveTable } from "./seating.js";
 import { has, number, t } from "./i18n.js";
 import { Hinter } from "./hint.js";
@@ -18,7 +18,6 @@ import { drawnCard, renderHand, groupHand, saveOrder, storedOrder } from "./hand
 import { TableMotion } from "./motion.js";
 import { handOutcome, MoveAnnouncer, MoveLog } from "./movelog.js";
 import { forgetSeat, prefs, seatFor } from "./prefs.js";
-import { rulesDialog, rulesSummary } from "./rules.js";
 import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
 import { keyHint, shortcutsOn } from "./shortcuts.js";
 // not part of the first screen (issue 27 point 11): loaded once it is drawn (loadCoach)
