@@ -31,7 +31,7 @@ from ginrummy.web import STATIC_DIR
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, Response
+from playwright.sync_api import Browser, Page, Response, Route, WebSocket
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_client import return_visit
@@ -300,5 +300,45 @@ def test_a_tables_link_opens_its_socket_at_once_and_loads_no_lobby(
     page.click("#brand")  # the lobby's module is loaded when the lobby is entered
     page.wait_for_selector("#quick-submit:enabled")
     assert "lobby.js" in recorder.modules()
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_a_tables_socket_brings_the_first_state_while_the_modules_are_on_their_way(
+        server: ServerProcess, browser: Browser) -> None:
+    """Issue 27 point 11: the socket js/app.js opens on a table's address says its hello as
+    soon as it is open, so the first state reaches the page while the table's modules are
+    still on their way (``table.js`` held back here until it has); the connection takes the
+    socket with what it received meanwhile, draws it, and the table plays on that one socket."""
+    context, page = new_page(browser, server.base)
+    table_id = create_table(page, "Hello", bots={1: "random"})
+    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
+    context.close()
+    context, page = new_page(browser, server.base)
+    context.add_init_script(
+        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    held: list[Route] = []
+    page.route(re.compile(r"/js/table\.js$"), lambda route: held.append(route))
+    sockets: list[str] = []
+    frames: list[str] = []
+
+    def watch(socket: WebSocket) -> None:
+        sockets.append(socket.url)
+        socket.on("framereceived", lambda payload: frames.append(str(payload)))
+
+    page.on("websocket", watch)
+    page.goto(f"/?table={table_id}", wait_until="commit")
+    deadline = time.monotonic() + 15
+    while not (held and any(frame.startswith('{"type":"state"') for frame in frames)):
+        assert time.monotonic() < deadline, ("no state before table.js", len(held), frames)
+        page.wait_for_timeout(50)
+    assert page.locator("#table-page").count() == 0  # not drawn: its module is held back
+    for route in held:
+        route.continue_()
+    my_turn(page)
+    assert page.locator("#my-hand [data-card]").count() >= 10
+    assert [url.split("/ws/")[1] for url in sockets] == [f"tables/{table_id}"]
+    assert page.evaluate("globalThis.ginrummyEarlySocket") is None  # taken
+    assert play_turn(page) in {"pass", "stock", "discard", "knock", "gin", "layoff"}
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
