@@ -20,14 +20,11 @@ const LOADERS = {
   account: () => import("./account.js"),
   friendinvite: () => import("./friendinvite.js"),
 };
-/** Parts beside the game (js/seating.js's): a guest's offer of an account (account.js), a
- * logged-in player's friends to invite (friendinvite.js, which brings friends.js). A render
- * without them is drawn again when they arrive, but its step is whole: one can play. */
-const BESIDE = new Set(["account", "friendinvite"]);
 
 const loaded = new Map(); // name -> the module, once arrived
 const loading = new Map(); // name -> its import() while under way
 const missed = new Set(); // the modules a render went without
+const parts = new Map(); // name -> the part beside the game to draw again when it arrives
 let redraw = null;
 let asked = false; // all asked for once (a failed one is asked for again on its next use)
 
@@ -37,6 +34,9 @@ function load(name) {
       loaded.set(name, mod);
       loading.delete(name);
       if (missed.delete(name)) redraw?.();
+      const part = parts.get(name);
+      parts.delete(name);
+      part?.();
     }, () => loading.delete(name))); // asked for again on its next use
   }
 }
@@ -63,7 +63,7 @@ export function loadLater(onArrival) {
 /** Whether a render went without a module that has not arrived yet: the step drawn is not
  * whole (a knock or layoff sheet, the reveal, a banner or the score sheet missing). */
 export function laterMissing() {
-  return [...missed].some((name) => !BESIDE.has(name));
+  return missed.size > 0;
 }
 
 // js/arrange.js
@@ -75,9 +75,23 @@ export const revealPanel = (view, names, footer) => use("reveal")?.revealPanel(v
 export const scoreSheet = (state, names) => use("reveal")?.scoreSheet(state, names) ?? null;
 // js/ending.js
 export const matchBanner = (result, rules, names, ratings) => use("ending")?.matchBanner(result, rules, names, ratings) ?? null;
-// js/account.js and js/friendinvite.js (js/seating.js's parts beside the game)
-export const upgradeForm = (tableId, token, done) => use("account")?.upgradeForm(tableId, token, done) ?? null;
-export const newInviteBox = (page) => {
-  const mod = use("friendinvite");
+// js/account.js and js/friendinvite.js: parts beside the game (js/seating.js's), a guest's
+// offer of an account and a logged-in player's friends to invite. A render without one is
+// still whole (one can play: data-await is not held at "wait"); only the part is drawn again
+// when its module arrives (`again`), not the whole page.
+
+/** The module `name` of a part beside the game, or null while it has not arrived (it is
+ * asked for, and `again` called when it comes). */
+function beside(name, again) {
+  const mod = loaded.get(name);
+  if (mod) return mod;
+  parts.set(name, again);
+  load(name);
+  return null;
+}
+
+export const upgradeForm = (again, tableId, token, done) => beside("account", again)?.upgradeForm(tableId, token, done) ?? null;
+export const newInviteBox = (again, page) => {
+  const mod = beside("friendinvite", again);
   return mod ? new mod.InviteBox(page) : null;
 };

@@ -64,7 +64,7 @@ export function accountBox(page, table) {
   const guestPlaying = !currentAccount() && token && page.seat !== null && page.view && !(page.state && page.state.result);
   if (guestPlaying) {
     if (!slot.querySelector("#upgrade-box")) { // drawn again when js/account.js arrives
-      replaceChildren(slot, upgradeForm(page.tableId, token, (account) => {
+      replaceChildren(slot, upgradeForm(() => accountBox(page, page.table), page.tableId, token, (account) => {
         toast(t("account.upgraded", { name: account.name }));
         page.render();
       }));
@@ -83,7 +83,7 @@ export function accountBox(page, table) {
 function inviteBox(page, table) {
   const open = table && (table.status === "waiting" || table.status === "playing");
   if (!currentAccount() || page.seat === null || !open) return null;
-  page.inviteBox ||= newInviteBox(page); // drawn again when js/friendinvite.js arrives
+  page.inviteBox ||= newInviteBox(() => accountBox(page, page.table), page); // drawn again when it arrives
   return page.inviteBox?.root ?? null;
 }
 
