@@ -342,3 +342,37 @@ def test_a_tables_socket_brings_the_first_state_while_the_modules_are_on_their_w
     assert play_turn(page) in {"pass", "stock", "discard", "knock", "gin", "layoff"}
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()
+
+
+def test_a_turn_clock_the_early_socket_held_is_drawn_with_the_time_left_now(
+        server: ServerProcess, browser: Browser) -> None:
+    """A state the early socket held while ``table.js`` was on its way is drawn with its
+    turn clock shortened by the time it waited (js/connection.js, ``late``): a 60 s clock
+    held back 6 s reads at most 0:56 once the table is drawn, not a full minute."""
+    context, page = new_page(browser, server.base)
+    table_id = create_table(page, "Clocked", bots={1: "simple"}, clock=60)
+    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
+    context.close()
+    context, page = new_page(browser, server.base)
+    context.add_init_script(
+        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    held: list[Route] = []
+    page.route(re.compile(r"/js/table\.js$"), lambda route: held.append(route))
+    frames: list[str] = []
+    page.on("websocket", lambda socket: socket.on(
+        "framereceived", lambda payload: frames.append(str(payload))))
+    page.goto(f"/?table={table_id}", wait_until="commit")
+    deadline = time.monotonic() + 15
+    while not (held and any(frame.startswith('{"type":"state"') for frame in frames)):
+        assert time.monotonic() < deadline, "no state before table.js"
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(6000)  # the state (and the computer's moves) held meanwhile
+    for route in held:
+        route.continue_()
+    my_turn(page)
+    mine = page.locator("#table-page").get_attribute("data-seat")
+    shown = page.locator(f'.seat-box .clock[data-seat="{mine}"] .clock-time').inner_text()
+    minutes, seconds = (int(part) for part in shown.split(":"))
+    assert minutes * 60 + seconds <= 56, shown
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
