@@ -192,7 +192,7 @@ def test_the_lobby_fetches_its_first_api_answers_with_its_modules(client_dir: Pa
             "/api/rules/schema": lobby_api.schema_answer()}
         table = client.get("/?table=abc123").text
         assert not [path for path in preloads(table) if path.startswith("/api/")]
-        # every page loads js/rules.js, which asks for the schema at once
+        # every page loads js/format.js, which asks for the rule schema at once
         assert data_block(table, "api-answers") == {"/api/rules/schema":
                                                     lobby_api.schema_answer()}
     # what js/api.js reads is what a GET answers
@@ -235,12 +235,12 @@ def test_a_new_import_is_hinted_at_once(client_dir: Path) -> None:
     """The hints follow the code: a module imported from then on is hinted with the next
     version, one no longer imported is not."""
     (client_dir / "js" / "extra.js").write_text("export const extra = 1;\n")
-    with (client_dir / "js" / "toast.js").open("a") as file:
+    with (client_dir / "js" / "dom.js").open("a") as file:
         file.write('\nimport {\n  extra,\n} from "./extra.js";\nvoid extra;\n')
     tree = static.tree_for(client_dir)
     tree.check_seconds = 0
     with TestClient(client_app(client_dir)) as client:
         assert "js/extra.js" in hinted(client, "/")
-        (client_dir / "js" / "toast.js").write_text(
-            (client_dir / "js" / "toast.js").read_text().split("\nimport {")[0] + "\n")
+        (client_dir / "js" / "dom.js").write_text(
+            (client_dir / "js" / "dom.js").read_text().split("\nimport {")[0] + "\n")
         assert "js/extra.js" not in hinted(client, "/")

@@ -184,7 +184,7 @@ def card_name(code: str) -> str:
 
 
 def sentence(entry: dict[str, Any], names: list[str], seat: int) -> str:
-    """What the live region must say of one log entry (js/announce.js, in English)."""
+    """What the live region must say of one log entry (js/movelog.js, in English)."""
     words = entry["action"].split()
     if words[0] == "stock" and entry["seat"] == seat and entry.get("card"):
         return EN["announce.own_stock"].format(card=card_name(entry["card"]))

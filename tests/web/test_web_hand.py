@@ -39,7 +39,7 @@ if browser_missing():
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 MIN_STRIP = 44.0  # CSS px: the smallest hit area a card may have
-UNDO_MS = 3000  # js/undo.js
+UNDO_MS = 3000  # js/board.js
 
 
 @pytest.fixture(scope="module")

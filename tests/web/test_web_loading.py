@@ -24,13 +24,14 @@ from web_support import (
     running_server,
 )
 
+from ginrummy.server.http.preload import module_closure
 from ginrummy.server.http.static import IMMUTABLE, MINIMUM_SIZE
 from ginrummy.web import STATIC_DIR
 
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, Response
+from playwright.sync_api import Browser, Page, Response, Route, WebSocket
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_client import return_visit
@@ -45,6 +46,18 @@ the banners."""
 ON_DEMAND = ("coachview.js", *LATER)
 """Modules the table page loads itself once its first state is drawn (``import()``), not
 hinted: its first screen does not need them (issue 27 point 11)."""
+
+
+def _closure(*modules: str) -> set[str]:
+    """The file names of every module ``modules`` import statically, theirs included."""
+    files = frozenset(path.relative_to(STATIC_DIR).as_posix() for path in STATIC_DIR.rglob("*.js"))
+    entries = [f"js/{name}" for name in modules]
+    return {path.removeprefix("js/") for path in module_closure(STATIC_DIR, entries, files)}
+
+
+BROUGHT = tuple(sorted(_closure(*ON_DEMAND) - _closure("app.js", "table.js") - set(ON_DEMAND)))
+"""What those import that the first screen does not (friendinvite.js's friends.js and
+friendpush.js): loaded with them, not hinted either."""
 OTHER_PAGES = ("admin.js", "replay.js", "history.js", "profile.js", "leaderboard.js",
                "wallet.js", "account.js")
 """The modules of the other pages, loaded only when their path is entered."""
@@ -194,7 +207,8 @@ def assert_hinted_up_front(page: Page, recorder: Recorder, minimum: set[str]) ->
     assert len(hints) == len(set(hints)) and minimum <= set(hints), hints
     assert not set(ON_DEMAND) & set(hints), "a later step's module is hinted"
     modules = recorder.modules()
-    unhinted = modules.keys() - set(hints) - {"app.js"} - set(ON_DEMAND)
+    assert not set(BROUGHT) & set(hints), "a module only a later step's imports is hinted"
+    unhinted = modules.keys() - set(hints) - {"app.js"} - set(ON_DEMAND) - set(BROUGHT)
     assert sorted(unhinted) == [], "loaded without a hint"
     assert sorted(set(hints) - modules.keys()) == [], "hinted but not loaded"
     requested = [p for p in recorder.paths() if VERSIONED_MODULE.match(p)]
@@ -286,5 +300,79 @@ def test_a_tables_link_opens_its_socket_at_once_and_loads_no_lobby(
     page.click("#brand")  # the lobby's module is loaded when the lobby is entered
     page.wait_for_selector("#quick-submit:enabled")
     assert "lobby.js" in recorder.modules()
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_a_tables_socket_brings_the_first_state_while_the_modules_are_on_their_way(
+        server: ServerProcess, browser: Browser) -> None:
+    """Issue 27 point 11: the socket js/app.js opens on a table's address says its hello as
+    soon as it is open, so the first state reaches the page while the table's modules are
+    still on their way (``table.js`` held back here until it has); the connection takes the
+    socket with what it received meanwhile, draws it, and the table plays on that one socket."""
+    context, page = new_page(browser, server.base)
+    table_id = create_table(page, "Hello", bots={1: "random"})
+    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
+    context.close()
+    context, page = new_page(browser, server.base)
+    context.add_init_script(
+        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    held: list[Route] = []
+    page.route(re.compile(r"/js/table\.js$"), lambda route: held.append(route))
+    sockets: list[str] = []
+    frames: list[str] = []
+
+    def watch(socket: WebSocket) -> None:
+        sockets.append(socket.url)
+        socket.on("framereceived", lambda payload: frames.append(str(payload)))
+
+    page.on("websocket", watch)
+    page.goto(f"/?table={table_id}", wait_until="commit")
+    deadline = time.monotonic() + 15
+    while not (held and any(frame.startswith('{"type":"state"') for frame in frames)):
+        assert time.monotonic() < deadline, ("no state before table.js", len(held), frames)
+        page.wait_for_timeout(50)
+    assert page.locator("#table-page").count() == 0  # not drawn: its module is held back
+    for route in held:
+        route.continue_()
+    my_turn(page)
+    assert page.locator("#my-hand [data-card]").count() >= 10
+    assert [url.split("/ws/")[1] for url in sockets] == [f"tables/{table_id}"]
+    assert page.evaluate("globalThis.ginrummyEarlySocket") is None  # taken
+    assert play_turn(page) in {"pass", "stock", "discard", "knock", "gin", "layoff"}
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+def test_a_turn_clock_the_early_socket_held_is_drawn_with_the_time_left_now(
+        server: ServerProcess, browser: Browser) -> None:
+    """A state the early socket held while ``table.js`` was on its way is drawn with its
+    turn clock shortened by the time it waited (js/connection.js, ``late``): a 60 s clock
+    held back 6 s reads at most 0:56 once the table is drawn, not a full minute."""
+    context, page = new_page(browser, server.base)
+    table_id = create_table(page, "Clocked", bots={1: "simple"}, clock=60)
+    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
+    context.close()
+    context, page = new_page(browser, server.base)
+    context.add_init_script(
+        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    held: list[Route] = []
+    page.route(re.compile(r"/js/table\.js$"), lambda route: held.append(route))
+    frames: list[str] = []
+    page.on("websocket", lambda socket: socket.on(
+        "framereceived", lambda payload: frames.append(str(payload))))
+    page.goto(f"/?table={table_id}", wait_until="commit")
+    deadline = time.monotonic() + 15
+    while not (held and any(frame.startswith('{"type":"state"') for frame in frames)):
+        assert time.monotonic() < deadline, "no state before table.js"
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(6000)  # the state (and the computer's moves) held meanwhile
+    for route in held:
+        route.continue_()
+    my_turn(page)
+    mine = page.locator("#table-page").get_attribute("data-seat")
+    shown = page.locator(f'.seat-box .clock[data-seat="{mine}"] .clock-time').inner_text()
+    minutes, seconds = (int(part) for part in shown.split(":"))
+    assert minutes * 60 + seconds <= 56, shown
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()

@@ -335,7 +335,7 @@ def test_invite_commitment_and_chat_only_where_people_sit(
 # --------------------------------------------------------------------------- the laptop
 TOAST_JS = """async (text) => {
     const app = document.querySelector('script[type=module]').src;
-    const { toast } = await import(new URL('toast.js', app).href);
+    const { toast } = await import(new URL('dom.js', app).href);
     toast(text, 'error', 60000);
     toast(text, 'notice', 60000);
     const hand = document.getElementById('my-hand').getBoundingClientRect();

@@ -170,7 +170,7 @@ NO_UNDO_WAIT_JS = """try { if (localStorage.getItem('ginrummy.discardUndo') === 
 
 def no_undo_wait(context: BrowserContext) -> BrowserContext:
     """Discards sent at once in this profile (the header's "Time to take back a discard"
-    switched off, js/undo.js), unless a test set the setting itself: the tests that play
+    switched off, js/board.js), unless a test set the setting itself: the tests that play
     through many discards do not wait out each one's take-back time."""
     context.add_init_script(NO_UNDO_WAIT_JS)
     return context

@@ -44,7 +44,7 @@ PAGE_ANSWERS: Mapping[str | None, tuple[str, ...]] = {
 """The API answers put in a page (``<script type="application/json" id="api-answers">``,
 which ``js/api.js`` answers a first ``GET`` of the path from): those that are the same for
 every visitor and request (the code's), so they cost no request of their own. Every page
-loads ``js/rules.js``, which asks for the rule schema at once."""
+loads ``js/format.js``, whose rules part asks for the rule schema at once."""
 ANSWER_MAKERS: Mapping[str, Callable[[], object]] = {
     "/api/presets": lobby_api.presets_answer,
     "/api/rules/schema": lobby_api.schema_answer,

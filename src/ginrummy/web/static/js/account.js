@@ -1,25 +1,12 @@
 // Accounts: the sign-up and log-in pages, the account page, and the form that turns a seated
 // guest into an account (POST /api/account/upgrade) without leaving the match.
-import { api, ApiError } from "./api.js";
+import { api } from "./api.js";
 import { el, replaceChildren } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { ACCOUNT_LIMITS as LIMITS, accountErrorText } from "./format.js";
+import { t } from "./i18n.js";
 import { currentAccount, link, logout, profilePath, setAccount } from "./session.js";
 
-/** Localized text of an account error: the code's label in the page's language (never the
- * server's English words beside it: "Wrong user name or password" once), a refused field
- * named with its rule, and the wait a 429 asks for (Retry-After). */
-export function accountErrorText(error) {
-  if (!(error instanceof ApiError)) return String(error);
-  const field = error.code === "bad_request" && error.field ? `account.bad_${error.field}` : null;
-  const label = field && has(field) ? t(field, LIMITS[error.field])
-    : has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.generic");
-  const parts = [label];
-  if (error.status === 429 && error.retryAfter) parts.push(t("account.wait", { seconds: error.retryAfter }));
-  return parts.join(" ");
-}
-
-/** The lengths the server allows (docs/accounts.md): the sign-up's check and its words. */
-const LIMITS = { name: { min: 3, max: 20 }, password: { min: 8, max: 128 } };
+export { accountErrorText }; // js/format.js's (the chat needs it without this module)
 
 const NAME_CHARS = /^[\p{L}\p{Nd}]+(?:[_.-][\p{L}\p{Nd}]+)*$/u;
 

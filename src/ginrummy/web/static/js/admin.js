@@ -1,12 +1,11 @@
 // The admin page (/admin, admins only): live tables with kick and close, mute / unmute / ban /
 // unban by name, a notice to every connected player, the moderation log and chat reports.
 import { api, ApiError } from "./api.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { dateText, tableName } from "./format.js";
 import { currentAccount, isAdmin, link, profilePath } from "./session.js";
-import { toast } from "./toast.js";
 
 /** What each moderation action sends: the inputs it reads from its form. */
 const NAME_ACTIONS = ["mute", "unmute", "ban", "unban"];

@@ -88,7 +88,7 @@ export const api = {
   me: () => request("GET", "/api/account/me"),
   upgrade: (body) => request("POST", "/api/account/upgrade", body),
   /** The seats at tables not over that these seat tokens ([{table_id, token}]) and the
-   * logged-in account hold ("Continue your game", js/resume.js). */
+   * logged-in account hold ("Continue your game", js/session.js). */
   openSeats: (tokens) => request("POST", "/api/seats/open", { tokens }),
 
   // players, ratings, history and replays

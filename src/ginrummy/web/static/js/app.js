@@ -8,18 +8,37 @@
 // nor a table's the lobby); index.html hints the page's modules (server/http/preload.py), so
 // they arrive with this one, not after it. The specifiers stay relative, so a module loaded
 // from /v/<version>/js/app.js comes from the same version, cached immutable like this file.
-import { el, replaceChildren } from "./dom.js";
-import { renderFriendPush, startFriendPush } from "./friendpush.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { LANGUAGES, LANGUAGE_NAMES, language, onLanguageChange, pickLanguage, setLanguage, t } from "./i18n.js";
-import { prefs } from "./prefs.js";
-import { refreshResume, renderResumeLink } from "./resume.js";
-import { refreshSession, renderAccountArea, setNavigator } from "./session.js";
+import { prefs, seatFor, tableHello } from "./prefs.js";
+import { currentAccount, onSessionChange, refreshResume, refreshSession, renderAccountArea, renderResumeLink, setNavigator } from "./session.js";
 // the top bar's sound and shortcut switches are wired when these load (every page has them)
 import "./shortcuts.js";
 import "./sound.js";
-import { toast } from "./toast.js";
 
 let page = null;
+let friendPush = null; // js/friendpush.js, once an account has been logged in
+
+/** The account's push socket (js/friendpush.js) follows the session; its module is loaded
+ * once an account is logged in, so a guest's first screen goes without it (issue 27 point
+ * 11). */
+function startFriendPush() {
+  let loading = null;
+  const follow = (account) => {
+    if (!account || loading) return;
+    loading = import("./friendpush.js").then((mod) => {
+      friendPush = mod;
+      mod.startFriendPush(go); // it follows the session itself from now on
+    }, () => { loading = null; }); // asked for again at the next log-in
+  };
+  onSessionChange(follow);
+  follow(currentAccount());
+}
+
+/** The header's invitations and ready matches again (nothing to draw before a log-in). */
+function renderFriendPush() {
+  friendPush?.renderFriendPush();
+}
 
 function applyDisplayPrefs() {
   document.body.classList.toggle("four-colour", Boolean(prefs.fourColour));
@@ -130,17 +149,31 @@ async function route() {
   dropEarlySocket(); // not taken by the page started (js/connection.js takes it at once)
 }
 
-/** A table's page opens the table's WebSocket at once, before its modules have arrived:
- * js/connection.js takes it (`globalThis.ginrummyEarlySocket`) instead of opening its own, so
- * on a slow link the handshake's round trip overlaps the modules' download (issue 27 point 11).
- * The socket says nothing until the connection sends its hello. */
+/** A table's page opens the table's WebSocket at once, before its modules have arrived, and
+ * says its hello as soon as it is open (the one js/connection.js would say: the seat's token
+ * stored in this browser, the invite of the address or of the seat). The connection takes it
+ * (`globalThis.ginrummyEarlySocket`) instead of opening its own, with what it received
+ * meanwhile, so on a slow link the handshake, the hello and the first state overlap the
+ * modules' download (issue 27 point 11). */
 function openEarlySocket() {
-  const tableId = new URLSearchParams(location.search).get("table");
+  const params = new URLSearchParams(location.search);
+  const tableId = params.get("table");
   if (!tableId || typeof WebSocket !== "function") return;
+  const stored = seatFor(tableId);
+  const token = (stored && stored.token) || null;
+  const invite = params.get("invite") || (stored && stored.invite) || null;
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   try {
     const socket = new WebSocket(`${scheme}//${location.host}/ws/tables/${encodeURIComponent(tableId)}`);
-    globalThis.ginrummyEarlySocket = { tableId, socket };
+    const received = []; // {data, at}: the messages before the connection takes the socket
+    const hold = (event) => received.push({ data: event.data, at: performance.now() });
+    socket.addEventListener("open", () => socket.send(JSON.stringify(tableHello(token, invite, null))));
+    socket.addEventListener("message", hold);
+    const take = () => {
+      socket.removeEventListener("message", hold);
+      return { socket, received };
+    };
+    globalThis.ginrummyEarlySocket = { tableId, token, invite, socket, take };
   } catch {
     // the connection opens its own
   }
@@ -227,7 +260,7 @@ async function main() {
   window.addEventListener("popstate", route);
   document.title = document.getElementById("brand").textContent;
   await refreshSession();
-  startFriendPush(go);
+  startFriendPush();
   await route();
   document.body.dataset.ready = "true";
 }

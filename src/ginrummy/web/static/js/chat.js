@@ -5,10 +5,9 @@
 // said while away. Mutes are remembered per table in this browser and told to every new
 // connection, so a muted player's earlier lines stay hidden after a reload too.
 import { api } from "./api.js";
-import { accountErrorText } from "./account.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
+import { accountErrorText } from "./format.js";
 import { language, t } from "./i18n.js";
-import { toast } from "./toast.js";
 
 const KEEP = 100;
 const MUTES_KEY = "ginrummy.chatMutes";

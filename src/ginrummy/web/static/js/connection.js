@@ -3,18 +3,9 @@
 // unacknowledged actions under the same id (the server plays each id once), and protocol 3's
 // deltas applied to the last state (a delta that does not apply asks for a resync).
 
-export const PROTOCOL = 2; // 2: a whole state after every change, the sender's with its "ack"
-export const DELTA_PROTOCOL = 3; // 3: after the first state, deltas (the "ack" in the sender's)
+import { DELTA_PROTOCOL, PROTOCOL, chosenProtocol, tableHello } from "./prefs.js";
 
-/** The protocol this page asks for: 3 (deltas), unless localStorage's "ginrummy.protocol"
- * is "2" (whole states: the tests that rewrite the server's states say so). */
-export function chosenProtocol() {
-  try {
-    return localStorage.getItem("ginrummy.protocol") === "2" ? PROTOCOL : DELTA_PROTOCOL;
-  } catch {
-    return DELTA_PROTOCOL;
-  }
-}
+export { DELTA_PROTOCOL, PROTOCOL, chosenProtocol };
 
 /**
  * The state after a protocol-3 delta (docs/protocol.md, "delta"): the port of
@@ -184,34 +175,45 @@ export class TableConnection {
     if (this.closed) return;
     this.status("connecting");
     let socket;
+    const early = this.earlySocket();
     try {
-      socket = this.earlySocket() || new WebSocket(this.url());
+      socket = early?.socket || new WebSocket(this.url());
     } catch (error) {
       this.scheduleReconnect();
       return;
     }
     this.socket = socket;
-    // seeds: this client sends a client seed for each hand's deal (js/fair.js)
-    const hello = () => this.send({ type: "hello", protocol: chosenProtocol(), token: this.token, invite: this.invite, since: this.version, seeds: true });
-    if (socket.readyState === WebSocket.OPEN) hello();
-    else socket.addEventListener("open", hello);
+    if (!early) { // the early socket's hello is sent by js/app.js, as soon as it opens
+      const hello = () => this.send(tableHello(this.token, this.invite, this.version));
+      if (socket.readyState === WebSocket.OPEN) hello();
+      else socket.addEventListener("open", hello);
+    }
+    // what the early socket received before this connection took it, in order, then the rest
+    for (const { data, at } of early?.received.splice(0) ?? []) this.receive(data, performance.now() - at);
     socket.addEventListener("message", (event) => this.receive(event.data));
     socket.addEventListener("close", (event) => this.closedBy(event));
     socket.addEventListener("error", () => { /* a close event follows */ });
   }
 
-  /** The socket js/app.js opened for this table as the page started, taken once, while it is
-   * open or opening (its handshake overlapped the modules' download); else null. */
+  /** The socket js/app.js opened (and greeted) for this table as the page started, taken
+   * once, while it is open or opening and was greeted with this connection's credentials (its
+   * handshake, hello and first answers overlapped the modules' download): `{socket, received}`,
+   * the messages it received meanwhile with their arrival time; else null. */
   earlySocket() {
     const early = globalThis.ginrummyEarlySocket;
     if (!early || early.tableId !== this.tableId) return null;
     globalThis.ginrummyEarlySocket = null;
     const state = early.socket.readyState;
-    if (state === WebSocket.OPEN || state === WebSocket.CONNECTING) return early.socket;
+    const same = early.token === this.token && early.invite === this.invite;
+    if (same && (state === WebSocket.OPEN || state === WebSocket.CONNECTING)) return early.take();
+    early.socket.close(1000, "unused");
     return null;
   }
 
-  receive(raw) {
+  /** A message from the server; `late`: how long ago it arrived, in ms (one the early socket
+   * held until this connection took it), so that a turn clock it carries is not drawn with
+   * that much more time than the server gives. */
+  receive(raw, late = 0) {
     let msg;
     try {
       msg = JSON.parse(raw);
@@ -234,11 +236,11 @@ export class TableConnection {
           this.last = null;
           break;
         }
-        this.takeState(next, msg.ack, msg);
+        this.takeState(next, msg.ack, msg, late);
         break;
       }
       case "state":
-        this.takeState(msg, msg.ack, null);
+        this.takeState(msg, msg.ack, null, late);
         break;
       case "ack": // an action sent again (after a reconnection) that was already committed
         this.pending.delete(msg.id);
@@ -263,7 +265,7 @@ export class TableConnection {
    * page may change what it gets; the next delta applies to this connection's own), with
    * the delta it was made from (null for a whole state), so the page redraws only what the
    * delta changed. */
-  takeState(state, ack, delta) {
+  takeState(state, ack, delta, late = 0) {
     this.last = state;
     this.version = state.version;
     if (ack) {
@@ -271,7 +273,11 @@ export class TableConnection {
       this.pending.delete(ack);
       this.handlers.onAck?.({ type: "ack", id: ack, version: state.version });
     }
-    this.handlers.onState?.(ack ? { ...structuredClone(state), ack } : structuredClone(state), delta);
+    const copy = ack ? { ...structuredClone(state), ack } : structuredClone(state);
+    if (late > 0 && copy.clock && Number.isFinite(copy.clock.remaining_ms)) {
+      copy.clock.remaining_ms = Math.max(0, copy.clock.remaining_ms - late);
+    }
+    this.handlers.onState?.(copy, delta);
   }
 
   closedBy(event) {

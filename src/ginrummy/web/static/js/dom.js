@@ -93,3 +93,13 @@ export function restoreFocus(saved, root) {
   if (active && active !== document.body && active.isConnected) return;
   focusTarget(saved, root)?.focus({ preventScroll: true });
 }
+
+// ------------------------------------------------------------------ toasts (formerly js/toast.js)
+// Short messages at the bottom of the screen (text only).
+export function toast(text, kind = "info", ms = 5000) {
+  const box = document.getElementById("toasts");
+  if (!box) return;
+  const item = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+  box.append(item);
+  setTimeout(() => item.remove(), ms);
+}

@@ -2,12 +2,11 @@
 // not over, the friends online now, each with an Invite button (POST /api/friends/invite, the
 // private table's invite code with it); the answer comes back through js/friendpush.js.
 import { api } from "./api.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { errorText } from "./format.js";
 import { t } from "./i18n.js";
 import { onFriendsChange, pushedPresence } from "./friendpush.js";
 import { presenceText } from "./friends.js";
-import { toast } from "./toast.js";
 
 export class InviteBox {
   constructor(page) {

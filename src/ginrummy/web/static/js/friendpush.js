@@ -4,11 +4,10 @@
 // there too with "Go to your table" on every page but that table's, until it is decided.
 // Pages listen with onFriendsChange (the friends page, a table's invite box, a tournament).
 import { api } from "./api.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { errorText } from "./format.js";
 import { number, t } from "./i18n.js";
 import { currentAccount, onSessionChange } from "./session.js";
-import { toast } from "./toast.js";
 
 let socket = null;
 let socketAccount = null;

@@ -2,12 +2,11 @@
 // (accept, decline) and sent (withdraw), the friends with their presence (live, from
 // js/friendpush.js), remove and block, and the blocked accounts (unblock).
 import { api } from "./api.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { errorText } from "./format.js";
 import { t } from "./i18n.js";
 import { onFriendsChange, pushedPresence } from "./friendpush.js";
 import { currentAccount, link, profilePath } from "./session.js";
-import { toast } from "./toast.js";
 
 /** A friend's presence in words ("Playing", "At a table", "Online", "Offline"). */
 export function presenceText(presence) {

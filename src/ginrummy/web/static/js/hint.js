@@ -101,7 +101,7 @@ export class Hinter {
       const answer = await api.hint(page.tableId, token);
       if (this.version === version && answer.version === version) {
         this.hint = answer.hint;
-        // told once in the table's live region (js/announce.js)
+        // told once in the table's live region (js/movelog.js)
         page.announcer.say(`${t("hint.suggest", { move: actionLabel(answer.hint.action) })} ${hintReason(answer.hint.reason)}`);
       }
     } catch (error) {

@@ -5,8 +5,7 @@ import { el, replaceChildren } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { categoryLabel, dateText, deltaText, ratingText } from "./format.js";
-import { resumeGames, resumeList } from "./resume.js";
-import { currentAccount, link, profilePath } from "./session.js";
+import { currentAccount, link, profilePath, resumeGames, resumeList } from "./session.js";
 
 function endingLabel(ending) {
   return has(`ending.${ending}`) ? t(`ending.${ending}`) : ending || "";

@@ -111,7 +111,10 @@ export function translateStatic(root) {
   }
 }
 
+const numberFormats = new Map(); // language -> its Intl.NumberFormat (made once: costly)
+
 /** Format chips or points as a localized integer. */
 export function number(value) {
-  return new Intl.NumberFormat(current).format(value);
+  if (!numberFormats.has(current)) numberFormats.set(current, new Intl.NumberFormat(current));
+  return numberFormats.get(current).format(value);
 }

@@ -1,6 +1,8 @@
 // The table's modules its first screen does not need (issue 27 point 11): the knock, gin and
 // layoff sheets and the knocker's melds shown during the layoffs (arrange.js), the hand's
-// reveal and the score sheet (reveal.js), the hand's and the match's banners (ending.js).
+// reveal and the score sheet (reveal.js), the hand's and the match's banners (ending.js), and
+// beside the game a guest's offer of an account (account.js) and a logged-in player's
+// friends to invite (friendinvite.js).
 // They are not imported by the table's modules, so index.html does not hint them and the
 // first screen does not wait for them (server/http/preload.py follows static imports only);
 // the table page asks for them all with import() as soon as its first state is drawn
@@ -15,11 +17,14 @@ const LOADERS = {
   arrange: () => import("./arrange.js"),
   reveal: () => import("./reveal.js"),
   ending: () => import("./ending.js"),
+  account: () => import("./account.js"),
+  friendinvite: () => import("./friendinvite.js"),
 };
 
 const loaded = new Map(); // name -> the module, once arrived
 const loading = new Map(); // name -> its import() while under way
 const missed = new Set(); // the modules a render went without
+const parts = new Map(); // name -> the part beside the game to draw again when it arrives
 let redraw = null;
 let asked = false; // all asked for once (a failed one is asked for again on its next use)
 
@@ -29,6 +34,9 @@ function load(name) {
       loaded.set(name, mod);
       loading.delete(name);
       if (missed.delete(name)) redraw?.();
+      const part = parts.get(name);
+      parts.delete(name);
+      part?.();
     }, () => loading.delete(name))); // asked for again on its next use
   }
 }
@@ -67,3 +75,23 @@ export const revealPanel = (view, names, footer) => use("reveal")?.revealPanel(v
 export const scoreSheet = (state, names) => use("reveal")?.scoreSheet(state, names) ?? null;
 // js/ending.js
 export const matchBanner = (result, rules, names, ratings) => use("ending")?.matchBanner(result, rules, names, ratings) ?? null;
+// js/account.js and js/friendinvite.js: parts beside the game (js/seating.js's), a guest's
+// offer of an account and a logged-in player's friends to invite. A render without one is
+// still whole (one can play: data-await is not held at "wait"); only the part is drawn again
+// when its module arrives (`again`), not the whole page.
+
+/** The module `name` of a part beside the game, or null while it has not arrived (it is
+ * asked for, and `again` called when it comes). */
+function beside(name, again) {
+  const mod = loaded.get(name);
+  if (mod) return mod;
+  parts.set(name, again);
+  load(name);
+  return null;
+}
+
+export const upgradeForm = (again, tableId, token, done) => beside("account", again)?.upgradeForm(tableId, token, done) ?? null;
+export const newInviteBox = (again, page) => {
+  const mod = beside("friendinvite", again);
+  return mod ? new mod.InviteBox(page) : null;
+};

@@ -1,16 +1,13 @@
 // The lobby: open tables with their rules and seats, the create-table form, join and watch.
 import { api } from "./api.js";
-import { el, replaceChildren } from "./dom.js";
-import { botLabel, errorText, guestNickname, payoutRuleText, tableName } from "./format.js";
+import { el, replaceChildren, toast } from "./dom.js";
+import {
+  botLabel, errorText, guestNickname, loadSchema, optionApplies, optionLabel, optionSchema, optionValue,
+  payoutRuleText, presetLabel, previewRules, rulesDialog, rulesSummary, tableName,
+} from "./format.js";
 import { number, t } from "./i18n.js";
 import { prefs, saveSeat, seatFor } from "./prefs.js";
-import {
-  loadSchema, optionApplies, optionLabel, optionSchema, optionValue, presetLabel, previewRules,
-  rulesDialog, rulesSummary,
-} from "./rules.js";
-import { resumeGames, resumeList } from "./resume.js";
-import { currentAccount, refreshBalance } from "./session.js";
-import { toast } from "./toast.js";
+import { currentAccount, refreshBalance, resumeGames, resumeList } from "./session.js";
 
 const REFRESH_MS = 5000;
 
@@ -129,7 +126,7 @@ export class Lobby {
         } }, t("tutorial.offer_dismiss"))));
   }
 
-  /** "Continue your game": every game in progress of this browser or account (js/resume.js). */
+  /** "Continue your game": every game in progress of this browser or account (js/session.js). */
   renderResume() {
     const section = document.getElementById("resume-games");
     const slot = document.getElementById("resume-slot");

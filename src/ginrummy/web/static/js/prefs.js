@@ -27,7 +27,7 @@ export const prefs = {
   set fourColour(value) { write("fourColour", Boolean(value)); },
   get largeCards() { return read("largeCards", false); },
   set largeCards(value) { write("largeCards", Boolean(value)); },
-  /** A discard waits a moment before it is sent, to be taken back (js/undo.js): on unless
+  /** A discard waits a moment before it is sent, to be taken back (js/board.js): on unless
    * the header's setting turned it off. */
   get discardUndo() { return read("discardUndo", true); },
   set discardUndo(value) { write("discardUndo", Boolean(value)); },
@@ -56,7 +56,7 @@ export function seatFor(tableId) {
 }
 
 export function saveSeat(tableId, seat) {
-  // when it was taken: "Continue your game" (js/resume.js) asks about the latest seats first
+  // when it was taken: "Continue your game" (js/session.js) asks about the latest seats first
   write(`seat.${tableId}`, seat && { ...seat, saved: seat.saved || Date.now() });
 }
 
@@ -80,4 +80,24 @@ export function savedSeats() {
 
 export function forgetSeat(tableId) {
   write(`seat.${tableId}`, null);
+}
+
+export const PROTOCOL = 2; // 2: a whole state after every change, the sender's with its "ack"
+export const DELTA_PROTOCOL = 3; // 3: after the first state, deltas (the "ack" in the sender's)
+
+/** The protocol a table's page asks for: 3 (deltas), unless localStorage's
+ * "ginrummy.protocol" is "2" (whole states: the tests that rewrite the server's states say so). */
+export function chosenProtocol() {
+  try {
+    return localStorage.getItem("ginrummy.protocol") === "2" ? PROTOCOL : DELTA_PROTOCOL;
+  } catch {
+    return DELTA_PROTOCOL;
+  }
+}
+
+/** The hello of a table's WebSocket (docs/protocol.md, "WebSocket: play"), here because both
+ * senders load this module: js/connection.js and the socket js/app.js opens as a table's page
+ * starts. `seeds`: this client sends a client seed for each hand's deal (js/fair.js). */
+export function tableHello(token, invite, since) {
+  return { type: "hello", protocol: chosenProtocol(), token: token || null, invite: invite || null, since, seeds: true };
 }

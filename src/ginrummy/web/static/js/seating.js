@@ -1,15 +1,13 @@
 // A table's seating (js/table.js): the *Sit down* form for a visitor where a seat is free (an
 // account sits under its name, a guest under a nickname made up if none is typed), the guest's
 // *Create an account and keep this game* offer, and leaving a seat before the first deal.
-import { upgradeForm } from "./account.js";
 import { api } from "./api.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { number, t } from "./i18n.js";
 import { errorText, guestNickname } from "./format.js";
-import { InviteBox } from "./friendinvite.js";
+import { newInviteBox, upgradeForm } from "./later.js"; // js/account.js's, js/friendinvite.js's (null before they arrive)
 import { forgetSeat, prefs, saveSeat } from "./prefs.js";
 import { currentAccount, refreshBalance } from "./session.js";
-import { toast } from "./toast.js";
 
 export function joinForm(page, table) {
   const empty = table ? table.seats.filter((s) => s.kind === "empty") : [];
@@ -65,8 +63,8 @@ export function accountBox(page, table) {
   const token = page.stored && page.stored.token;
   const guestPlaying = !currentAccount() && token && page.seat !== null && page.view && !(page.state && page.state.result);
   if (guestPlaying) {
-    if (!slot.querySelector("#upgrade-box")) {
-      replaceChildren(slot, upgradeForm(page.tableId, token, (account) => {
+    if (!slot.querySelector("#upgrade-box")) { // drawn again when js/account.js arrives
+      replaceChildren(slot, upgradeForm(() => accountBox(page, page.table), page.tableId, token, (account) => {
         toast(t("account.upgraded", { name: account.name }));
         page.render();
       }));
@@ -85,8 +83,8 @@ export function accountBox(page, table) {
 function inviteBox(page, table) {
   const open = table && (table.status === "waiting" || table.status === "playing");
   if (!currentAccount() || page.seat === null || !open) return null;
-  page.inviteBox ||= new InviteBox(page);
-  return page.inviteBox.root;
+  page.inviteBox ||= newInviteBox(() => accountBox(page, page.table), page); // drawn again when it arrives
+  return page.inviteBox?.root ?? null;
 }
 
 export async function leaveTable(page) {

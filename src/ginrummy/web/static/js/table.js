@@ -2,31 +2,26 @@
 // are legal, the head, the reveal and the keyboard; the seats, the piles and the action bar are
 // drawn by js/board.js. Everything shown comes from the server's `state` (the seat's own view,
 // legal actions and hints); nothing secret is computed here.
-import { MoveAnnouncer, handOutcome } from "./announce.js";
 import { api } from "./api.js";
-import { redrawCenter, redrawParts, renderCenter, renderSeats, seatBox } from "./board.js";
+import { PendingDiscard, redrawCenter, redrawParts, renderCenter, renderSeats, seatBox, tickUndo } from "./board.js";
 import { cardName, cardText, parseAction } from "./cards.js";
 import { Chat } from "./chat.js";
-import { clockPlayedText, formatClock, seedClockMoves, updateClock } from "./clock.js";
+import { clockPlayedText, formatClock, seedClockMoves, TurnNotifier, updateClock } from "./clock.js";
 import { TableConnection, deltaChanges } from "./connection.js";
-import { append, el, rememberFocus, replaceChildren, restoreFocus } from "./dom.js";
+import { append, el, rememberFocus, replaceChildren, restoreFocus, toast } from "./dom.js";
 import { FairDeals } from "./fair.js";
-import { botLabel, errorText, tableName } from "./format.js";
+import { botLabel, errorText, rulesDialog, rulesSummary, tableName } from "./format.js";
 import { accountBox, joinForm, leaveTable } from "./seating.js";
 import { has, number, t } from "./i18n.js";
 import { Hinter } from "./hint.js";
 import { drawnCard, renderHand, groupHand, saveOrder, storedOrder } from "./handview.js";
-import { PendingDiscard, tickUndo } from "./undo.js";
 import { TableMotion } from "./motion.js";
-import { MoveLog } from "./movelog.js";
-import { TurnNotifier } from "./notify.js";
+import { handOutcome, MoveAnnouncer, MoveLog } from "./movelog.js";
 import { forgetSeat, prefs, seatFor } from "./prefs.js";
-import { rulesDialog, rulesSummary } from "./rules.js";
 import { currentAccount, link, onSessionChange, refreshBalance, refreshSession } from "./session.js";
 import { keyHint, shortcutsOn } from "./shortcuts.js";
 // not part of the first screen (issue 27 point 11): loaded once it is drawn (loadCoach)
 import { knockPanel, laterMissing, layoffPanel, loadLater, matchBanner, revealPanel } from "./later.js";
-import { toast } from "./toast.js";
 import { currentSheet, matchControls, overText, previousSheet, variantBar } from "./variant.js";
 
 /** Keys the focused hand handles itself (js/handview.js): they are not shortcuts there. */
@@ -57,7 +52,7 @@ export class TablePage {
     this.seat = null;
     this.selected = null;
     this.busy = false;
-    this.pending = new PendingDiscard(); // a discard that may still be taken back (js/undo.js)
+    this.pending = new PendingDiscard(); // a discard that may still be taken back (js/board.js)
     this.panel = null; // "knock" | "gin" | null
     this.panelCache = new Map();
     this.deadline = null;
@@ -233,7 +228,7 @@ export class TablePage {
     this.render();
   }
 
-  /** The new moves of this state, told once in the live region (js/announce.js). */
+  /** The new moves of this state, told once in the live region (js/movelog.js). */
   announce(view) {
     const names = this.names();
     const over = this.state.result ? overText(this.state, names)
@@ -287,7 +282,7 @@ export class TablePage {
   act(action) {
     if (this.busy || !this.legalHas(action)) return;
     if (action.startsWith("discard ") && prefs.discardUndo && !this.pending.action) {
-      // held a moment, to be taken back (js/undo.js); then sent as any other action
+      // held a moment, to be taken back (js/board.js); then sent as any other action
       this.pending.start(action, (held) => { if (this.legalHas(held)) this.send(held); });
       this.selected = null;
       this.render(this.ownParts());
@@ -332,7 +327,7 @@ export class TablePage {
       head: el("div", { class: "table-head" }),
       join: el("div", { class: "join-slot" }),
       account: el("div", { class: "account-slot" }),
-      status: el("p", { class: "status-line", id: "status-line" }), // not live: js/announce.js tells the moves
+      status: el("p", { class: "status-line", id: "status-line" }), // not live: js/movelog.js tells the moves
       opponents: el("div", { class: "opponents", id: "opponents" }),
       center: el("div", { class: "center", id: "center" }),
       me: el("div", { class: "me", id: "me" }),

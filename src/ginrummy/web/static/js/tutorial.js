@@ -8,13 +8,12 @@
 // where the player only reads (the start, the computer's layoff).
 import { api } from "./api.js";
 import { cardText } from "./cards.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { number, t } from "./i18n.js";
 import { errorText, guestNickname } from "./lobby.js";
 import { prefs } from "./prefs.js";
 import { currentAccount } from "./session.js";
 import { TablePage } from "./table.js";
-import { toast } from "./toast.js";
 
 const COMPUTER_MS = 700; // between two moves of the computer
 const REDUCED_MS = 150; // the same with reduced motion: nothing flies, nothing to watch

@@ -1,12 +1,11 @@
 // The chip wallet (/wallet): the balance, the daily free top-up and the recent ledger entries.
 // GET /api/wallet, POST /api/wallet/topup.
 import { api } from "./api.js";
-import { el, replaceChildren } from "./dom.js";
+import { el, replaceChildren, toast } from "./dom.js";
 import { has, number, t } from "./i18n.js";
 import { accountErrorText } from "./account.js";
 import { dateText, tableName } from "./format.js";
 import { currentAccount, link, setBalance } from "./session.js";
-import { toast } from "./toast.js";
 
 /** The name of an entry's table: its own, else the default one after its first seat (as the
  * lobby names it), else (the table row gone) its id. */
