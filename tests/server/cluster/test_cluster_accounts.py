@@ -4,8 +4,8 @@ made at process A and follows its new friend; it gets the friend invitation an a
 process A sent, and the answer given at B reaches the sender's socket at A; presence changes
 at one process reach the friends' sockets at the other; a tournament driven by process A
 tells a player whose socket is at B that the match is ready (and that the tournament
-changed); a SIGKILLed process's accounts go offline at the other once its last report
-gets old."""
+changed), and once A is SIGKILLed, B takes the driver's lease over; a SIGKILLed process's
+accounts go offline at the other once its last report gets old."""
 
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ from procs import Cluster, cluster_missing, printed_logs_on_failure
 from server_helpers import AccountPush, Client, until
 from sqlalchemy import text
 
+from ginrummy.server.cluster.duty import TOURNAMENTS_DUTY
 from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.players.friends import PRESENCE_REPORT_SECONDS, REMOTE_PRESENCE_SECONDS
 from ginrummy.server.players.names import name_key
 from ginrummy.server.players.sessions import SESSION_COOKIE, SESSION_LIFETIME
-from ginrummy.server.players.tournaments import DRIVER_LOCK
 from ginrummy.storage import open_engine
 from ginrummy.storage.accounts import AccountStore
 from pg_helpers import pg_schema, schema_url
@@ -183,17 +183,15 @@ def test_invitations_and_presence_reach_the_sockets_at_the_other_process(
     bob_push.close()
 
 
-def driving(db: str, schema: str) -> bool:
-    """True when some process holds the tournament driver's lock of ``schema``."""
+def driver_owner(db: str) -> str | None:
+    """The owner id of the process that last took the tournament driver's lease (its
+    fencing row), or ``None``."""
     engine = open_engine(db)
     try:
         with engine.connect() as conn:
-            held = conn.execute(text(
-                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-                "AND classid::bigint = :k "
-                "AND objid::bigint = (hashtext(:s)::bigint & 4294967295)"),
-                {"k": DRIVER_LOCK, "s": schema}).scalar_one()
-            return bool(held)
+            owner = conn.execute(text("SELECT owner FROM duty_owners WHERE name = :n"),
+                                 {"n": TOURNAMENTS_DUTY}).scalar()
+            return None if owner is None else str(owner)
     finally:
         engine.dispose()
 
@@ -202,8 +200,15 @@ def test_a_tournament_driven_at_one_process_tells_a_player_at_the_other(
         pair: tuple[Cluster, str]) -> None:
     procs, schema = pair
     db = schema_url(schema)
-    procs.start(0)  # alone, process A takes the driver's lock
-    until(lambda: driving(db, schema), timeout=30)
+    procs.start(0)  # alone, process A takes the driver's lease
+
+    def drives(index: int) -> bool:
+        owner = driver_owner(db)
+        process = procs.procs[index].process
+        return owner is not None and process is not None and owner.endswith(
+            f":{process.pid}")
+
+    until(lambda: drives(0), timeout=30)
     procs.start(1)
     a, b = procs.procs[0].url, procs.procs[1].url
     accounts = Accounts(db)
@@ -227,10 +232,32 @@ def test_a_tournament_driven_at_one_process_tells_a_player_at_the_other(
         tid, "Two-process cup", 0, ["Bob"])
     ann_push.wait(lambda m: m["type"] == "tournament" and m["id"] == tid)
     assert procs.procs[0].alive and procs.procs[1].alive
-    assert driving(db, schema)  # A still drives: the news came over the relay
+    assert drives(0)  # A still drives: the news came over the relay
     with httpx.Client(base_url=a) as client:
         shown = client.get(f"/api/tournaments/{tid}").json()
     match = shown["rounds"][0]["matches"][0]
     assert (match["table_id"], sorted(match["players"])) == (ready["table_id"],
                                                              sorted([ann, bob]))
     ann_push.close()
+
+    # A is SIGKILLed: its lease expires and B takes the driving over (a new tournament,
+    # made and joined at B, starts and tells its players)
+    procs.kill(0)
+    accounts.make("Cy", "Di")
+    starts = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
+    with accounts.http(b, "Admin") as client:
+        made = client.post("/api/tournaments", json={
+            "name": "After the crash", "format": "knockout", "preset": "classic",
+            "starts_at": starts, "min_players": 2, "max_players": 2, "clock_seconds": 60})
+    assert made.status_code == 201, made.text
+    second = made.json()["id"]
+    cy_push = AccountPush(b, accounts.cookies["Cy"])
+    for name in ("Cy", "Di"):
+        with accounts.http(b, name) as client:
+            answer = client.post(f"/api/tournaments/{second}/register", json={})
+            assert answer.status_code == 200, answer.text
+    ready = cy_push.wait(lambda m: m["type"] == "match_ready" and m["tournament"] == second,
+                         timeout=40)
+    assert ready["opponents"] == ["Di"]
+    assert drives(1)
+    cy_push.close()
