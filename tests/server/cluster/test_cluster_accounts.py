@@ -86,7 +86,8 @@ def pair(tmp_path: Path, prefix: str) -> Iterator[tuple[Cluster, str]]:
     missing = cluster_missing()
     if missing:
         pytest.skip(missing)
-    env = {"GINRUMMY_TOURNAMENT_TICK_SECONDS": "0.1", "GINRUMMY_LOBBY_PUBLISH_SECONDS": "1"}
+    env = {"GINRUMMY_TOURNAMENT_TICK_SECONDS": "0.1", "GINRUMMY_LOBBY_PUBLISH_SECONDS": "1",
+           "GINRUMMY_CHATS_PER_WINDOW": "1000"}  # the block test's lines are many
     with pg_schema("accts") as schema, \
             Cluster(2, schema_url(schema), tmp_path / "cluster", redis=REDIS_URL,
                     prefix=prefix, env=env) as procs:
@@ -261,3 +262,55 @@ def test_a_tournament_driven_at_one_process_tells_a_player_at_the_other(
     assert ready["opponents"] == ["Di"]
     assert drives(1)
     cy_push.close()
+
+
+def test_a_block_made_at_one_process_hides_chat_at_the_table_of_the_other(
+        pair: tuple[Cluster, str]) -> None:
+    """Ann's table is owned by process A, where her chat filter is loaded; she blocks Bob
+    through process B: A reads her filter again (the ``friends`` envelope) and Bob's lines
+    stop reaching her, while the watcher still gets them."""
+    procs, schema = pair
+    procs.start()
+    a, b = procs.procs[0].url, procs.procs[1].url
+    accounts = Accounts(schema_url(schema))
+    accounts.make("Ann", "Bob")
+    with accounts.http(a, "Ann") as client:
+        made = client.post("/api/tables", json={"nickname": "Ann", "public": True}).json()
+    table_id = made["table_id"]
+    with accounts.http(a, "Bob") as client:
+        joined = client.post(f"/api/tables/{table_id}/join", json={"nickname": "B"}).json()
+    ann_client = Client.open(Remote(b), table_id, token=made["token"])  # her socket at B
+    bob_client = Client.open(Remote(a), table_id, token=joined["token"])
+    watcher = Client.open(Remote(a), table_id)
+
+    def bob_heard_by_ann(line: str) -> bool:
+        """Bob says ``line`` (the watcher hears it), then Ann pings: whether Ann got
+        Bob's line before her ping came back (the owner sends in order)."""
+        bob_client.send({"type": "chat", "text": line})
+        watcher.wait(lambda m: m["type"] == "chat" and m["text"] == line)
+        ping = f"ping {line}"
+        ann_client.send({"type": "chat", "text": ping})
+        heard = False
+        while True:
+            message = ann_client.wait(lambda m: m["type"] == "chat")
+            if message["text"] == ping:
+                return heard
+            heard = heard or message["text"] == line
+
+    assert bob_heard_by_ann("before")
+    with accounts.http(b, "Ann") as client:  # the block, made at B
+        assert client.post("/api/friends/block", json={"name": "Bob"}).status_code == 200
+    deadline = time.monotonic() + 15
+    tries = 0
+    while bob_heard_by_ann(f"after {tries}"):  # A follows within a Redis hop and a read
+        tries += 1
+        assert time.monotonic() < deadline, "the block never took effect at process A"
+    assert not any(bob_heard_by_ann(f"still {n}") for n in range(3))
+    with accounts.http(b, "Ann") as client:  # unblocked at B: heard again at A
+        assert client.post("/api/friends/unblock", json={"name": "Bob"}).status_code == 200
+    deadline = time.monotonic() + 15
+    while not bob_heard_by_ann(f"again {tries}"):
+        tries += 1
+        assert time.monotonic() < deadline, "the unblock never took effect at process A"
+    for client_ in (ann_client, bob_client, watcher):
+        client_.close()
