@@ -313,10 +313,10 @@ class KilledServerMachine(RuleBasedStateMachine):
 
 
 class TestKilledServerMachine(KilledServerMachine.TestCase):  # type: ignore[name-defined,misc]
-    """3 runs of up to 10 steps, each on its own server (no shrinking: every replay starts
+    """3 runs of up to 8 steps, each on its own server (no shrinking: every replay starts
     servers again)."""
 
-    settings = settings(max_examples=3, stateful_step_count=10, deadline=None,
+    settings = settings(max_examples=3, stateful_step_count=8, deadline=None,
                         phases=[Phase.explicit, Phase.generate], database=None,
                         suppress_health_check=list(HealthCheck))
 
