@@ -129,16 +129,44 @@ def of_type(sink: Sink, kind: str) -> list[dict[str, Any]]:
     return [m for m in sink.sent if m["type"] == kind]
 
 
+READY = {"type": "match_ready", "tournament": "t1", "name": "Cup", "round": 0,
+         "table_id": "Tabcdefghijklmno", "opponents": ["Ann"]}
+
+
+class Undecided:
+    """A hub's greeter that reads the undecided matches from a made-up database."""
+
+    def __init__(self, hub: FriendsHub) -> None:
+        self.matches: dict[int, list[dict[str, Any]]] = {}
+        hub.greeters.append(self.greet)
+
+    async def greet(self, account_id: int) -> list[Mapping[str, Any]]:
+        return list(self.matches.get(account_id, []))
+
+
+async def two_processes(bus: Bus) -> tuple[FriendsHub, FriendsHub, AccountRelay, AccountRelay,
+                                           Undecided, Sink]:
+    """Processes A and B on the bus, started; Bob's (account 7) push socket at B."""
+    hub_a, hub_b = a_hub(), a_hub()
+    undecided = Undecided(hub_b)
+    relay_a = AccountRelay(Relay(bus, "A"), hub_a)  # type: ignore[arg-type]
+    relay_b = AccountRelay(Relay(bus, "B"), hub_b)  # type: ignore[arg-type]
+    await relay_a.start()
+    await relay_b.start()
+    bob = Sink()
+    await hub_b.connect(7, bob)  # type: ignore[arg-type]
+    return hub_a, hub_b, relay_a, relay_b, undecided, bob
+
+
+async def close(*parts: AccountRelay | FriendsHub) -> None:
+    for part in parts:
+        await part.close()
+
+
 def test_a_push_made_while_redis_is_away_arrives_once_it_is_back() -> None:
     async def run() -> None:
         bus = Bus()
-        hub_a, hub_b = a_hub(), a_hub()
-        relay_a = AccountRelay(Relay(bus, "A"), hub_a)  # type: ignore[arg-type]
-        relay_b = AccountRelay(Relay(bus, "B"), hub_b)  # type: ignore[arg-type]
-        await relay_a.start()
-        await relay_b.start()
-        bob = Sink()
-        await hub_b.connect(7, bob)  # type: ignore[arg-type]
+        hub_a, hub_b, relay_a, relay_b, _undecided, bob = await two_processes(bus)
         hub_a.push(7, {"type": "tournament", "id": "t0"})
         await until(lambda: of_type(bob, "tournament"))  # delivered while Redis answers
         bus.down = True
@@ -155,10 +183,7 @@ def test_a_push_made_while_redis_is_away_arrives_once_it_is_back() -> None:
         await until(lambda: len(of_type(bob, "tournament")) == 4)
         assert [m["id"] for m in of_type(bob, "tournament")] == ["t0", "t1", "t2", "t3"]
         await until(lambda: not relay_a.away)
-        await relay_a.close()
-        await relay_b.close()
-        await hub_a.close()
-        await hub_b.close()
+        await close(relay_a, relay_b, hub_a, hub_b)
 
     asyncio.run(run())
 
@@ -166,26 +191,13 @@ def test_a_push_made_while_redis_is_away_arrives_once_it_is_back() -> None:
 def test_a_broken_subscription_reads_the_missed_ready_match_again_when_back() -> None:
     async def run() -> None:
         bus = Bus()
-        hub_a, hub_b = a_hub(), a_hub()
-        ready = {"type": "match_ready", "tournament": "t1", "name": "Cup", "round": 0,
-                 "table_id": "Tabcdefghijklmno", "opponents": ["Ann"]}
-        undecided: dict[int, list[dict[str, Any]]] = {}
-
-        async def greet(account_id: int) -> list[Mapping[str, Any]]:
-            return list(undecided.get(account_id, []))  # the database's undecided matches
-
-        hub_b.greeters.append(greet)
-        relay_a = AccountRelay(Relay(bus, "A"), hub_a)  # type: ignore[arg-type]
-        relay_b = AccountRelay(Relay(bus, "B"), hub_b)  # type: ignore[arg-type]
-        await relay_a.start()
-        await relay_b.start()
-        bob = Sink()
-        await hub_b.connect(7, bob)  # type: ignore[arg-type]
+        hub_a, hub_b, relay_a, relay_b, undecided, bob = await two_processes(bus)
+        ready = READY
         assert of_type(bob, "match_ready") == []
         sub_b = bus.subscriptions[1]
         sub_b.cut = True  # B's connection to Redis breaks; A's is fine
         await asyncio.sleep(0.1)
-        undecided[7] = [ready]  # A's driver starts the round: stored, then pushed
+        undecided.matches[7] = [ready]  # A's driver starts the round: stored, then pushed
         hub_a.push(7, ready)
         await until(lambda: any(kind == "push" for _, kind, _ in bus.published))
         await asyncio.sleep(0.3)
@@ -194,9 +206,6 @@ def test_a_broken_subscription_reads_the_missed_ready_match_again_when_back() ->
         await until(lambda: of_type(bob, "match_ready"))
         assert of_type(bob, "match_ready") == [ready]
         assert relay_b.regreets == 1
-        await relay_a.close()
-        await relay_b.close()
-        await hub_a.close()
-        await hub_b.close()
+        await close(relay_a, relay_b, hub_a, hub_b)
 
     asyncio.run(run())

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
-from typing import Any
 
 from cluster_helpers import REDIS_URL
 from redis.asyncio import Redis
-from test_account_relay import Sink, a_hub, of_type, until
+from test_account_relay import READY, Sink, Undecided, a_hub, close, of_type, until
 
 from ginrummy.server.cluster.relay import Relay
 from ginrummy.server.http.account_relay import AccountRelay
@@ -67,14 +65,7 @@ def test_news_of_a_redis_outage_arrives_after_it(prefix: str) -> None:
                              socket_timeout=5.0)
         direct = Redis.from_url(REDIS_URL)
         hub_a, hub_b = a_hub(), a_hub()
-        ready = {"type": "match_ready", "tournament": "t1", "name": "Cup", "round": 0,
-                 "table_id": "Tabcdefghijklmno", "opponents": ["Bob"]}
-        undecided: dict[int, list[dict[str, Any]]] = {}
-
-        async def greet(account_id: int) -> list[Mapping[str, Any]]:
-            return list(undecided.get(account_id, []))  # the database's undecided matches
-
-        hub_a.greeters.append(greet)
+        undecided = Undecided(hub_a)  # the database's undecided matches
         relay_a = AccountRelay(Relay(via, "A", prefix), hub_a)
         relay_b = AccountRelay(Relay(direct, "B", prefix), hub_b)
         await relay_a.start()
@@ -88,19 +79,16 @@ def test_news_of_a_redis_outage_arrives_after_it(prefix: str) -> None:
         await proxy.cut()  # A loses Redis
         hub_a.push(2, {"type": "tournament", "id": "t1"})
         await until(lambda: relay_a.away)
-        undecided[1] = [ready]  # B's driver starts the round: stored, then pushed
-        hub_b.push(1, ready)
+        undecided.matches[1] = [READY]  # B's driver starts the round: stored, then pushed
+        hub_b.push(1, READY)
         await asyncio.sleep(1.5)
         assert [m["id"] for m in of_type(bob, "tournament")] == ["t0"]
         assert of_type(ann, "match_ready") == []
         await proxy.up()  # Redis is back for A
         await until(lambda: [m["id"] for m in of_type(bob, "tournament")] == ["t0", "t1"])
-        await until(lambda: of_type(ann, "match_ready") == [ready])
+        await until(lambda: of_type(ann, "match_ready") == [READY])
         assert relay_a.regreets >= 1 and not relay_a.away
-        for relay in (relay_a, relay_b):
-            await relay.close()
-        for hub in (hub_a, hub_b):
-            await hub.close()
+        await close(relay_a, relay_b, hub_a, hub_b)
         await proxy.cut()
         await via.aclose()
         await direct.aclose()

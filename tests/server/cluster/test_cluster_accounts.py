@@ -184,6 +184,25 @@ def test_invitations_and_presence_reach_the_sockets_at_the_other_process(
     bob_push.close()
 
 
+def a_cup(accounts: Accounts, base: str, name: str, seconds: float) -> str:
+    """A 2-player knock-out made by Admin at ``base``, starting in ``seconds``; its id."""
+    starts = (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
+    with accounts.http(base, "Admin") as client:
+        made = client.post("/api/tournaments", json={
+            "name": name, "format": "knockout", "preset": "classic",
+            "starts_at": starts, "min_players": 2, "max_players": 2, "clock_seconds": 60})
+    assert made.status_code == 201, made.text
+    return str(made.json()["id"])
+
+
+def join(accounts: Accounts, base: str, tournament_id: str, *names: str) -> None:
+    """Register each of ``names`` at ``base``."""
+    for name in names:
+        with accounts.http(base, name) as client:
+            answer = client.post(f"/api/tournaments/{tournament_id}/register", json={})
+            assert answer.status_code == 200, answer.text
+
+
 def driver_owner(db: str) -> str | None:
     """The owner id of the process that last took the tournament driver's lease (its
     fencing row), or ``None``."""
@@ -216,18 +235,9 @@ def test_a_tournament_driven_at_one_process_tells_a_player_at_the_other(
     accounts.make("Admin", role="admin")
     accounts.make("Ann", "Bob")
     ann, bob = accounts.ids["Ann"], accounts.ids["Bob"]
-    starts = (datetime.now(UTC) + timedelta(seconds=4)).isoformat()
-    with accounts.http(b, "Admin") as client:
-        made = client.post("/api/tournaments", json={
-            "name": "Two-process cup", "format": "knockout", "preset": "classic",
-            "starts_at": starts, "min_players": 2, "max_players": 2, "clock_seconds": 60})
-    assert made.status_code == 201, made.text
-    tid = made.json()["id"]
+    tid = a_cup(accounts, b, "Two-process cup", 4)
     ann_push = AccountPush(b, accounts.cookies["Ann"])  # before the start: no greeting tells her
-    for name in ("Ann", "Bob"):
-        with accounts.http(b, name) as client:
-            answer = client.post(f"/api/tournaments/{tid}/register", json={})
-            assert answer.status_code == 200, answer.text
+    join(accounts, b, tid, "Ann", "Bob")
     ready = ann_push.wait(lambda m: m["type"] == "match_ready", timeout=30)
     assert (ready["tournament"], ready["name"], ready["round"], ready["opponents"]) == (
         tid, "Two-process cup", 0, ["Bob"])
@@ -245,18 +255,9 @@ def test_a_tournament_driven_at_one_process_tells_a_player_at_the_other(
     # made and joined at B, starts and tells its players)
     procs.kill(0)
     accounts.make("Cy", "Di")
-    starts = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
-    with accounts.http(b, "Admin") as client:
-        made = client.post("/api/tournaments", json={
-            "name": "After the crash", "format": "knockout", "preset": "classic",
-            "starts_at": starts, "min_players": 2, "max_players": 2, "clock_seconds": 60})
-    assert made.status_code == 201, made.text
-    second = made.json()["id"]
+    second = a_cup(accounts, b, "After the crash", 2)
     cy_push = AccountPush(b, accounts.cookies["Cy"])
-    for name in ("Cy", "Di"):
-        with accounts.http(b, name) as client:
-            answer = client.post(f"/api/tournaments/{second}/register", json={})
-            assert answer.status_code == 200, answer.text
+    join(accounts, b, second, "Cy", "Di")
     ready = cy_push.wait(lambda m: m["type"] == "match_ready" and m["tournament"] == second,
                          timeout=40)
     assert ready["opponents"] == ["Di"]

@@ -33,6 +33,14 @@ def driver(engine: Engine, client: Redis, prefix: str, owner: str,
     return TournamentDriver(engine, FakeTables(), 60.0, clock, lease=lease)
 
 
+def two_players_registered(engine: Engine) -> tuple[int, int, Clock]:
+    """A 2-player knock-out starting in a second, both registered; the clock before it."""
+    a, b = make_accounts(engine, 2)
+    create(engine, "knockout", None)
+    register(engine, "t1", [a, b])
+    return a, b, Clock(START - timedelta(seconds=1))
+
+
 def status(engine: Engine) -> str:
     t = TournamentStore(engine).get("t1")
     assert t is not None
@@ -41,10 +49,7 @@ def status(engine: Engine) -> str:
 
 def test_only_the_holder_drives_and_a_stop_hands_over_at_once(prefix: str,
                                                               pg_engine: Engine) -> None:
-    a, b = make_accounts(pg_engine, 2)
-    create(pg_engine, "knockout", None)
-    register(pg_engine, "t1", [a, b])
-    clock = Clock(START - timedelta(seconds=1))
+    a, b, clock = two_players_registered(pg_engine)
 
     async def scenario(client: Redis) -> None:
         first = driver(pg_engine, client, prefix, "first@test:1", clock)
@@ -69,10 +74,7 @@ def test_only_the_holder_drives_and_a_stop_hands_over_at_once(prefix: str,
 
 def test_a_dead_drivers_lease_expires_and_it_is_fenced_out_if_it_wakes(
         prefix: str, pg_engine: Engine) -> None:
-    a, b = make_accounts(pg_engine, 2)
-    create(pg_engine, "knockout", None)
-    register(pg_engine, "t1", [a, b])
-    clock = Clock(START - timedelta(seconds=1))
+    _a, _b, clock = two_players_registered(pg_engine)
 
     async def scenario(client: Redis) -> None:
         first = driver(pg_engine, client, prefix, "first@test:1", clock)
