@@ -68,6 +68,7 @@ class DutyLease:
         self.name = name
         self.engine = engine
         self.keeper = LeaseKeeper(store, self._on_lost, ttl_ms)
+        self._unreachable = False
 
     @property
     def lease(self) -> Lease | None:
@@ -84,9 +85,12 @@ class DutyLease:
         try:
             floor = await asyncio.to_thread(self._floor)
             lease = await self.keeper.acquire(self.name, floor)
-        except (RedisError, OSError, TimeoutError) as exc:
-            log.warning("duty %s: lease not taken (%s)", self.name, exc)
+        except (RedisError, OSError, TimeoutError) as exc:  # logged once until Redis answers
+            (log.debug if self._unreachable else log.warning)(
+                "duty %s: lease not taken (%s)", self.name, exc)
+            self._unreachable = True
             return False
+        self._unreachable = False
         if lease is None:
             return False
         if not await asyncio.to_thread(self._claim, lease):  # a newer token was stored
