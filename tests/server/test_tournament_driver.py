@@ -1,7 +1,8 @@
 """The tournament driver (server/players/tournaments.py) on SQLite and PostgreSQL, with a
 fake clock and fake tables: start or cancel at the start time, rounds and their tables,
 results through the tables' end hook, forfeits after the grace period, prizes, the ledger
-after each, and a new driver on the same database going on where the first stopped."""
+after each, and a new driver on the same database going on where the first stopped (the
+lease that lets one process of a cluster drive: tests/server/cluster/test_cluster_duty.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from server_helpers import until
 from sqlalchemy import Engine, text
 
 from ginrummy.rules import Ruleset
@@ -151,21 +151,8 @@ def balance(engine: Engine, account: int) -> int:
         return int(ledger.balance(conn, account_wallet(account)) or 0)
 
 
-DRIVERS: list[TournamentDriver] = []
-
-
-@pytest.fixture(autouse=True)
-def _release_locks() -> Iterator[None]:
-    """Each test's drivers give their lock back (a process's would die with it)."""
-    yield
-    while DRIVERS:
-        DRIVERS.pop().lock.release()
-
-
 def driver_for(engine: Engine, clock: Clock, tables: FakeTables) -> TournamentDriver:
-    made = TournamentDriver(engine, tables, GRACE, clock)
-    DRIVERS.append(made)
-    return made
+    return TournamentDriver(engine, tables, GRACE, clock)
 
 
 # ----------------------------------------------------------------------------- tests
@@ -284,10 +271,6 @@ def test_a_new_driver_goes_on_where_the_first_stopped(engine: Engine) -> None:
     finish_table(engine, first, matches[0].table_id, list(matches[0].players),
                  matches[0].players[0])
     second = driver_for(engine, clock, FakeTables())  # a new process: no table loaded yet
-    if engine.dialect.name == "postgresql":
-        assert tick(second) == 0  # the first still holds the lock: it alone drives
-        first.lock.release()  # the first process dies: its connection (and lock) go
-        until(second.lock.held)  # the server frees it when it has seen the connection end
     tick(second)
     assert rounds_stored(engine, "t1") == 1  # round 0 not started again
     left = playing(engine, "t1")
@@ -332,31 +315,3 @@ def test_an_arena_series_with_a_buy_in(engine: Engine) -> None:
     leader = next(p for p, place in places.items() if place == 1)
     assert prizes[leader] >= 300 and sorted(places.values()) == [1, 2, 3, 4]
     ledger_ok(engine)
-
-
-@pytest.mark.parametrize("engine", ["postgresql"], indirect=True)  # SQLite: one process
-def test_another_process_takes_over_when_the_driver_dies(engine: Engine) -> None:
-    """The driving process's database session ends without a word (its backend killed, as
-    a SIGKILLed process's connection would close): the lock is free, and the next tick of
-    another driver takes it and drives."""
-    a, b = make_accounts(engine, 2)
-    create(engine, "knockout", None)
-    register(engine, "t1", [a, b])
-    clock = Clock(START - timedelta(seconds=1))
-    first = driver_for(engine, clock, FakeTables())
-    second = driver_for(engine, clock, FakeTables())
-    assert first.lock.held() and not second.lock.held()
-    holder = first.lock._conn
-    assert holder is not None
-    pid = holder.execute(text("SELECT pg_backend_pid()")).scalar_one()
-    with engine.begin() as conn:  # the first process dies: its session ends
-        conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})
-    for _ in range(10_000):  # the signal is asynchronous: wait for the backend to be gone
-        with engine.connect() as conn:
-            if not conn.execute(text("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = :p"),
-                                {"p": pid}).scalar_one():
-                break
-    clock.move(1)
-    assert tick(second) > 0  # took over at once
-    assert [m.players for m in playing(engine, "t1")] == [(a, b)]
-    assert tick(first) == 0  # a dead session's driver finds it lost (and does nothing)

@@ -57,7 +57,6 @@ class TournamentMachine(RuleBasedStateMachine):
         self.buy_in: int | None = None
 
     def teardown(self) -> None:
-        self.driver.lock.release()
         self.engine.dispose()
         self.tmp.cleanup()
 
@@ -110,7 +109,6 @@ class TournamentMachine(RuleBasedStateMachine):
 
     @rule()
     def restart(self) -> None:
-        self.driver.lock.release()
         tables = FakeTables()
         tables.players = dict(self.tables.players)  # the stored tables are restored
         self.tables = tables

@@ -1,12 +1,14 @@
 """The tournament state machine with real SIGKILLs (issue 31, point 3): Hypothesis drives a
 tournament on a real ``ginrummy serve`` subprocess (SQLite, driver ticks of 0.1 s) through
 its HTTP API and its tables: registrations and withdrawals, the start, match results played
-at the tournament's tables by WebSocket clients (the loser resigns), rare cancellations, and
-SIGKILLs of the server followed by a restart on the same database. After every step the
+at the tournament's tables by WebSocket clients (the loser resigns), the whole tournament
+played out to its prizes, rare cancellations, and SIGKILLs of the server followed by a
+restart on the same database. After every step the
 ledger holds (``ledger.check``, what ``ginrummy ledger check`` runs; the command itself at the
 end of each run), the pool holds exactly what it should, each round and table exists once,
 nobody plays twice in a round, and a finished tournament placed everyone and handed out its
-pool.
+pool. One explicit run (``test_a_killed_tournament_is_played_to_its_prizes``) always goes
+to the end, through two SIGKILLs.
 
 Each run starts a server and each SIGKILL another: a few runs only, in the soak tests
 (scripts/soak, .ci/run); tests/server/test_tournament_machine.py is the quick variant, with
@@ -28,8 +30,10 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, Phase, event, settings
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from server_helpers import Client, free_port
 from sqlalchemy import text
@@ -50,6 +54,13 @@ PLAYERS = 5
 START_SECONDS = 4.0
 """The tournament starts this long after it is made (registrations come before)."""
 SERVER_ENV = {"GINRUMMY_TOURNAMENT_TICK_SECONDS": "0.1"}
+
+
+def event(text: str) -> None:
+    """Hypothesis's ``event`` inside a test case (the explicit run below calls the machine's
+    steps itself)."""
+    if currently_in_test_context():
+        hypothesis_event(text)
 
 
 def until(check: Any, timeout: float = 30) -> Any:
@@ -176,6 +187,25 @@ class KilledServerMachine(RuleBasedStateMachine):
         if live:
             self.play(live[pick % len(live)], first_wins)
 
+    @rule(kill_between=st.booleans())
+    def the_rest_is_played(self, kill_between: bool) -> None:
+        """Every match played, round after round, until the tournament ends (a SIGKILL after
+        the first round played, with ``kill_between``)."""
+        if self.status() == "open":
+            self.the_start_comes()
+        played = 0
+        while self.status() == "running":
+            live = until(lambda: self.live() or self.status() != "running", timeout=30)
+            if live is True:
+                continue
+            for match in live:
+                self.play(match, True)
+            played += 1
+            if kill_between and played == 1:
+                self.sigkill()
+            assert played < 8, "more rounds than the format has"
+        event(f"played out: {self.status()}")
+
     def live(self) -> list[Any]:
         """The matches being played, with their tables."""
         return [m for m in self.store.matches(self.tid)
@@ -232,6 +262,12 @@ class KilledServerMachine(RuleBasedStateMachine):
         return None if found is None else found.status
 
     # ----------------------------------------------------------------- invariants
+    def check(self) -> None:
+        """Every invariant (for the explicit run, which calls the steps itself)."""
+        self.the_ledger_holds()
+        self.the_pool_holds_what_it_should()
+        self.the_bracket_has_each_round_and_table_once()
+
     @invariant()
     def the_ledger_holds(self) -> None:
         with self.engine.connect() as conn:
@@ -277,9 +313,32 @@ class KilledServerMachine(RuleBasedStateMachine):
 
 
 class TestKilledServerMachine(KilledServerMachine.TestCase):  # type: ignore[name-defined,misc]
-    """3 runs of up to 10 steps, each on its own server (no shrinking: every replay starts
+    """3 runs of up to 8 steps, each on its own server (no shrinking: every replay starts
     servers again)."""
 
-    settings = settings(max_examples=3, stateful_step_count=10, deadline=None,
+    settings = settings(max_examples=3, stateful_step_count=8, deadline=None,
                         phases=[Phase.explicit, Phase.generate], database=None,
                         suppress_health_check=list(HealthCheck))
+
+
+def test_a_killed_tournament_is_played_to_its_prizes() -> None:
+    """One run that surely reaches the end: a 5-player knock-out with a buy-in (byes in the
+    first round), a round played, a SIGKILL, then every round played out after a second
+    SIGKILL: over, everyone placed, the pool handed out, the ledger whole."""
+    machine = KilledServerMachine()
+    try:
+        machine.make("knockout", 50, PLAYERS)
+        machine.check()
+        machine.a_round_is_played()
+        machine.check()
+        machine.sigkill()
+        machine.check()
+        machine.the_rest_is_played(kill_between=True)
+        machine.check()
+        assert machine.status() == "over" and machine.kills == 2
+        registered = machine.store.registrations(machine.tid)
+        assert sorted(r.place or 0 for r in registered)[0] == 1
+        assert sum(r.prize or 0 for r in registered) == 50 * PLAYERS
+        assert len({m.round for m in machine.store.matches(machine.tid)}) == 3
+    finally:
+        machine.teardown()

@@ -384,6 +384,20 @@ class TableOwnerRow(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class DutyOwnerRow(Base):
+    """The fencing token of the process that holds a cluster duty's lease (the tournament
+    driver; docs/cluster.md): each of its writes raises it to its lease token, and fails
+    when a newer holder's token is stored."""
+
+    __tablename__ = "duty_owners"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    token: Mapped[int] = mapped_column(BigInteger)
+    """The highest lease token that took or wrote for the duty."""
+    owner: Mapped[str] = mapped_column(String(120))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 # ----------------------------------------------------------------------------- tournaments
 class TournamentRow(Base):
     """A tournament for people (docs/tournaments.md): its settings, its status and, once

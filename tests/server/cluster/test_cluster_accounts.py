@@ -4,8 +4,8 @@ made at process A and follows its new friend; it gets the friend invitation an a
 process A sent, and the answer given at B reaches the sender's socket at A; presence changes
 at one process reach the friends' sockets at the other; a tournament driven by process A
 tells a player whose socket is at B that the match is ready (and that the tournament
-changed); a SIGKILLed process's accounts go offline at the other once its last report
-gets old."""
+changed), and once A is SIGKILLed, B takes the driver's lease over; a SIGKILLed process's
+accounts go offline at the other once its last report gets old."""
 
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ from procs import Cluster, cluster_missing, printed_logs_on_failure
 from server_helpers import AccountPush, Client, until
 from sqlalchemy import text
 
+from ginrummy.server.cluster.duty import TOURNAMENTS_DUTY
 from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.players.friends import PRESENCE_REPORT_SECONDS, REMOTE_PRESENCE_SECONDS
 from ginrummy.server.players.names import name_key
 from ginrummy.server.players.sessions import SESSION_COOKIE, SESSION_LIFETIME
-from ginrummy.server.players.tournaments import DRIVER_LOCK
 from ginrummy.storage import open_engine
 from ginrummy.storage.accounts import AccountStore
 from pg_helpers import pg_schema, schema_url
@@ -86,7 +86,8 @@ def pair(tmp_path: Path, prefix: str) -> Iterator[tuple[Cluster, str]]:
     missing = cluster_missing()
     if missing:
         pytest.skip(missing)
-    env = {"GINRUMMY_TOURNAMENT_TICK_SECONDS": "0.1", "GINRUMMY_LOBBY_PUBLISH_SECONDS": "1"}
+    env = {"GINRUMMY_TOURNAMENT_TICK_SECONDS": "0.1", "GINRUMMY_LOBBY_PUBLISH_SECONDS": "1",
+           "GINRUMMY_CHATS_PER_WINDOW": "1000"}  # the block test's lines are many
     with pg_schema("accts") as schema, \
             Cluster(2, schema_url(schema), tmp_path / "cluster", redis=REDIS_URL,
                     prefix=prefix, env=env) as procs:
@@ -183,17 +184,34 @@ def test_invitations_and_presence_reach_the_sockets_at_the_other_process(
     bob_push.close()
 
 
-def driving(db: str, schema: str) -> bool:
-    """True when some process holds the tournament driver's lock of ``schema``."""
+def a_cup(accounts: Accounts, base: str, name: str, seconds: float) -> str:
+    """A 2-player knock-out made by Admin at ``base``, starting in ``seconds``; its id."""
+    starts = (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
+    with accounts.http(base, "Admin") as client:
+        made = client.post("/api/tournaments", json={
+            "name": name, "format": "knockout", "preset": "classic",
+            "starts_at": starts, "min_players": 2, "max_players": 2, "clock_seconds": 60})
+    assert made.status_code == 201, made.text
+    return str(made.json()["id"])
+
+
+def join(accounts: Accounts, base: str, tournament_id: str, *names: str) -> None:
+    """Register each of ``names`` at ``base``."""
+    for name in names:
+        with accounts.http(base, name) as client:
+            answer = client.post(f"/api/tournaments/{tournament_id}/register", json={})
+            assert answer.status_code == 200, answer.text
+
+
+def driver_owner(db: str) -> str | None:
+    """The owner id of the process that last took the tournament driver's lease (its
+    fencing row), or ``None``."""
     engine = open_engine(db)
     try:
         with engine.connect() as conn:
-            held = conn.execute(text(
-                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-                "AND classid::bigint = :k "
-                "AND objid::bigint = (hashtext(:s)::bigint & 4294967295)"),
-                {"k": DRIVER_LOCK, "s": schema}).scalar_one()
-            return bool(held)
+            owner = conn.execute(text("SELECT owner FROM duty_owners WHERE name = :n"),
+                                 {"n": TOURNAMENTS_DUTY}).scalar()
+            return None if owner is None else str(owner)
     finally:
         engine.dispose()
 
@@ -202,35 +220,98 @@ def test_a_tournament_driven_at_one_process_tells_a_player_at_the_other(
         pair: tuple[Cluster, str]) -> None:
     procs, schema = pair
     db = schema_url(schema)
-    procs.start(0)  # alone, process A takes the driver's lock
-    until(lambda: driving(db, schema), timeout=30)
+    procs.start(0)  # alone, process A takes the driver's lease
+
+    def drives(index: int) -> bool:
+        owner = driver_owner(db)
+        process = procs.procs[index].process
+        return owner is not None and process is not None and owner.endswith(
+            f":{process.pid}")
+
+    until(lambda: drives(0), timeout=30)
     procs.start(1)
     a, b = procs.procs[0].url, procs.procs[1].url
     accounts = Accounts(db)
     accounts.make("Admin", role="admin")
     accounts.make("Ann", "Bob")
     ann, bob = accounts.ids["Ann"], accounts.ids["Bob"]
-    starts = (datetime.now(UTC) + timedelta(seconds=4)).isoformat()
-    with accounts.http(b, "Admin") as client:
-        made = client.post("/api/tournaments", json={
-            "name": "Two-process cup", "format": "knockout", "preset": "classic",
-            "starts_at": starts, "min_players": 2, "max_players": 2, "clock_seconds": 60})
-    assert made.status_code == 201, made.text
-    tid = made.json()["id"]
+    tid = a_cup(accounts, b, "Two-process cup", 4)
     ann_push = AccountPush(b, accounts.cookies["Ann"])  # before the start: no greeting tells her
-    for name in ("Ann", "Bob"):
-        with accounts.http(b, name) as client:
-            answer = client.post(f"/api/tournaments/{tid}/register", json={})
-            assert answer.status_code == 200, answer.text
+    join(accounts, b, tid, "Ann", "Bob")
     ready = ann_push.wait(lambda m: m["type"] == "match_ready", timeout=30)
     assert (ready["tournament"], ready["name"], ready["round"], ready["opponents"]) == (
         tid, "Two-process cup", 0, ["Bob"])
     ann_push.wait(lambda m: m["type"] == "tournament" and m["id"] == tid)
     assert procs.procs[0].alive and procs.procs[1].alive
-    assert driving(db, schema)  # A still drives: the news came over the relay
+    assert drives(0)  # A still drives: the news came over the relay
     with httpx.Client(base_url=a) as client:
         shown = client.get(f"/api/tournaments/{tid}").json()
     match = shown["rounds"][0]["matches"][0]
     assert (match["table_id"], sorted(match["players"])) == (ready["table_id"],
                                                              sorted([ann, bob]))
     ann_push.close()
+
+    # A is SIGKILLed: its lease expires and B takes the driving over (a new tournament,
+    # made and joined at B, starts and tells its players)
+    procs.kill(0)
+    accounts.make("Cy", "Di")
+    second = a_cup(accounts, b, "After the crash", 2)
+    cy_push = AccountPush(b, accounts.cookies["Cy"])
+    join(accounts, b, second, "Cy", "Di")
+    ready = cy_push.wait(lambda m: m["type"] == "match_ready" and m["tournament"] == second,
+                         timeout=40)
+    assert ready["opponents"] == ["Di"]
+    assert drives(1)
+    cy_push.close()
+
+
+def test_a_block_made_at_one_process_hides_chat_at_the_table_of_the_other(
+        pair: tuple[Cluster, str]) -> None:
+    """Ann's table is owned by process A, where her chat filter is loaded; she blocks Bob
+    through process B: A reads her filter again (the ``friends`` envelope) and Bob's lines
+    stop reaching her, while the watcher still gets them."""
+    procs, schema = pair
+    procs.start()
+    a, b = procs.procs[0].url, procs.procs[1].url
+    accounts = Accounts(schema_url(schema))
+    accounts.make("Ann", "Bob")
+    with accounts.http(a, "Ann") as client:
+        made = client.post("/api/tables", json={"nickname": "Ann", "public": True}).json()
+    table_id = made["table_id"]
+    with accounts.http(a, "Bob") as client:
+        joined = client.post(f"/api/tables/{table_id}/join", json={"nickname": "B"}).json()
+    ann_client = Client.open(Remote(b), table_id, token=made["token"])  # her socket at B
+    bob_client = Client.open(Remote(a), table_id, token=joined["token"])
+    watcher = Client.open(Remote(a), table_id)
+
+    def bob_heard_by_ann(line: str) -> bool:
+        """Bob says ``line`` (the watcher hears it), then Ann pings: whether Ann got
+        Bob's line before her ping came back (the owner sends in order)."""
+        bob_client.send({"type": "chat", "text": line})
+        watcher.wait(lambda m: m["type"] == "chat" and m["text"] == line)
+        ping = f"ping {line}"
+        ann_client.send({"type": "chat", "text": ping})
+        heard = False
+        while True:
+            message = ann_client.wait(lambda m: m["type"] == "chat")
+            if message["text"] == ping:
+                return heard
+            heard = heard or message["text"] == line
+
+    assert bob_heard_by_ann("before")
+    with accounts.http(b, "Ann") as client:  # the block, made at B
+        assert client.post("/api/friends/block", json={"name": "Bob"}).status_code == 200
+    deadline = time.monotonic() + 15
+    tries = 0
+    while bob_heard_by_ann(f"after {tries}"):  # A follows within a Redis hop and a read
+        tries += 1
+        assert time.monotonic() < deadline, "the block never took effect at process A"
+    assert not any(bob_heard_by_ann(f"still {n}") for n in range(3))
+    with accounts.http(b, "Ann") as client:  # unblocked at B: heard again at A
+        assert client.post("/api/friends/unblock", json={"name": "Bob"}).status_code == 200
+    deadline = time.monotonic() + 15
+    while not bob_heard_by_ann(f"again {tries}"):
+        tries += 1
+        assert time.monotonic() < deadline, "the unblock never took effect at process A"
+    for client_ in (ann_client, bob_client, watcher):
+        client_.close()

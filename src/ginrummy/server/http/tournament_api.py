@@ -30,6 +30,7 @@ from starlette.routing import BaseRoute, Route
 
 from ginrummy.contest import ArenaSeries, ContestError, Knockout, Swiss, from_json
 from ginrummy.rules import PRESETS, Format, Ruleset, RulesetError
+from ginrummy.server.cluster.duty import TOURNAMENTS_DUTY, DutyLease
 from ginrummy.server.http.common import (
     Server,
     error_response,
@@ -322,8 +323,11 @@ ROUTES: list[BaseRoute] = [
 def install(server: Server) -> None:
     """Hook the driver into every table's end, its news into the account push sockets (the
     friends hub's, when installed), and start it ticking."""
-    driver = TournamentDriver(server.repository.engine, LobbyTables(server.lobby),
-                              server.settings.tournament_grace_seconds)
+    engine = server.repository.engine
+    lease = None if server.cluster is None else DutyLease(
+        server.cluster.leases, engine, TOURNAMENTS_DUTY, server.settings.lease_ttl_ms)
+    driver = TournamentDriver(engine, LobbyTables(server.lobby),
+                              server.settings.tournament_grace_seconds, lease=lease)
     driver.install(server.lobby.hooks)
     hub = server.extra.get(HUB_KEY)
     if isinstance(hub, FriendsHub):
@@ -336,7 +340,7 @@ def install(server: Server) -> None:
 
 
 async def shutdown(server: Server) -> None:
-    """Stop the driver (its lock given back)."""
+    """Stop the driver (its lease given back)."""
     driver = server.extra.get("tournaments")
     if isinstance(driver, TournamentDriver):
         await driver.stop()

@@ -201,6 +201,30 @@ class ChatBlocks:
             return set()
         return self._of.setdefault(account_id, read)
 
+    async def reload(self, account_ids: Iterable[int] | None = None) -> int:
+        """Read again from the database the sets of ``account_ids`` (default: every set held
+        here) that are held here, each replaced in place so that the connections sharing it
+        follow at once (a block made at another process of a cluster); how many were read."""
+        held = [a for a in (self._of if account_ids is None else account_ids) if a in self._of]
+        if not held or self.load is None:
+            return 0
+        load = self.load
+        loop = asyncio.get_running_loop()
+        read = 0
+        for account_id in held:
+            try:
+                found = await loop.run_in_executor(None, load, account_id)
+            except Exception as exc:  # kept as it was; read again at the next news
+                log.warning("blocks of account %d not read again: %s", account_id,
+                            type(exc).__name__)
+                continue
+            kept = self._of.get(account_id)
+            if kept is not None:
+                kept.intersection_update(found)
+                kept.update(found)
+                read += 1
+        return read
+
     def change(self, account_id: int, other: int, blocked: bool) -> None:
         """``account_id`` blocked (or unblocked) ``other``: its connections here follow."""
         found = self._of.get(account_id)

@@ -219,6 +219,25 @@ class FriendsHub:
                 self.deliver(account_id, self._presence_message(friend, self._known(friend)))
         self.tick()
 
+    async def regreet(self) -> int:
+        """After a break of the news from the other processes (the relay's channel lost and
+        back): each push socket here is told again what the database knows, as a new socket
+        is (the greeters: the tournaments' undecided matches), and reads its friends list
+        again; how many accounts were told."""
+        accounts = list(self.sockets)
+        for account_id in accounts:
+            for greet in self.greeters:
+                try:
+                    messages = await greet(account_id)
+                except Exception:
+                    log.exception("a push socket's greeting failed")
+                    continue
+                for message in messages:
+                    self.deliver(account_id, message)
+        if accounts:
+            await self.changed(*accounts, shared=False)
+        return len(accounts)
+
     # ------------------------------------------------------------ presence
     def _seated(self) -> dict[int, tuple[str, bool]]:
         """Each account with a connected seat at a waiting or playing table: (table id,

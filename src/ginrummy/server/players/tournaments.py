@@ -29,12 +29,14 @@ event, the match's record and its ratings (tournament tables are ordinary tables
 preset, rated like any other). A table stopped before its match ended (abandoned, closed,
 stuck) gives the match to the leader on points, ties to the better seed.
 
-One process drives: on PostgreSQL the driver holds a session advisory lock
-(:data:`DRIVER_LOCK` and the schema's name) on a connection of its own, and a process that
-does not hold it takes no step; when that process dies its connection closes, the lock is
-released and another process's next tick takes it (take-over). Every step also locks the
-tournament's row, so even two drivers would not double a step. SQLite is one process: no
-lock.
+One process drives: the driver takes a step only while its :class:`DriverLease` is held. In
+a cluster that is the tables' lease mechanism
+(:class:`~ginrummy.server.cluster.duty.DutyLease`: a Redis lease with owner and expiry,
+renewed every ttl/3, taken over by another process once it expired, and fenced by a token
+in the database that each of the driver's writes checks in its own transaction, so a driver
+that lost the lease commits nothing more). One process alone (SQLite, or no Redis):
+:class:`SoleDriver`, always held. Every step also locks the tournament's row and is keyed,
+so even two drivers would not double a step.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Engine, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -81,10 +83,6 @@ if TYPE_CHECKING:
     from ginrummy.server.play.table import GameTable
 
 log = logging.getLogger("ginrummy.server.tournaments")
-
-DRIVER_LOCK = 0x746F7572
-"""The PostgreSQL advisory lock of the one process that drives tournaments: this key and the
-hash of the schema's name (one driver per schema's tournaments)."""
 
 NEW_RATING = 1500.0
 """The seeding rating of a player never rated in the preset."""
@@ -267,52 +265,39 @@ class LobbyTables:
             await writer.close_for_good()
 
 
-class DriverLock:
-    """Which process drives: a PostgreSQL session advisory lock held on a connection of its
-    own (released by the database when the process dies); always held on SQLite."""
+class DriverLease(Protocol):
+    """Whether this process drives the tournaments now, and the fence of its writes."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._conn: Connection | None = None
+    async def held(self) -> bool:
+        """True when this process may drive (taking the lease when nobody holds it)."""
 
-    def held(self) -> bool:
-        """True when this process may drive (taking the lock when free)."""
-        if self.engine.dialect.name != "postgresql":
-            return True
-        try:
-            if self._conn is not None:
-                self._conn.execute(text("SELECT 1"))
-                return True
-            conn = self.engine.connect()
-            got = conn.execute(text("SELECT pg_try_advisory_lock(:k, "
-                                    "hashtext(current_schema()))"),
-                               {"k": DRIVER_LOCK}).scalar()
-            conn.commit()
-            if got:
-                self._conn = conn
-                return True
-            conn.close()
-            return False
-        except Exception as exc:  # the connection broke: the lock is gone with it
-            log.warning("tournament driver lock lost (%s)", type(exc).__name__)
-            self.release()
-            return False
+    def check(self, conn: Connection) -> None:
+        """Raise (the write's transaction rolls back) unless this process still drives."""
 
-    def release(self) -> None:
-        """Give the lock back: its connection really closed (a pooled one would keep the
-        session, and the lock with it)."""
-        if self._conn is not None:
-            with contextlib.suppress(Exception):
-                self._conn.invalidate()
-                self._conn.close()
-            self._conn = None
+    async def release(self) -> None:
+        """Give the lease back (another process may drive at once)."""
+
+
+class SoleDriver:
+    """:class:`DriverLease` of a process alone on its database: always held."""
+
+    async def held(self) -> bool:
+        """Always."""
+        return True
+
+    def check(self, conn: Connection) -> None:
+        """Nothing to check."""
+
+    async def release(self) -> None:
+        """Nothing to give back."""
 
 
 class TournamentDriver:
     """Drives every tournament of the database (see the module's docstring)."""
 
     def __init__(self, engine: Engine, tables: MatchTables, grace_seconds: float,
-                 clock: Callable[[], datetime] = utcnow) -> None:
+                 clock: Callable[[], datetime] = utcnow,
+                 lease: DriverLease | None = None) -> None:
         self.engine = engine
         self.store = tournaments.TournamentStore(engine)
         self.tables = tables
@@ -322,7 +307,7 @@ class TournamentDriver:
         """Presence is only judged from here on (a restart saw nobody before)."""
         self.seen: dict[str, set[int]] = {}
         """The accounts seen at each playing match's table."""
-        self.lock = DriverLock(engine)
+        self.lease: DriverLease = lease if lease is not None else SoleDriver()
         self._task: asyncio.Task[None] | None = None
         self.on_ready: list[Callable[[ReadyMatch], None]] = []
         """Told of each match whose table a round's start opened (after it opened)."""
@@ -368,12 +353,12 @@ class TournamentDriver:
         self._task = asyncio.get_running_loop().create_task(self._run(every))
 
     async def stop(self) -> None:
-        """Stop ticking; the lock is given back."""
+        """Stop ticking; the lease is given back."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        await asyncio.get_running_loop().run_in_executor(None, self.lock.release)
+        await self.lease.release()
 
     async def _run(self, every: float) -> None:
         while True:  # the first tick after a pause: the tables are restored by then
@@ -388,7 +373,7 @@ class TournamentDriver:
 
     async def tick(self) -> int:
         """One pass over the open and running tournaments; the steps taken."""
-        if not await self._thread(self.lock.held):
+        if not await self.lease.held():
             return 0
         steps = 0
         listed = await self._thread(self.store.listing, ("open", "running"))
@@ -432,8 +417,8 @@ class TournamentDriver:
                                                            round)
             if not stored:
                 try:
-                    await self._thread(self.store.start_round, tournament_id, round,
-                                       due_matches(contest, round), now)
+                    await self._thread(self._write, tournaments.start_round, tournament_id,
+                                       round, due_matches(contest, round), now)
                     steps += 1
                 except IntegrityError:  # started meanwhile
                     pass
@@ -491,6 +476,7 @@ class TournamentDriver:
               now: datetime) -> None:
         """Name the tables of a round's waiting matches, in one transaction."""
         with self.engine.begin() as conn:
+            self.lease.check(conn)
             for m in waiting:
                 with contextlib.suppress(tournaments.TournamentError):
                     tournaments.link_table(conn, tournament_id, round, m.slot,
@@ -506,6 +492,12 @@ class TournamentDriver:
                                t.settings.preset, rules, t.settings.clock_ms,
                                [(p, names.get(p, f"#{p}")) for p in m.players])
 
+    def _write(self, write: Callable[..., Any], *args: Any) -> Any:
+        """One of the storage's writes in a transaction of its own, fenced by the lease."""
+        with self.engine.begin() as conn:
+            self.lease.check(conn)
+            return write(conn, *args)
+
     def _names(self, players: Sequence[int]) -> dict[int, str]:
         with self.engine.connect() as conn:
             return account_names(conn, players)
@@ -515,7 +507,8 @@ class TournamentDriver:
         """After the grace period: a forfeit for whoever never came, or ``present``."""
         absent = [p for p in m.players if p not in seen]
         if not absent or t.settings.format == "arena":  # arena: the computer plays them
-            await self._thread(self.store.mark_present, t.id, round, m.slot, now)
+            await self._thread(self._write, tournaments.mark_present, t.id, round, m.slot,
+                               now)
             return 1
         came = [p for p in m.players if p in seen]
         outcome = Outcome(came[0] if came else None)
@@ -528,12 +521,14 @@ class TournamentDriver:
     def _forfeit(self, tournament_id: str, round: int, slot: int, outcome: Outcome,
                  now: datetime) -> bool:
         with self.engine.begin() as conn:
+            self.lease.check(conn)
             return apply_outcome(conn, tournament_id, round, slot, outcome, True, now)
 
     def _start_or_cancel(self, tournament_id: str, now: datetime) -> None:
         """Start a tournament whose time has come, or cancel it (refunds), in one
         transaction."""
         with self.engine.begin() as conn:
+            self.lease.check(conn)
             t = tournaments.get(conn, tournament_id)
             if t is None or t.status != "open":
                 return
@@ -574,5 +569,5 @@ class TournamentDriver:
         else:
             prizes = place_prizes(t.pool, placing)
         with contextlib.suppress(tournaments.WrongStatus):
-            self.store.finish(t.id, places, prizes, now)
+            self._write(tournaments.finish, t.id, places, prizes, now)
             log.info("tournament %s over: prizes %s", t.id, prizes)
