@@ -15,7 +15,7 @@ from ginrummy.bots.evaluate import (
     evaluate,
     is_mistake,
 )
-from ginrummy.bots.expert import PLAYOUT_COST_MS
+from ginrummy.bots.expert import KNOCK_COST_MS, PLAYOUT_COST_MS
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
 from ginrummy.views import view
@@ -118,7 +118,10 @@ def test_choices_clearly_worse_are_dropped_and_the_work_goes_to_the_others() -> 
         evaluated = evaluate(v, legal, 60.0, seed=2)
         short = [c for c in evaluated.choices if c.samples < evaluated.worlds]
         dropped += len(short)
-        if short:  # the work saved bought worlds beyond what scoring every choice allows
-            every = sum(PLAYOUT_COST_MS for a in legal if isinstance(a, Discard))
-            assert evaluated.worlds * every > evaluated.work_ms or evaluated.settled
+        cost = {True: KNOCK_COST_MS, False: PLAYOUT_COST_MS}
+        work = sum(c.samples * cost[isinstance(c.action, Knock)] for c in evaluated.choices)
+        assert evaluated.work_ms == pytest.approx(work)  # a dropped choice costs nothing more
+        if short:
+            every = sum(cost[isinstance(a, Knock)] for a in legal)
+            assert evaluated.work_ms < evaluated.worlds * every
     assert dropped >= 5

@@ -11,6 +11,12 @@ batches until the ranking is *settled* or the budget is spent:
 - settled: every choice other than the best is either clearly a mistake (its loss exceeds
   ``max(SETTLED_ERRORS`` standard errors, ``MISTAKE_POINTS)``) or clearly not one (its loss
   plus ``MISTAKE_ERRORS`` standard errors stays within ``MISTAKE_POINTS``);
+- from ``MIN_WORLDS`` on, a choice clearly worse than the leader (the highest mean among
+  the choices played out in every world so far) by the same bound is dropped: it keeps
+  the worlds it was played out in, and the work goes to the choices still in contention;
+  its loss is paired with the best's scores over its worlds and its value is the best's
+  less that loss, so no listed choice is valued above the best (a dropped choice that is
+  not clearly worse than the final best is played out in the worlds it missed);
 - the budget is calibrated work (the expert's ``PLAYOUT_COST_MS`` per play-out,
   ``KNOCK_COST_MS`` per knock), never the clock: the same view, budget and seed always give
   the same values on every machine.

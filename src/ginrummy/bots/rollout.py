@@ -7,8 +7,9 @@ the stock a list (top card last), and the discard pile only its top card (after 
 card below counts as gone: it was declined before). The policy:
 
 - draw: take the face-up card when it would be in a meld;
-- discard: the highest-ranked card that some least-deadwood arrangement leaves unmatched
-  (among equal ranks, the one with the fewest meld partners in hand), never the card just
+- discard: of the cards that some least-deadwood arrangement leaves unmatched, the one with
+  the highest value less ``NEAR_WEIGHT`` for each meld partner next to it in hand and
+  ``FAR_WEIGHT`` for each two ranks away (ties: the higher rank), never the card just
   taken;
 - knock as soon as the least deadwood after the discard is within the knock limit (gin and
   big gin when they are there).
