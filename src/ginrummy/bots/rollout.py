@@ -91,6 +91,9 @@ rank away), in quarter points: a card that is one draw from a meld is kept over 
 up to 4 points higher (what ``intermediate``'s potential does, cheaply)."""
 FAR_WEIGHT = 8
 """The same for a partner two ranks away in the suit (a gap one card fills): 2 points."""
+_KEEP_BASE = tuple(_VALUES[card] * 4 + card % 13 for card in range(52))
+"""A loose card's discard score before its partners: its value in quarter points, ties
+toward the higher rank."""
 _EITHER: tuple[Action, ...] = (DRAW_STOCK, DRAW_DISCARD)
 _STOCK_ONLY: tuple[Action, ...] = (DRAW_STOCK,)
 _OFFERED: tuple[Action, ...] = (DRAW_DISCARD, PASS)
@@ -163,8 +166,7 @@ def policy_discard(hand: int, forbidden: int | None, loose: int | None = None,
             low = rest & -rest
             rest ^= low
             card = low.bit_length() - 1
-            keep = (_VALUES[card] * 4 + card % 13
-                    - NEAR_WEIGHT * (_NEAR[card] & hand).bit_count()
+            keep = (_KEEP_BASE[card] - NEAR_WEIGHT * (_NEAR[card] & hand).bit_count()
                     - FAR_WEIGHT * (_FAR[card] & hand).bit_count())
             if keep > top:
                 best, top = card, keep
