@@ -24,6 +24,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from ginrummy.actions import Action
 from ginrummy.bots import make_bot
@@ -55,7 +56,7 @@ class CoachBest:
         return evaluate(view, legal, self.budget_ms, self.seed).best.action
 
 
-def duplicate(player: str, budget_ms: float, deals: int, first: int) -> dict[str, float]:
+def duplicate(player: str, budget_ms: float, deals: int, first: int) -> dict[str, Any]:
     """The measured player's mean points a hand against ``intermediate`` over ``deals``
     duplicate deals, its standard error, and the CPU seconds taken."""
     rules = Ruleset.preset("classic")
@@ -80,7 +81,8 @@ def duplicate(player: str, budget_ms: float, deals: int, first: int) -> dict[str
     spread = sum((x - mean) ** 2 for x in per_deal) / max(1, len(per_deal) - 1)
     return {"points_per_hand": round(mean, 2),
             "error": round(math.sqrt(spread / len(per_deal)), 2),
-            "cpu_s": round(time.process_time() - start, 1)}
+            "cpu_s": round(time.process_time() - start, 1),
+            "per_deal": per_deal}
 
 
 def main() -> None:

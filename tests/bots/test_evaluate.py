@@ -10,10 +10,12 @@ from ginrummy.actions import Discard, Knock, LayOff
 from ginrummy.bots.evaluate import (
     BATCH,
     MIN_WORLDS,
+    MISTAKE_POINTS,
+    SETTLED_ERRORS,
     evaluate,
     is_mistake,
 )
-from ginrummy.bots.expert import PLAYOUT_COST_MS
+from ginrummy.bots.expert import KNOCK_COST_MS, PLAYOUT_COST_MS
 from ginrummy.engine import Hand, Phase
 from ginrummy.rules import Ruleset
 from ginrummy.views import view
@@ -31,7 +33,10 @@ def test_every_legal_choice_on_the_same_worlds_best_first() -> None:
         v = view(hand, hand.to_move)
         evaluated = evaluate(v, legal, 15.0, seed=4)
         assert {str(c.action) for c in evaluated.choices} == {str(a) for a in legal}
-        assert {c.samples for c in evaluated.choices} == {evaluated.worlds}
+        assert max(c.samples for c in evaluated.choices) == evaluated.worlds
+        for c in evaluated.choices:  # a choice dropped early was clearly worse than the best
+            assert c.samples == evaluated.worlds or c.loss > max(
+                SETTLED_ERRORS * c.loss_error, MISTAKE_POINTS)
         values = [c.value for c in evaluated.choices]
         assert values[0] == max(values) and values[1:] == sorted(values[1:], reverse=True)
         best = evaluated.best
@@ -63,6 +68,7 @@ def test_the_budget_bounds_the_work_and_a_settled_ranking_stops_early() -> None:
         evaluated = evaluate(v, legal, budget, seed=1)
         every = len(legal) * PLAYOUT_COST_MS
         assert evaluated.work_ms <= max(budget, MIN_WORLDS * every) + 1e-9
+        assert all(c.samples == evaluated.worlds for c in evaluated.choices)  # two draws
         assert evaluated.worlds % BATCH == 0 and evaluated.worlds >= MIN_WORLDS
         if evaluated.settled:
             assert evaluated.work_ms < budget
@@ -100,3 +106,22 @@ def test_errors_are_named() -> None:
         evaluate(view(hand, 1), legal, 0.0)
     with pytest.raises(ValueError, match="no legal action"):
         evaluate(view(hand, 1), [], 5.0)
+
+
+def test_choices_clearly_worse_are_dropped_and_the_work_goes_to_the_others() -> None:
+    dropped = 0
+    for hand in simple_positions(RULES, range(3)):
+        legal = hand.legal_actions()
+        if hand.phase is not Phase.DISCARD or len(legal) < 6:
+            continue
+        v = view(hand, hand.to_move)
+        evaluated = evaluate(v, legal, 60.0, seed=2)
+        short = [c for c in evaluated.choices if c.samples < evaluated.worlds]
+        dropped += len(short)
+        cost = {True: KNOCK_COST_MS, False: PLAYOUT_COST_MS}
+        work = sum(c.samples * cost[isinstance(c.action, Knock)] for c in evaluated.choices)
+        assert evaluated.work_ms == pytest.approx(work)  # a dropped choice costs nothing more
+        if short:
+            every = sum(cost[isinstance(a, Knock)] for a in legal)
+            assert evaluated.work_ms < evaluated.worlds * every
+    assert dropped >= 5

@@ -11,6 +11,12 @@ batches until the ranking is *settled* or the budget is spent:
 - settled: every choice other than the best is either clearly a mistake (its loss exceeds
   ``max(SETTLED_ERRORS`` standard errors, ``MISTAKE_POINTS)``) or clearly not one (its loss
   plus ``MISTAKE_ERRORS`` standard errors stays within ``MISTAKE_POINTS``);
+- from ``MIN_WORLDS`` on, a choice clearly worse than the leader (the highest mean among
+  the choices played out in every world so far) by the same bound is dropped: it keeps
+  the worlds it was played out in, and the work goes to the choices still in contention;
+  its loss is paired with the best's scores over its worlds and its value is the best's
+  less that loss, so no listed choice is valued above the best (a dropped choice that is
+  not clearly worse than the final best is played out in the worlds it missed);
 - the budget is calibrated work (the expert's ``PLAYOUT_COST_MS`` per play-out,
   ``KNOCK_COST_MS`` per knock), never the clock: the same view, budget and seed always give
   the same values on every machine.
@@ -194,29 +200,49 @@ def _mean_error(values: Sequence[float]) -> tuple[float, float]:
     return mean, math.sqrt(spread / n)
 
 
+def _paired_loss(top: Sequence[float], other: Sequence[float]) -> tuple[float, float]:
+    """The mean loss of ``other`` against ``top`` over the worlds both were scored in (the
+    first ``len(other)``), world by world, and its standard error."""
+    return _mean_error([b - v for b, v in zip(top, other, strict=False)])
+
+
+def _top(scores: Sequence[list[float]], full: int) -> int:
+    """The highest mean among the choices scored in every one of the ``full`` worlds."""
+    return max((i for i in range(len(scores)) if len(scores[i]) == full),
+               key=lambda i: (sum(scores[i]) / max(full, 1), -i))
+
+
 def _rank(actions: Sequence[Action], scores: Sequence[list[float]], notes: Sequence[str]
           ) -> list[Valued]:
-    """Every choice valued, best first: the loss of each against the highest mean, paired
-    world by world."""
-    means = [_mean_error(s) for s in scores]
-    top = max(range(len(actions)), key=lambda i: (means[i][0], -i))
+    """Every choice valued, best first: the best is the highest mean among the choices
+    scored in every world; each other choice's loss is paired with the best's scores world
+    by world over the worlds it was scored in, and its value is the best's less that loss
+    (for a choice scored in every world, its own mean)."""
+    full = max(len(s) for s in scores)
+    top = _top(scores, full)
+    best_value = _mean_error(scores[top])[0]
     out = []
     for i, action in enumerate(actions):
+        own_error = _mean_error(scores[i])[1]
         if i == top:
             loss, loss_error = 0.0, 0.0
         else:
-            loss, loss_error = _mean_error([b - v for b, v in zip(scores[top], scores[i],
-                                                                  strict=True)])
-        out.append(Valued(action, means[i][0], means[i][1], loss, loss_error,
+            loss, loss_error = _paired_loss(scores[top], scores[i])
+        out.append(Valued(action, best_value - loss, own_error, loss, loss_error,
                           len(scores[i]), notes[i]))
     order = sorted(range(len(out)), key=lambda i: (i != top, -out[i].value, i))
     return [out[i] for i in order]
 
 
+def _clearly_worse(loss: float, error: float) -> bool:
+    """A loss beyond ``SETTLED_ERRORS`` standard errors and ``MISTAKE_POINTS``."""
+    return loss > max(SETTLED_ERRORS * error, MISTAKE_POINTS)
+
+
 def _settled(ranked: Sequence[Valued]) -> bool:
     """Every choice but the best is clearly a mistake or clearly not one."""
     for choice in ranked[1:]:
-        if choice.loss > max(SETTLED_ERRORS * choice.loss_error, MISTAKE_POINTS):
+        if _clearly_worse(choice.loss, choice.loss_error):
             continue
         if choice.loss + MISTAKE_ERRORS * choice.loss_error > MISTAKE_POINTS:
             return False
@@ -252,26 +278,57 @@ def evaluate(view: PlayerView, legal: Sequence[Action], budget_ms: float, seed: 
         belief = belief_of(view)
     ctx = playout_rules(view, belief)
     scorers = [scorer_of(view, a, ctx) for a in actions]
-    every = sum(cost for _score, cost in scorers)
     rng = world_rng(view, seed)
     scores: list[list[float]] = [[] for _ in actions]
+    active = list(range(len(actions)))
+    worlds: list[World] = []
     spent = 0.0
-    worlds = 0
     settled = False
-    while worlds < MAX_WORLDS:
-        if worlds >= MIN_WORLDS and spent + BATCH * every > budget_ms:
+    while len(worlds) < MAX_WORLDS:
+        every = sum(scorers[i][1] for i in active)
+        if len(worlds) >= MIN_WORLDS and spent + BATCH * every > budget_ms:
             break
         for _ in range(BATCH):
             world = belief.sample(rng)
-            for values, (score, _cost) in zip(scores, scorers, strict=True):
-                values.append(score(world))
-            worlds += 1
+            worlds.append(world)
+            for i in active:
+                scores[i].append(scorers[i][0](world))
         spent += BATCH * every
-        if worlds >= MIN_WORLDS and _settled(_rank(actions, scores, notes)):
-            settled = True
-            break
+        if len(worlds) >= MIN_WORLDS:
+            if _settled(_rank(actions, scores, notes)):
+                settled = True
+                break
+            active = _contenders(scores, active)
+    spent += _catch_up(scores, scorers, worlds)
     ranked = _rank(actions, scores, notes)
-    return Evaluated(tuple(ranked), worlds, round(spent, 2), settled)
+    return Evaluated(tuple(ranked), len(worlds), round(spent, 2), settled)
+
+
+def _contenders(scores: Sequence[list[float]], active: list[int]) -> list[int]:
+    """The choices still worth scoring: those not clearly worse than the leader (the
+    highest mean among the choices scored so far in every world). The others keep the
+    worlds they were scored in; the work goes to the contenders."""
+    top = _top(scores, len(scores[active[0]]))
+    return [i for i in active
+            if i == top or not _clearly_worse(*_paired_loss(scores[top], scores[i]))]
+
+
+def _catch_up(scores: Sequence[list[float]], scorers: Sequence[tuple[Scorer, float]],
+              worlds: Sequence[World]) -> float:
+    """A choice dropped against an earlier leader that is no longer clearly worse than the
+    final best is scored in the worlds it missed (rare); the work this took."""
+    spent = 0.0
+    full = len(worlds)
+    while True:
+        top = _top(scores, full)
+        late = [i for i in range(len(scores)) if len(scores[i]) < full
+                and not _clearly_worse(*_paired_loss(scores[top], scores[i]))]
+        if not late:
+            return spent
+        for i in late:
+            score, cost = scorers[i]
+            spent += cost * (full - len(scores[i]))
+            scores[i].extend(score(w) for w in worlds[len(scores[i]):])
 
 
 def layoff_value(view: PlayerView, action: LayOff) -> float:

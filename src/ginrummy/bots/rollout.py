@@ -7,8 +7,9 @@ the stock a list (top card last), and the discard pile only its top card (after 
 card below counts as gone: it was declined before). The policy:
 
 - draw: take the face-up card when it would be in a meld;
-- discard: the highest-ranked card that some least-deadwood arrangement leaves unmatched
-  (among equal ranks, the one with the fewest meld partners in hand), never the card just
+- discard: of the cards that some least-deadwood arrangement leaves unmatched, the one with
+  the highest value less ``NEAR_WEIGHT`` for each meld partner next to it in hand and
+  ``FAR_WEIGHT`` for each two ranks away (ties: the higher rank), never the card just
   taken;
 - knock as soon as the least deadwood after the discard is within the knock limit (gin and
   big gin when they are there).
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ginrummy.actions import DRAW_DISCARD, DRAW_STOCK, PASS, Action, Discard, Knock
-from ginrummy.bots.belief import NEAR_PARTNERS, meld_partners
+from ginrummy.bots.belief import FAR_PARTNERS, NEAR_PARTNERS, meld_partners
 from ginrummy.cards import CARD_VALUES
 from ginrummy.engine import layoff_chaining
 from ginrummy.rules import Ruleset, StockEnd
@@ -49,7 +50,6 @@ from ginrummy.solver import (
 )
 from ginrummy.solver import defence_deadwood_mask as defence_deadwood
 from ginrummy.solver.discards import discard_deadwoods_mask, loose_cards_mask
-from ginrummy.solver.melds import ranks_held
 from ginrummy.solver.openspiel import openspiel_min_deadwood
 
 __all__ = [
@@ -83,6 +83,17 @@ _VALUES = CARD_VALUES
 
 
 _PARTNERS = tuple(meld_partners(card) for card in range(52))
+_NEAR = NEAR_PARTNERS
+_FAR = FAR_PARTNERS
+NEAR_WEIGHT = 16
+"""A loose card's worth kept per meld partner next to it in hand (same rank, or same suit one
+rank away), in quarter points: a card that is one draw from a meld is kept over a lone card
+up to 4 points higher (what ``intermediate``'s potential does, cheaply)."""
+FAR_WEIGHT = 8
+"""The same for a partner two ranks away in the suit (a gap one card fills): 2 points."""
+_KEEP_BASE = tuple(_VALUES[card] * 4 + card % 13 for card in range(52))
+"""A loose card's discard score before its partners: its value in quarter points, ties
+toward the higher rank."""
 _EITHER: tuple[Action, ...] = (DRAW_STOCK, DRAW_DISCARD)
 _STOCK_ONLY: tuple[Action, ...] = (DRAW_STOCK,)
 _OFFERED: tuple[Action, ...] = (DRAW_DISCARD, PASS)
@@ -148,15 +159,17 @@ def policy_discard(hand: int, forbidden: int | None, loose: int | None = None,
     if avoid and loose & ~avoid:
         loose &= ~avoid
     if loose:
-        rank = ranks_held(loose).bit_length() - 1
         best = -1
-        fewest = 99
-        for suit in range(4):
-            card = 13 * suit + rank
-            if loose >> card & 1:
-                partners = (_PARTNERS[card] & hand).bit_count()
-                if partners < fewest:
-                    best, fewest = card, partners
+        top = -99
+        rest = loose
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            card = low.bit_length() - 1
+            keep = (_KEEP_BASE[card] - NEAR_WEIGHT * (_NEAR[card] & hand).bit_count()
+                    - FAR_WEIGHT * (_FAR[card] & hand).bit_count())
+            if keep > top:
+                best, top = card, keep
         return best, deadwood_mask(hand) - _VALUES[best]
     dw, card = min((dw, -_VALUES[c] * 64 - c) for dw, c in discard_deadwoods_mask(hand)
                    if c != forbidden)
