@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from web_support import (
@@ -31,7 +32,7 @@ from ginrummy.web import STATIC_DIR
 if browser_missing():
     pytest.skip(browser_missing() or "", allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, Response, Route, WebSocket
+from playwright.sync_api import Browser, BrowserContext, Page, Response, Route, WebSocket
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_client import return_visit
@@ -270,19 +271,29 @@ def test_the_lobby_asks_for_its_api_answers_with_its_modules(
     context.close()
 
 
+def seated_in_a_fresh_profile(browser: Browser, server: ServerProcess, nickname: str,
+                              **table: Any) -> tuple[BrowserContext, Page, str]:
+    """A table made in one profile (``create_table`` with ``table``), then a fresh profile
+    holding only that seat's token, as a returning player's browser: its context, its page
+    (not yet at the table) and the table's id."""
+    context, page = new_page(browser, server.base)
+    table_id = create_table(page, nickname, **table)
+    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
+    context.close()
+    context, page = new_page(browser, server.base)
+    context.add_init_script(
+        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    return context, page, table_id
+
+
 def test_a_tables_link_opens_its_socket_at_once_and_loads_no_lobby(
         server: ServerProcess, browser: Browser) -> None:
     """Issue 27 point 11: a table's page opens its WebSocket as the page starts (js/app.js),
     and the table's connection takes that one (a single socket, no second handshake), so on
     a slow link the handshake overlaps the modules' download; the page loads neither the
     lobby's module nor a catalogue (an English visitor's is in the page), and plays."""
-    context, page = new_page(browser, server.base)
-    table_id = create_table(page, "Early", bots={1: "random"})
-    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
-    context.close()
-    context, page = new_page(browser, server.base)
-    context.add_init_script(
-        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    context, page, table_id = seated_in_a_fresh_profile(browser, server, "Early",
+                                                        bots={1: "random"})
     sockets: list[str] = []
     page.on("websocket", lambda socket: sockets.append(socket.url))
     recorder = Recorder(page, server.base)
@@ -310,13 +321,8 @@ def test_a_tables_socket_brings_the_first_state_while_the_modules_are_on_their_w
     soon as it is open, so the first state reaches the page while the table's modules are
     still on their way (``table.js`` held back here until it has); the connection takes the
     socket with what it received meanwhile, draws it, and the table plays on that one socket."""
-    context, page = new_page(browser, server.base)
-    table_id = create_table(page, "Hello", bots={1: "random"})
-    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
-    context.close()
-    context, page = new_page(browser, server.base)
-    context.add_init_script(
-        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    context, page, table_id = seated_in_a_fresh_profile(browser, server, "Hello",
+                                                        bots={1: "random"})
     held: list[Route] = []
     page.route(re.compile(r"/js/table\.js$"), lambda route: held.append(route))
     sockets: list[str] = []
@@ -349,13 +355,8 @@ def test_a_turn_clock_the_early_socket_held_is_drawn_with_the_time_left_now(
     """A state the early socket held while ``table.js`` was on its way is drawn with its
     turn clock shortened by the time it waited (js/connection.js, ``late``): a 60 s clock
     held back 6 s reads at most 0:56 once the table is drawn, not a full minute."""
-    context, page = new_page(browser, server.base)
-    table_id = create_table(page, "Clocked", bots={1: "simple"}, clock=60)
-    seat = page.evaluate(f"localStorage.getItem('ginrummy.seat.{table_id}')")
-    context.close()
-    context, page = new_page(browser, server.base)
-    context.add_init_script(
-        f"localStorage.setItem('ginrummy.seat.{table_id}', {json.dumps(seat)});")
+    context, page, table_id = seated_in_a_fresh_profile(browser, server, "Clocked",
+                                                        bots={1: "simple"}, clock=60)
     held: list[Route] = []
     page.route(re.compile(r"/js/table\.js$"), lambda route: held.append(route))
     frames: list[str] = []
