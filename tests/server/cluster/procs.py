@@ -407,6 +407,8 @@ class SeatPlayer:
         self._stop = False
         self._timer: asyncio.TimerHandle | None = None
         self._closing: asyncio.Future[None] | None = None
+        self.last_sent: tuple[str, str | None, int] | None = None
+        """The last message sent: its type, its action, the version it answered."""
         self.ready_sent = False
         """Whether this seat said "next" in the current pause between hands (a state made
         before the server read it still shows the seat not ready: saying it again after the
@@ -516,7 +518,10 @@ class SeatPlayer:
                 self._plan(self.state)
         elif kind == "error":
             code = str(msg.get("code"))
-            self.stats.errors.append(f"{code}: {msg.get('message', '')}"[:200])
+            seen = (self.state or {}).get("next_hand")  # what the seat knew when told
+            self.stats.errors.append(f"{code}: {msg.get('message', '')} (last sent "
+                                     f"{self.last_sent}, at version {self.version}, next "
+                                     f"hand {seen})"[:300])
             if self.pending is not None and msg.get("id") == self.pending["id"]:
                 self.pending = None  # refused: the next state offers a fresh move
                 if self.state is not None:
@@ -563,6 +568,7 @@ class SeatPlayer:
             self.stats.sent += 1
         elif payload["type"] == "next":
             self.ready_sent = True
+        self.last_sent = (str(payload["type"]), payload.get("action"), version)
         with contextlib.suppress(websockets.ConnectionClosed):
             await ws.send(json.dumps(payload))
 

@@ -123,7 +123,7 @@ def describe(players: list[SeatPlayer]) -> str:
         f"resent {p.stats.resent} (duplicates {p.stats.duplicates}), connects "
         f"{p.stats.connects}, ack timeouts {p.stats.ack_timeouts}, closes "
         f"{dict(Counter(p.stats.closes))} {dict(Counter(r for r in p.stats.reasons if r))}, "
-        f"errors {kinds(p.stats.errors)}"
+        f"errors {kinds(p.stats.errors)} {p.stats.errors[-3:]}"
         for p in players)
 
 
