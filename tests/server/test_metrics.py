@@ -42,12 +42,11 @@ def table_diagnosis(server: LiveServer, table_id: str, client: Client) -> str:
     writer = server.lobby.get(table_id)
     if writer is None:
         return f"table {table_id} is not in memory; frames {client.frames[-3:]}"
-    table, timers = writer.table, writer.timers
-    armed = timers._next  # a diagnosis reads the private timer
+    table = writer.table
     last = [(f.get("type"), f.get("version"), f.get("legal")) for f in client.frames[-4:]]
     return (f"table at version {table.version}, next step {table.next_step()}, "
             f"stuck {table.stuck}, people {writer.people}, timer "
-            f"{None if armed is None else (armed.action.__name__, armed.arg)}; "
+            f"{writer.timers.next_step}; "
             f"last frames {last}")
 
 

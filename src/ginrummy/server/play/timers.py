@@ -72,6 +72,12 @@ class TableTimers:
                                                              armed)
         self._next = armed
 
+    @property
+    def next_step(self) -> tuple[str, int] | None:
+        """The armed next-step timer as (its action's name, its argument), for a diagnosis."""
+        armed = self._next
+        return None if armed is None else (armed.action.__name__, armed.arg)
+
     def cancel(self) -> None:
         """Cancel the next-step timer."""
         if self._next is not None:
