@@ -20,6 +20,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import Engine, Table, select
 from sqlalchemy.engine import Connection
 
+from ginrummy.server.cluster.fencing import token_upsert
 from ginrummy.server.cluster.lease import Lease, LeaseKeeper, LeaseStore
 from ginrummy.storage.models import DutyOwnerRow
 from ginrummy.storage.repository import utcnow
@@ -46,18 +47,10 @@ def stored_token(conn: Connection, name: str) -> int:
 def fence(conn: Connection, lease: Lease) -> bool:
     """Store the lease's token as the duty's unless a larger one is stored (in the caller's
     transaction, locking the duty's row); whether it was stored."""
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
-    stmt = insert(DUTIES).values(name=lease.table_id, token=lease.token, owner=lease.owner,
-                                 updated_at=utcnow())
-    stmt = stmt.on_conflict_do_update(
-        index_elements=[DUTIES.c.name],
-        set_={"token": stmt.excluded.token, "owner": stmt.excluded.owner,
-              "updated_at": stmt.excluded.updated_at},
-        where=DUTIES.c.token <= stmt.excluded.token)
-    return conn.execute(stmt.returning(DUTIES.c.name)).first() is not None
+    stmt = token_upsert(conn, DUTIES, DUTIES.c.name, [
+        {"name": lease.table_id, "token": lease.token, "owner": lease.owner,
+         "updated_at": utcnow()}])
+    return conn.execute(stmt).first() is not None
 
 
 class DutyLease:

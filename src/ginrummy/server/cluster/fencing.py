@@ -53,7 +53,10 @@ class Fence:
         return cls(lease.table_id, lease.token, lease.owner)
 
 
-def _upsert(conn: Connection, rows: list[dict[str, Any]]) -> Any:
+def token_upsert(conn: Connection, table: Table, key: Any, rows: list[dict[str, Any]]) -> Any:
+    """The statement that stores each row's ``token`` (with its ``owner`` and ``updated_at``)
+    in ``table`` unless a larger token is stored for its ``key`` column, returning the keys
+    stored: the fence of a table (``table_owners``) and of a duty (``duty_owners``)."""
     name = conn.dialect.name
     if name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
@@ -61,14 +64,14 @@ def _upsert(conn: Connection, rows: list[dict[str, Any]]) -> Any:
         from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
     else:
         raise NotImplementedError(f"fencing needs PostgreSQL or SQLite, not {name}")
-    stmt = insert(OWNERS).values(rows)
+    stmt = insert(table).values(rows)
     excluded = stmt.excluded
     return stmt.on_conflict_do_update(
-        index_elements=[OWNERS.c.table_id],
+        index_elements=[key],
         set_={"token": excluded.token, "owner": excluded.owner,
               "updated_at": excluded.updated_at},
-        where=OWNERS.c.token <= excluded.token,
-    ).returning(OWNERS.c.table_id)
+        where=table.c.token <= excluded.token,
+    ).returning(key)
 
 
 _PG_UPSERT = text(
@@ -79,8 +82,8 @@ _PG_UPSERT = text(
     "ON CONFLICT (table_id) DO UPDATE SET token = EXCLUDED.token, owner = EXCLUDED.owner, "
     "updated_at = EXCLUDED.updated_at WHERE table_owners.token <= EXCLUDED.token "
     "RETURNING table_id")
-"""The upsert of :func:`_upsert` for PostgreSQL from three arrays (2,000 rows bound as
-8,000 parameters cost seconds of Python; as arrays, milliseconds)."""
+"""The upsert of :func:`token_upsert` on ``table_owners`` for PostgreSQL from three arrays
+(2,000 rows bound as 8,000 parameters cost seconds of Python; as arrays, milliseconds)."""
 
 
 def check_fences(conn: Connection, fences: Iterable[Fence]) -> None:
@@ -103,7 +106,7 @@ def check_fences(conn: Connection, fences: Iterable[Fence]) -> None:
             "ids": [f.table_id for f in ordered], "tokens": [f.token for f in ordered],
             "owners": [f.owner for f in ordered], "now": now})
     else:
-        result = conn.execute(_upsert(conn, [
+        result = conn.execute(token_upsert(conn, OWNERS, OWNERS.c.table_id, [
             {"table_id": f.table_id, "token": f.token, "owner": f.owner, "updated_at": now}
             for f in ordered]))
     stored = {row[0] for row in result}
