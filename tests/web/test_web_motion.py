@@ -262,7 +262,17 @@ def test_a_click_or_a_key_finishes_the_motion(server: ServerProcess, browser: Br
     card.click()
     after_state(page, card.click)
     # the computer's draw and discard fly too (slowly); then nothing comes until Ann acts
-    wait_for_await([page], {"act", "next", "over"})
+    _, now = wait_for_await([page], {"act", "next", "over"})
+    if now == "next" or page.get_attribute("#table-page", "data-phase") == "layoff":
+        # the computer knocked or went gin on that turn: its melds took its hand's place and
+        # nothing of its turn flies; Ann's draw in the next hand gives the key its flight
+        if now == "act":  # Ann lays off against the knock first
+            play_until([page], {"next", "over"})
+        my_turn(page)
+        if page.locator("#action-pass").count():
+            after_state(page, lambda: page.keyboard.press("p"))
+            my_turn(page)
+        after_state(page, lambda: page.click("#stock"))
     running(page)
     page.keyboard.press("Shift")
     assert page.evaluate("() => document.getAnimations().length") == 0
