@@ -98,6 +98,26 @@ def test_a_complete_hand_between_two_people_reveals_nothing_hidden(
     assert kinds.count("action") == sent
 
 
+def test_a_next_that_crosses_the_deal_is_no_error(make_server: Any) -> None:
+    """A "next" that reaches the table after the hand it asks for was dealt (the other seat's
+    "next" or the pause's timer dealt first: seen between processes of a cluster) changes
+    nothing and is answered with no error; the table goes on with the hand dealt."""
+    server = make_server(between_hands_seconds=60)
+    table_id, ann, bob = two_players(server, preset="classic")
+    play_one_hand(ann, bob)
+    ann.send({"type": "next"})
+    bob.send({"type": "next"})
+    dealt = bob.wait(lambda m: m["type"] == "state" and m["view"]["hand_number"] == 2)
+    seen = len(bob.frames)
+    bob.send({"type": "next"})  # late: its hand is dealt already
+    bob.send({"type": "resync"})
+    again = bob.wait(is_state(dealt["version"]))
+    assert [m for m in bob.frames[seen:] if m["type"] == "error"] == []
+    assert again["view"]["hand_number"] == 2 and again["next_hand"] is None
+    stored = server.stored_table(table_id)
+    assert [e.kind for e in stored.events].count("deal") == 2
+
+
 def test_hints_and_legal_actions_only_for_the_recipient(server: LiveServer) -> None:
     _table_id, ann, bob = two_players(server)
     mover, other = (ann, bob) if ann.state["view"]["to_move"] == 0 else (bob, ann)

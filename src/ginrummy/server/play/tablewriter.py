@@ -347,6 +347,10 @@ class TableWriter:
                 conn.send(error(Code.NOT_SEATED, "spectators do not deal"))
                 return
             table = self.table
+            if table.stuck is None and table.running_hand() is not None:
+                # this "next" crossed the deal it asked for (the pause's timer, or another
+                # seat's "next", dealt first): the seat has its hand, there is nothing to say
+                return
             if table.match is None or not table.match.needs_deal or not table.match.hands:
                 conn.send(error(Code.NO_HAND, "no hand is waiting to be dealt"))
                 return
