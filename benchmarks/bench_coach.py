@@ -17,7 +17,9 @@ runs is the figure to quote on a shared machine).
 ``intermediate``, and of a ``random`` player against ``intermediate``, and reports the
 points lost per decision (the mistakes' costs), the accuracy of each (a share of decisions)
 and its turn accuracy (a share of turns, the draw and the discard together, without a
-mistake); the issue's targets are at most 0.1 points a decision for the expert and below 30%
+mistake), over the *telling* decisions the coach's accuracy counts (some choice a mistake:
+``Verdict.telling``) and, as before 2026-12-07, over every decision with more than one legal
+choice; the issue's targets are at most 0.1 points a decision for the expert and below 30%
 accuracy for random.
 """
 
@@ -28,11 +30,12 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ginrummy.bots import make_bot
 from ginrummy.bots.expert import ExpertBot
-from ginrummy.coach import MATCH_WORK_MS, coach_record, coach_record_json, turns
+from ginrummy.coach import MATCH_WORK_MS, Verdict, coach_record, coach_record_json, turns
 from ginrummy.gameloop import play_match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
@@ -85,8 +88,8 @@ def quality(matches: int, budget_ms: float) -> dict[str, Any]:
     rules = Ruleset.preset("classic", target=50)
     out: dict[str, Any] = {}
     for name in ("expert", "random"):
-        verdicts = []
-        counted_turns = []
+        verdicts: list[Verdict] = []
+        groups: list[tuple[Verdict, ...]] = []
         for seed in range(matches):
             player = (ExpertBot(seed, budget_ms, safety_stop=False) if name == "expert"
                       else make_bot("random", seed))
@@ -95,27 +98,35 @@ def quality(matches: int, budget_ms: float) -> dict[str, Any]:
             record = GameRecord.from_match(match, [name, "intermediate"])
             report = coach_record(record, 0, budget_ms, 0)
             verdicts += [v for v in report.verdicts if not v.forced]
-            counted_turns += [t for t in turns(report.verdicts) if any(not v.forced for v in t)]
-        by_kind: dict[str, Any] = {}
-        for kind in ("draw", "discard", "knock"):
-            some = [v for v in verdicts if v.kind == kind]
-            if some:
-                by_kind[kind] = {"decisions": len(some),
-                                 "lost_per_decision": round(sum(v.lost for v in some)
-                                                            / len(some), 2),
-                                 "accuracy": round(100 * sum(v.accurate for v in some)
-                                                   / len(some), 1)}
-        out[name] = {"decisions": len(verdicts),
-                     "lost_per_decision": round(sum(v.lost for v in verdicts) / len(verdicts),
-                                                3),
-                     "accuracy": round(100 * sum(v.accurate for v in verdicts)
-                                       / len(verdicts), 1),
-                     "turns": len(counted_turns),
-                     "turn_accuracy": round(100 * sum(not any(v.mistake for v in t)
-                                                      for t in counted_turns)
-                                            / len(counted_turns), 1),
-                     "by_kind": by_kind}
+            groups += turns(report.verdicts)
+        out[name] = _figures(verdicts, groups, lambda v: v.telling)
+        out[name]["every_real_decision"] = _figures(verdicts, groups, lambda v: not v.forced)
     return out
+
+
+def _figures(verdicts: list[Verdict], groups: list[tuple[Verdict, ...]],
+             counts: Callable[[Verdict], bool]) -> dict[str, Any]:
+    """Points lost a decision, accuracy and turn accuracy over the decisions ``counts``
+    keeps (a turn counts when one of its decisions does), in all and by kind."""
+    counted = [v for v in verdicts if counts(v)]
+    counted_turns = [t for t in groups if any(counts(v) for v in t)]
+    by_kind: dict[str, Any] = {}
+    for kind in ("draw", "discard", "knock"):
+        some = [v for v in counted if v.kind == kind]
+        if some:
+            by_kind[kind] = {"decisions": len(some),
+                             "lost_per_decision": round(sum(v.lost for v in some)
+                                                        / len(some), 2),
+                             "accuracy": round(100 * sum(v.accurate for v in some)
+                                               / len(some), 1)}
+    return {"decisions": len(counted),
+            "lost_per_decision": round(sum(v.lost for v in counted) / len(counted), 3),
+            "accuracy": round(100 * sum(v.accurate for v in counted) / len(counted), 1),
+            "turns": len(counted_turns),
+            "turn_accuracy": round(100 * sum(not any(v.mistake for v in t)
+                                             for t in counted_turns)
+                                   / len(counted_turns), 1),
+            "by_kind": by_kind}
 
 
 def main() -> None:
@@ -147,10 +158,12 @@ def main() -> None:
               f"s, max {run['max_s']} s (CPU p95 {run['cpu_p95_s']} s), {run['capped']} "
               f"capped, median {run['decisions_median']} decisions")
     for name, figures in result.get("quality", {}).items():
-        print(f"  {name}: {figures['decisions']} decisions, {figures['lost_per_decision']} "
-              f"points lost a decision, accuracy {figures['accuracy']}%, turn accuracy "
-              f"{figures['turn_accuracy']}% of {figures['turns']} turns, by kind "
-              f"{figures['by_kind']}")
+        for label, some in (("telling decisions", figures),
+                            ("every real decision", figures["every_real_decision"])):
+            print(f"  {name}, {label}: {some['decisions']} decisions, "
+                  f"{some['lost_per_decision']} points lost a decision, accuracy "
+                  f"{some['accuracy']}%, turn accuracy {some['turn_accuracy']}% of "
+                  f"{some['turns']} turns, by kind {some['by_kind']}")
 
 
 if __name__ == "__main__":
