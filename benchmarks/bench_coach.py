@@ -20,7 +20,10 @@ and its turn accuracy (a share of turns, the draw and the discard together, with
 mistake), over the *telling* decisions the coach's accuracy counts (some choice a mistake:
 ``Verdict.telling``) and, as before 2026-12-07, over every decision with more than one legal
 choice; the issue's targets are at most 0.1 points a decision for the expert and below 30%
-accuracy for random.
+accuracy for random. ``--quality-players`` picks the players: ``expert``, ``random`` and
+``best``, a player that plays the coach's own best at the coach's budget on worlds of its own
+(:class:`bench_coach_best.CoachBest`): its loss is the noise floor of the measure, what two
+independent evaluations at that budget disagree by.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bench_coach_best import CoachBest
 from ginrummy.bots import make_bot
 from ginrummy.bots.expert import ExpertBot
 from ginrummy.coach import MATCH_WORK_MS, Verdict, coach_record, coach_record_json, turns
@@ -40,6 +44,8 @@ from ginrummy.gameloop import play_match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 
+BEST_SEED_OFFSET = 1000
+"""The ``best`` player's evaluator seed is the match's plus this: worlds of its own."""
 BROWSER_BUDGET_MS = 40.0
 """The server's coach budget (``ginrummy.server.http.coach_api.COACH_BUDGET_MS``)."""
 
@@ -82,17 +88,29 @@ def speed_run(documents: list[dict[str, Any]], budget_ms: float) -> dict[str, An
             "decisions_median": statistics.median(decisions)}
 
 
-def quality(matches: int, budget_ms: float) -> dict[str, Any]:
-    """Points lost a decision and accuracy of the expert (at the coach's budget) and of a
-    random player, both against intermediate, by the coach's measure."""
+def quality_player(name: str, seed: int, budget_ms: float) -> Any:
+    """The coached player of match ``seed``: the expert at ``budget_ms``, random, or
+    ``best``: the coach's own best at ``budget_ms`` (the evaluator's highest value), on
+    worlds of its own (seed + 1000, never the coach's seed 0)."""
+    if name == "expert":
+        return ExpertBot(seed, budget_ms, safety_stop=False)
+    if name == "best":
+        return CoachBest(seed + BEST_SEED_OFFSET, budget_ms)
+    return make_bot(name, seed)
+
+
+def quality(matches: int, budget_ms: float,
+            players: tuple[str, ...] = ("expert", "random")) -> dict[str, Any]:
+    """Points lost a decision and accuracy of each of ``players`` (the expert at the coach's
+    budget, a random player, the coach's own best) against intermediate, by the coach's
+    measure."""
     rules = Ruleset.preset("classic", target=50)
     out: dict[str, Any] = {}
-    for name in ("expert", "random"):
+    for name in players:
         verdicts: list[Verdict] = []
         groups: list[tuple[Verdict, ...]] = []
         for seed in range(matches):
-            player = (ExpertBot(seed, budget_ms, safety_stop=False) if name == "expert"
-                      else make_bot("random", seed))
+            player = quality_player(name, seed, budget_ms)
             match = play_match(rules, [player, make_bot("intermediate", seed + 100)],
                                seed=seed)
             record = GameRecord.from_match(match, [name, "intermediate"])
@@ -138,6 +156,9 @@ def main() -> None:
     parser.add_argument("--quality", action="store_true")
     parser.add_argument("--quality-matches", type=int, default=8)
     parser.add_argument("--quality-budget-ms", type=float, default=100.0)
+    parser.add_argument("--quality-players", default="expert,random",
+                        help="comma-separated: expert, random, best (the coach's own best "
+                             "at its budget, on worlds of its own)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     result: dict[str, Any] = {"budget_ms": args.budget_ms, "match_work_ms": MATCH_WORK_MS,
@@ -146,7 +167,8 @@ def main() -> None:
         documents = records(args.matches)
         result["runs"] = [speed_run(documents, args.budget_ms) for _ in range(args.runs)]
     if args.quality:
-        result["quality"] = quality(args.quality_matches, args.quality_budget_ms)
+        result["quality"] = quality(args.quality_matches, args.quality_budget_ms,
+                                    tuple(args.quality_players.split(",")))
         result["quality_budget_ms"] = args.quality_budget_ms
     if args.json:
         print(json.dumps(result))
