@@ -17,8 +17,13 @@ runs is the figure to quote on a shared machine).
 ``intermediate``, and of a ``random`` player against ``intermediate``, and reports the
 points lost per decision (the mistakes' costs), the accuracy of each (a share of decisions)
 and its turn accuracy (a share of turns, the draw and the discard together, without a
-mistake); the issue's targets are at most 0.1 points a decision for the expert and below 30%
-accuracy for random.
+mistake), over the *telling* decisions the coach's accuracy counts (some choice a mistake:
+``Verdict.telling``) and, as before 2026-12-07, over every decision with more than one legal
+choice; the issue's targets are at most 0.1 points a decision for the expert and below 30%
+accuracy for random. ``--quality-players`` picks the players: ``expert``, ``random`` and
+``best``, a player that plays the coach's own best at the coach's budget on worlds of its own
+(:class:`bench_coach_best.CoachBest`): its loss is the noise floor of the measure, what two
+independent evaluations at that budget disagree by.
 """
 
 from __future__ import annotations
@@ -28,15 +33,19 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
+from bench_coach_best import CoachBest
 from ginrummy.bots import make_bot
 from ginrummy.bots.expert import ExpertBot
-from ginrummy.coach import MATCH_WORK_MS, coach_record, coach_record_json, turns
+from ginrummy.coach import MATCH_WORK_MS, Verdict, coach_record, coach_record_json, turns
 from ginrummy.gameloop import play_match
 from ginrummy.records import GameRecord
 from ginrummy.rules import Ruleset
 
+BEST_SEED_OFFSET = 1000
+"""The ``best`` player's evaluator seed is the match's plus this: worlds of its own."""
 BROWSER_BUDGET_MS = 40.0
 """The server's coach budget (``ginrummy.server.http.coach_api.COACH_BUDGET_MS``)."""
 
@@ -79,43 +88,63 @@ def speed_run(documents: list[dict[str, Any]], budget_ms: float) -> dict[str, An
             "decisions_median": statistics.median(decisions)}
 
 
-def quality(matches: int, budget_ms: float) -> dict[str, Any]:
-    """Points lost a decision and accuracy of the expert (at the coach's budget) and of a
-    random player, both against intermediate, by the coach's measure."""
+def quality_player(name: str, seed: int, budget_ms: float) -> Any:
+    """The coached player of match ``seed``: the expert at ``budget_ms``, random, or
+    ``best``: the coach's own best at ``budget_ms`` (the evaluator's highest value), on
+    worlds of its own (seed + 1000, never the coach's seed 0)."""
+    if name == "expert":
+        return ExpertBot(seed, budget_ms, safety_stop=False)
+    if name == "best":
+        return CoachBest(seed + BEST_SEED_OFFSET, budget_ms)
+    return make_bot(name, seed)
+
+
+def quality(matches: int, budget_ms: float,
+            players: tuple[str, ...] = ("expert", "random")) -> dict[str, Any]:
+    """Points lost a decision and accuracy of each of ``players`` (the expert at the coach's
+    budget, a random player, the coach's own best) against intermediate, by the coach's
+    measure."""
     rules = Ruleset.preset("classic", target=50)
     out: dict[str, Any] = {}
-    for name in ("expert", "random"):
-        verdicts = []
-        counted_turns = []
+    for name in players:
+        verdicts: list[Verdict] = []
+        groups: list[tuple[Verdict, ...]] = []
         for seed in range(matches):
-            player = (ExpertBot(seed, budget_ms, safety_stop=False) if name == "expert"
-                      else make_bot("random", seed))
+            player = quality_player(name, seed, budget_ms)
             match = play_match(rules, [player, make_bot("intermediate", seed + 100)],
                                seed=seed)
             record = GameRecord.from_match(match, [name, "intermediate"])
             report = coach_record(record, 0, budget_ms, 0)
             verdicts += [v for v in report.verdicts if not v.forced]
-            counted_turns += [t for t in turns(report.verdicts) if any(not v.forced for v in t)]
-        by_kind: dict[str, Any] = {}
-        for kind in ("draw", "discard", "knock"):
-            some = [v for v in verdicts if v.kind == kind]
-            if some:
-                by_kind[kind] = {"decisions": len(some),
-                                 "lost_per_decision": round(sum(v.lost for v in some)
-                                                            / len(some), 2),
-                                 "accuracy": round(100 * sum(v.accurate for v in some)
-                                                   / len(some), 1)}
-        out[name] = {"decisions": len(verdicts),
-                     "lost_per_decision": round(sum(v.lost for v in verdicts) / len(verdicts),
-                                                3),
-                     "accuracy": round(100 * sum(v.accurate for v in verdicts)
-                                       / len(verdicts), 1),
-                     "turns": len(counted_turns),
-                     "turn_accuracy": round(100 * sum(not any(v.mistake for v in t)
-                                                      for t in counted_turns)
-                                            / len(counted_turns), 1),
-                     "by_kind": by_kind}
+            groups += turns(report.verdicts)
+        out[name] = _figures(verdicts, groups, lambda v: v.telling)
+        out[name]["every_real_decision"] = _figures(verdicts, groups, lambda v: not v.forced)
     return out
+
+
+def _figures(verdicts: list[Verdict], groups: list[tuple[Verdict, ...]],
+             counts: Callable[[Verdict], bool]) -> dict[str, Any]:
+    """Points lost a decision, accuracy and turn accuracy over the decisions ``counts``
+    keeps (a turn counts when one of its decisions does), in all and by kind."""
+    counted = [v for v in verdicts if counts(v)]
+    counted_turns = [t for t in groups if any(counts(v) for v in t)]
+    by_kind: dict[str, Any] = {}
+    for kind in ("draw", "discard", "knock"):
+        some = [v for v in counted if v.kind == kind]
+        if some:
+            by_kind[kind] = {"decisions": len(some),
+                             "lost_per_decision": round(sum(v.lost for v in some)
+                                                        / len(some), 2),
+                             "accuracy": round(100 * sum(v.accurate for v in some)
+                                               / len(some), 1)}
+    return {"decisions": len(counted),
+            "lost_per_decision": round(sum(v.lost for v in counted) / len(counted), 3),
+            "accuracy": round(100 * sum(v.accurate for v in counted) / len(counted), 1),
+            "turns": len(counted_turns),
+            "turn_accuracy": round(100 * sum(not any(v.mistake for v in t)
+                                             for t in counted_turns)
+                                   / len(counted_turns), 1),
+            "by_kind": by_kind}
 
 
 def main() -> None:
@@ -127,6 +156,9 @@ def main() -> None:
     parser.add_argument("--quality", action="store_true")
     parser.add_argument("--quality-matches", type=int, default=8)
     parser.add_argument("--quality-budget-ms", type=float, default=100.0)
+    parser.add_argument("--quality-players", default="expert,random",
+                        help="comma-separated: expert, random, best (the coach's own best "
+                             "at its budget, on worlds of its own)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     result: dict[str, Any] = {"budget_ms": args.budget_ms, "match_work_ms": MATCH_WORK_MS,
@@ -135,7 +167,8 @@ def main() -> None:
         documents = records(args.matches)
         result["runs"] = [speed_run(documents, args.budget_ms) for _ in range(args.runs)]
     if args.quality:
-        result["quality"] = quality(args.quality_matches, args.quality_budget_ms)
+        result["quality"] = quality(args.quality_matches, args.quality_budget_ms,
+                                    tuple(args.quality_players.split(",")))
         result["quality_budget_ms"] = args.quality_budget_ms
     if args.json:
         print(json.dumps(result))
@@ -147,10 +180,12 @@ def main() -> None:
               f"s, max {run['max_s']} s (CPU p95 {run['cpu_p95_s']} s), {run['capped']} "
               f"capped, median {run['decisions_median']} decisions")
     for name, figures in result.get("quality", {}).items():
-        print(f"  {name}: {figures['decisions']} decisions, {figures['lost_per_decision']} "
-              f"points lost a decision, accuracy {figures['accuracy']}%, turn accuracy "
-              f"{figures['turn_accuracy']}% of {figures['turns']} turns, by kind "
-              f"{figures['by_kind']}")
+        for label, some in (("telling decisions", figures),
+                            ("every real decision", figures["every_real_decision"])):
+            print(f"  {name}, {label}: {some['decisions']} decisions, "
+                  f"{some['lost_per_decision']} points lost a decision, accuracy "
+                  f"{some['accuracy']}%, turn accuracy {some['turn_accuracy']}% of "
+                  f"{some['turns']} turns, by kind {some['by_kind']}")
 
 
 if __name__ == "__main__":

@@ -243,12 +243,13 @@ def test_summary_adds_up() -> None:
     report = coach.coach_record(short_record(), 0, BUDGET, SEED)
     summary = report.summary()
     real = [v for v in report.verdicts if not v.forced]
-    assert summary["counted"] == len(real)
+    telling = [v for v in real if v.telling]
+    assert summary["real"] == len(real) and summary["counted"] == len(telling)
     assert summary["total_lost"] == pytest.approx(sum(summary["lost"].values()), abs=0.05)
     assert set(summary["lost"]) == set(coach.KINDS)
-    accurate = [v for v in real if not v.mistake]
-    assert summary["accuracy"] == round(100 * len(accurate) / len(real), 1)
-    assert summary["mistakes"] == len(real) - len(accurate)
+    accurate = [v for v in telling if not v.mistake]
+    assert summary["accuracy"] == round(100 * len(accurate) / len(telling), 1)
+    assert summary["mistakes"] == len(telling) - len(accurate)
     costs = [c["cost"] for c in summary["costliest"]]
     mistakes = [v for v in real if v.mistake]
     assert costs == sorted(costs, reverse=True) and len(costs) == min(3, len(mistakes))
@@ -343,8 +344,36 @@ def test_a_turn_is_the_draw_and_the_discard_together() -> None:
     spoiled = {id(v): replace(v, cost=5.0, error=0.5) for v in clean}  # both mistakes
     worse = replace(report, verdicts=tuple(spoiled.get(id(v), v) for v in report.verdicts))
     after = worse.summary()
-    assert after["turns"] == before["turns"]
-    assert after["accurate_turns"] == before["accurate_turns"] - 1
-    assert after["accurate"] == before["accurate"] - 2
+    # a mistake makes its decision telling (counted), and its turn counted but not accurate
+    told = sum(v.telling for v in clean)
+    assert all(v.telling for v in spoiled.values())
+    assert after["counted"] == before["counted"] + 2 - told
+    assert after["turns"] == before["turns"] + (told == 0)
+    assert after["accurate_turns"] == before["accurate_turns"] - (told > 0)
+    assert after["accurate"] == before["accurate"] - told
     assert after["turn_accuracy"] == round(100 * after["accurate_turns"] / after["turns"], 1)
+    assert after["accuracy"] == round(100 * after["accurate"] / after["counted"], 1)
+
+
+def test_a_decision_where_every_choice_is_sound_is_not_counted() -> None:
+    """Issue 29: the accuracy counts the decisions that tell a sound move from an unsound one
+    (some choice a mistake). A forced decision, or one whose choices are all within the
+    noise of the best, is not counted; the points lost do not change."""
+    report = coach.coach_record(short_record(), 0, BUDGET, SEED)
+    for v in report.verdicts:
+        assert v.telling == (not v.forced and any(
+            c.loss > max(2 * c.loss_error, 1.0) for c in v.choices))
+        assert not v.mistake or v.telling
+    assert not any(v.telling for v in report.verdicts if v.forced)
+    before = report.summary()
+    sound = next(v for v in report.verdicts if v.telling and not v.mistake)
+    close = tuple(replace(c, loss=min(c.loss, 0.5), loss_error=0.4) for c in sound.choices)
+    evened = replace(sound, choices=close)
+    assert not evened.telling and not evened.mistake
+    after = replace(report, verdicts=tuple(evened if v is sound else v
+                                           for v in report.verdicts)).summary()
+    assert after["real"] == before["real"]
+    assert after["counted"] == before["counted"] - 1
+    assert after["accurate"] == before["accurate"] - 1
+    assert after["total_lost"] == before["total_lost"]
     assert after["accuracy"] == round(100 * after["accurate"] / after["counted"], 1)

@@ -46,12 +46,12 @@ def _check_schema(data: dict[str, Any]) -> None:
                          "not_analysed", "summary", "verdicts"}
     assert data["max_decisions"] is None and data["not_analysed"] == 0  # no cap here
     summary = data["summary"]
-    assert set(summary) == {"decisions", "counted", "accurate", "mistakes", "accuracy",
+    assert set(summary) == {"decisions", "real", "counted", "accurate", "mistakes", "accuracy",
                             "turns", "accurate_turns", "turn_accuracy",
                             "mistake_errors", "accurate_within", "lost", "total_lost",
                             "lost_by_hand", "costliest"}
     # a turn (the draw and the discard together) is accurate when neither is a mistake
-    assert summary["turns"] <= summary["counted"]
+    assert summary["turns"] <= summary["counted"] <= summary["real"]
     assert summary["accurate_turns"] >= summary["turns"] - summary["mistakes"]
     assert list(summary["lost"]) == list(KINDS)
     assert 0 <= summary["accuracy"] <= 100
@@ -62,7 +62,7 @@ def _check_schema(data: dict[str, Any]) -> None:
         assert set(v) == {"hand", "move", "seat", "phase", "kind", "cards", "top_discard",
                           "choices", "played", "played_value", "best", "best_value", "cost",
                           "error", "lost", "worlds", "settled", "forced", "mistake",
-                          "accurate", "discard_pile", "reason"}
+                          "accurate", "telling", "discard_pile", "reason"}
         assert (v["reason"] is not None) == v["mistake"]  # every mistake says why
         assert v["kind"] in KINDS and v["cost"] >= 0
         assert v["played"] in {c["action"] for c in v["choices"]}

@@ -145,7 +145,8 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
     lines = [f"Accuracy: {'-' if accuracy is None else f'{accuracy:.1f}%'} "
              f"({summary['accurate']} of {summary['counted']} decisions not a mistake: a "
              f"mistake costs more than {summary['mistake_errors']:g} standard errors and "
-             f"{summary['accurate_within']:g} point)",
+             f"{summary['accurate_within']:g} point; of {summary['real']} decisions with a "
+             "choice, those where every choice is sound are not counted)",
              _turn_line(summary),
              "Points lost: " + ", ".join(f"{kind} {lost:.1f}"
                                          for kind, lost in summary["lost"].items())

@@ -17,11 +17,13 @@ in words (:mod:`ginrummy.coach.reasons`), the hand and the discard pile at that 
 Values are points of the hand for the seat to move (match points won minus lost, in the
 single-hand game the others' mean penalty minus its own).
 
-Accuracy is the share of the player's real decisions (those with more than one legal
-choice) that are not mistakes, as a percentage: each draw and each discard counts once.
+Accuracy is the share of the player's *telling* decisions that are not mistakes, as a
+percentage: each draw and each discard counts once. A decision tells when some choice in it
+is a mistake (:attr:`Verdict.telling`): one with a single legal choice, or whose choices are
+all within the noise of the best (any of them is sound), tests nothing and is not counted.
 *Turn accuracy* is the share of the player's turns without a mistake: a turn is the player's
 consecutive moves in a hand (the draw and the discard together; a pass at the upcard offer,
-or the layoffs, alone), counted when one of its decisions is real (:func:`turns`).
+or the layoffs, alone), counted when one of its decisions tells (:func:`turns`).
 
 A long match is capped: the whole match gets at most ``MATCH_WORK_MS`` of calibrated work,
 shared among its decisions (each at most the budget asked, at least ``MIN_DECISION_MS``);
@@ -149,7 +151,7 @@ class Verdict:
     settled: bool
     """The ranking was settled before the budget ran out."""
     forced: bool
-    """Only one legal choice: not counted in the accuracy."""
+    """Only one legal choice: not counted in the accuracy (see :attr:`telling`)."""
     discard_pile: tuple[str, ...] = ()
     """The discard pile then, bottom first, as the player saw it form (every card in it was
     shown face up, :func:`ginrummy.coach.reasons.discard_pile_seen`)."""
@@ -161,6 +163,15 @@ class Verdict:
     def mistake(self) -> bool:
         """The cost exceeds the noise (2 standard errors and at least 1 point)."""
         return not self.forced and is_mistake(self.cost, self.error)
+
+    @property
+    def telling(self) -> bool:
+        """Some choice is a mistake, so the decision tells a sound move from an unsound one
+        and counts in the accuracy. Not one with a single legal choice (``forced``), nor one
+        whose choices are all within the noise of the best: any of them is sound (choices
+        that cannot differ, such as two discards of equal worth, or a draw where the take
+        and the stock are worth the same)."""
+        return not self.forced and (self.mistake or any(c.mistake for c in self.choices))
 
     @property
     def accurate(self) -> bool:
@@ -182,7 +193,7 @@ class Verdict:
                 "error": round(self.error, 2), "lost": round(self.lost, 2),
                 "worlds": self.worlds, "settled": self.settled, "forced": self.forced,
                 "mistake": self.mistake, "accurate": self.accurate,
-                "discard_pile": list(self.discard_pile),
+                "telling": self.telling, "discard_pile": list(self.discard_pile),
                 "reason": None if self.reason is None else self.reason.to_dict()}
 
 
@@ -213,6 +224,7 @@ class CoachReport:
     def summary(self) -> dict[str, Any]:
         """Points lost by kind, per hand, the costliest moves and the accuracy."""
         real = [v for v in self.verdicts if not v.forced]
+        telling = [v for v in real if v.telling]
         lost = {kind: round(sum((v.lost for v in real if v.kind == kind), 0.0), 2)
                 for kind in KINDS}
         hands: dict[int, float] = {}
@@ -220,16 +232,17 @@ class CoachReport:
             hands[v.hand] = hands.get(v.hand, 0.0) + v.lost
         mistakes = [v for v in real if v.mistake]
         counted_turns = [turn for turn in turns(self.verdicts)
-                         if any(not v.forced for v in turn)]
+                         if any(v.telling for v in turn)]
         clean_turns = sum(1 for turn in counted_turns if not any(v.mistake for v in turn))
         costliest = sorted(mistakes, key=lambda v: (-v.cost, v.hand, v.move))[:COSTLIEST]
-        accurate = len(real) - len(mistakes)
+        accurate = len(telling) - len(mistakes)
         return {
             "decisions": len(self.verdicts),
-            "counted": len(real),
+            "real": len(real),
+            "counted": len(telling),
             "accurate": accurate,
             "mistakes": len(mistakes),
-            "accuracy": None if not real else round(100.0 * accurate / len(real), 1),
+            "accuracy": None if not telling else round(100.0 * accurate / len(telling), 1),
             "turns": len(counted_turns),
             "accurate_turns": clean_turns,
             "turn_accuracy": None if not counted_turns else round(
