@@ -233,6 +233,21 @@ def is_state(version: int | None = None) -> Callable[[dict[str, Any]], bool]:
     return lambda m: m["type"] == "state" and (version is None or m["version"] >= version)
 
 
+def dealt(message: dict[str, Any]) -> bool:
+    """A state of a match with a hand dealt."""
+    return message["type"] == "state" and bool(message.get("view")) \
+        and message["view"]["hand_number"] >= 1
+
+
+def resign_once_dealt(client: Client, timeout: float = 30) -> None:
+    """Resign this seat's match once it has a hand dealt: a resign before the first deal is
+    refused (``no_hand``), and a tournament's table deals once both players are there and
+    its driver started the match, a moment after the second one connects."""
+    if not dealt(client.state):
+        client.wait(dealt, timeout)
+    client.send({"type": "resign"})
+
+
 def is_answer(message: dict[str, Any]) -> bool:
     """The answer to an action: an ``error``, an ``ack`` (an action sent again), or the
     ``state`` that acknowledges it."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import Client, free_port, until
+from server_helpers import Client, free_port, resign_once_dealt, until
 from sqlalchemy import text
 from test_crash_restart import Process, Remote, processes  # noqa: F401 (a fixture)
 
@@ -81,7 +81,7 @@ def test_a_swiss_survives_a_sigkill(tmp_path: Path, processes: list[Process],  #
         clients = {p: Client.open(server, match["table_id"],
                                   additional_headers={"Cookie": cookies[p]})
                    for p in match["players"]}
-        clients[max(match["players"])].send({"type": "resign"})
+        resign_once_dealt(clients[max(match["players"])])
         for client in clients.values():
             client.wait(lambda m: m["type"] == "state" and m["result"] is not None)
             client.close()

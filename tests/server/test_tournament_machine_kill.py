@@ -35,7 +35,7 @@ from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-from server_helpers import Client, free_port
+from server_helpers import Client, free_port, resign_once_dealt
 from sqlalchemy import text
 from test_crash_restart import Process, Remote
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -234,7 +234,7 @@ class KilledServerMachine(RuleBasedStateMachine):
         try:
             for player in match.players:
                 clients[player] = connect(player)
-            clients[loser].send({"type": "resign"})
+            resign_once_dealt(clients[loser])
             for client in clients.values():
                 client.wait(lambda m: m["type"] == "state" and m["result"] is not None)
         finally:

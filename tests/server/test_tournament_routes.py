@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import AccountPush, Client, LiveServer, live_server, until
+from server_helpers import AccountPush, Client, LiveServer, live_server, resign_once_dealt, until
 from sqlalchemy import text
 from test_chips import account_id, get, ledger_ok, login, post
 
@@ -102,7 +102,7 @@ def test_a_four_player_knockout_at_real_tables(server: LiveServer) -> None:
         for p, client in clients.items():
             assert client.frames[0]["seat"] == match["players"].index(p)  # kept for them
         loser = next(p for p in match["players"] if p != winner)
-        clients[loser].send({"type": "resign"})
+        resign_once_dealt(clients[loser])
         for client in clients.values():
             client.wait(lambda m: m["type"] == "state" and m["result"] is not None)
             client.close()
