@@ -115,7 +115,7 @@ def quality(matches: int, budget_ms: float,
                                seed=seed)
             record = GameRecord.from_match(match, [name, "intermediate"])
             report = coach_record(record, 0, budget_ms, 0)
-            verdicts += [v for v in report.verdicts if not v.forced]
+            verdicts += report.verdicts
             groups += turns(report.verdicts)
         out[name] = _figures(verdicts, groups, lambda v: v.telling)
         out[name]["every_real_decision"] = _figures(verdicts, groups, lambda v: not v.forced)

@@ -410,9 +410,9 @@ class SeatPlayer:
         self.last_sent: tuple[str, str | None, int] | None = None
         """The last message sent: its type, its action, the version it answered."""
         self.ready_sent = False
-        """Whether this seat said "next" in the current pause between hands (a state made
-        before the server read it still shows the seat not ready: saying it again after the
-        deal was refused with ``no_hand``, 1 run in about 30 of the two-process test)."""
+        """Whether this seat said "next" in the current pause between hands: a state made
+        before the server read it still shows the seat not ready, and a client says it once,
+        as the page's button does (the server ignores a "next" that crossed the deal)."""
 
     # ------------------------------------------------------------------ connection
     async def run(self) -> None:
