@@ -69,7 +69,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         if checkpointer is not None:
             checkpointer.start()
         repository = Repository(engine)
-        committer = GroupCommitter(repository, settings.commit_interval_ms)
+        committer = GroupCommitter(repository, settings.commit_interval_ms,
+                                    spacing_ms=settings.commit_spacing_ms)
         node = ClusterNode(settings, engine) if settings.redis else None
         if node is not None:
             committer.fencer = node.fencer

@@ -91,9 +91,13 @@ class GroupCommitter:
     """Runs every write of the server through one database thread."""
 
     def __init__(self, repository: Repository, interval_ms: float = 0.0,
-                 max_batch: int = 5000) -> None:
+                 max_batch: int = 5000, spacing_ms: float = 0.0) -> None:
         self.repository = repository
         self.interval = interval_ms / 1000
+        self.spacing = spacing_ms / 1000
+        """The least time between the starts of two transactions: writes that come sooner
+        wait for the next one (under load, fewer and larger commits; an idle server commits
+        a lone write at once)."""
         self.max_batch = max_batch
         self.stats = CommitStats()
         self.on_batch: Callable[[int, float], None] | None = None
@@ -174,6 +178,7 @@ class GroupCommitter:
     def _commit_until_stopped(self, loop: asyncio.AbstractEventLoop) -> None:
         carry: list[Pending] = []
         stop = False
+        started = -self.spacing
         while not stop:
             if not carry:
                 first = self._queue.get()
@@ -182,8 +187,13 @@ class GroupCommitter:
                 carry = first
                 if self.interval > 0 and not self._closing:
                     time.sleep(self.interval)
+            if not self._closing:
+                wait = started + self.spacing - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
             batch, carry, stop = self._take(carry)
             if batch:
+                started = time.monotonic()
                 outcome = self._write(batch)
                 loop.call_soon_threadsafe(self._settle, outcome)
 
