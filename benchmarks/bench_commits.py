@@ -138,7 +138,7 @@ class Database:
 
 
 async def drive(url: str, producers: int, seconds: float, rate: float,
-                busy: float = 0.0, synchronous: str = "FULL") -> RunResult:
+                busy: float = 0.0, synchronous: str = "FULL", spacing_ms: float = 0.0) -> RunResult:
     """Run the committer under ``producers`` tables for ``seconds``; ``busy``: the share of
     the event loop's time spent running Python meanwhile (the server's own work)."""
     engine = open_engine(url, synchronous, background_checkpoint=True)
@@ -149,7 +149,8 @@ async def drive(url: str, producers: int, seconds: float, rate: float,
     repository = Repository(engine)
     ids = [f"b{i:05d}" for i in range(producers)]
     repository.write([InsertTable(a_table(t)) for t in ids])
-    committer = GroupCommitter(repository)
+    committer = (GroupCommitter(repository, spacing_ms=spacing_ms) if spacing_ms
+                 else GroupCommitter(repository))
     committer.start()
     durations: list[float] = []
     measuring = False
@@ -299,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synchronous", default="FULL",
                         help="SQLite synchronous (OFF: no fsync, the CPU of the path alone)")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--spacing", type=float, default=0.0,
+                        help="the committer's commit_spacing_ms (default 0)")
     parser.add_argument("--raw", action="store_true", help="also plain sqlite3 (SQLite only)")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
@@ -315,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
             database = Database(args.db, workdir)
             try:
                 results.append(asyncio.run(drive(database.url, args.producers, args.seconds,
-                                                 args.rate, args.busy, args.synchronous)))
+                                                 args.rate, args.busy, args.synchronous,
+                                                 args.spacing)))
             finally:
                 database.drop()
             if not args.json:

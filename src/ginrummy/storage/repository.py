@@ -134,23 +134,15 @@ _MOVE_COLUMNS = frozenset(("version", "status", "clock_seat", "clock_deadline"))
 """What every action updates in its table's row."""
 
 
-ROWS_PER_STATEMENT = 64
-"""Rows of one multi-row statement on SQLite (so at most 64 texts of each kind are made)."""
-
-
 @dataclass
 class _FastSql:
-    """The two statements of every action as driver SQL (SQLAlchemy's statement building cost
-    more CPU than the commit itself).
-
-    On PostgreSQL each is one ``executemany`` of a one-row statement for a whole batch, which
-    psycopg sends in one round trip (pipeline mode). On SQLite a batch's events are one
-    multi-row ``INSERT`` and its tables' moves one ``UPDATE ... FROM (VALUES ...)`` (up to
-    :data:`ROWS_PER_STATEMENT` rows each): sqlite3 releases the GIL around every statement
-    it steps, one per row in an ``executemany``, and the database thread must then wait for
-    the busy event loop to give it back each time (up to the switch interval). With spaced
-    commits (``commit_spacing_ms``) a batch holds tens of writes, so one statement instead
-    of one per row spares the loop those hand-overs and the commit its waits."""
+    """The two statements of every action as driver SQL, each run for a whole batch as one
+    ``executemany`` of a prepared one-row statement (SQLAlchemy's statement building cost more
+    CPU than the commit itself). psycopg sends an ``executemany`` in one round trip (pipeline
+    mode). On SQLite, one multi-row ``INSERT`` and one ``UPDATE ... FROM (VALUES ...)`` a
+    batch were tried instead (fewer statements, so fewer times the database thread gives up
+    the GIL): at 1,000 tables the server's p99 was higher with them (10.6-15.6 ms against
+    9.9-10.2, docs/server-load.md, *The commit path*)."""
 
     at: Callable[[datetime], Any]
     """A moment as the driver stores it."""
@@ -158,9 +150,6 @@ class _FastSql:
     """``INSERT`` of one event (table, version, kind, seat, payload, source, client id, time)."""
     update_move: str
     """``UPDATE`` of one table (time, version, status, clock seat, deadline, id)."""
-    multi_row: bool = False
-    """SQLite: several rows in one statement (:meth:`insert_events`, :meth:`update_moves`)."""
-    texts: dict[tuple[str, int], str] = field(default_factory=dict)
 
     @classmethod
     def for_dialect(cls, conn: Connection) -> _FastSql | None:
@@ -176,32 +165,8 @@ class _FastSql:
                        f"status = {mark}, clock_seat = {mark}, clock_deadline = {mark} "
                        f"WHERE id = {mark}")
         if dialect.name == "sqlite":  # what sqlite3's default adapter stores, without it
-            return cls(lambda moment: moment.isoformat(" "), insert_event, update_move,
-                       multi_row=mark == "?")
+            return cls(lambda moment: moment.isoformat(" "), insert_event, update_move)
         return cls(lambda moment: moment, insert_event, update_move)
-
-    def insert_events(self, rows: int) -> str:
-        """SQLite's ``INSERT`` of ``rows`` events, 8 parameters each."""
-        key = ("insert", rows)
-        sql = self.texts.get(key)
-        if sql is None:
-            sql = self.texts[key] = (
-                "INSERT INTO events (table_id, version, kind, seat, payload, source, "
-                f"client_id, at) VALUES {', '.join(['(?, ?, ?, ?, ?, ?, ?, ?)'] * rows)}")
-        return sql
-
-    def update_moves(self, rows: int) -> str:
-        """SQLite's ``UPDATE`` of ``rows`` tables: the time of the update first, then id,
-        version, status, clock seat and deadline of each table."""
-        key = ("update", rows)
-        sql = self.texts.get(key)
-        if sql is None:
-            sql = self.texts[key] = (
-                "UPDATE game_tables SET updated_at = ?, version = v.column2, "
-                "status = v.column3, clock_seat = v.column4, clock_deadline = v.column5 "
-                f"FROM (VALUES {', '.join(['(?, ?, ?, ?, ?)'] * rows)}) AS v "
-                "WHERE game_tables.id = v.column1")
-        return sql
 
 
 _SEAT_COLUMNS = frozenset(c.name for c in SEATS.columns) - {"table_id", "seat"}
@@ -310,19 +275,10 @@ class Repository:
         fast = self._fast_sql(conn)
         if events and fast is not None:
             at = fast.at
-            if fast.multi_row:
-                for chunk in _chunks(events, ROWS_PER_STATEMENT):
-                    params: list[Any] = []
-                    for op in chunk:
-                        event = op.event
-                        params += (op.table_id, event.version, event.kind, event.seat,
-                                   event.payload, event.source, event.client_id, at(op.at))
-                    conn.exec_driver_sql(fast.insert_events(len(chunk)), tuple(params))
-            else:
-                conn.exec_driver_sql(fast.insert_event, [
-                    (op.table_id, op.event.version, op.event.kind, op.event.seat,
-                     op.event.payload, op.event.source, op.event.client_id, at(op.at))
-                    for op in events])
+            conn.exec_driver_sql(fast.insert_event, [
+                (op.table_id, op.event.version, op.event.kind, op.event.seat, op.event.payload,
+                 op.event.source, op.event.client_id, at(op.at))
+                for op in events])
         elif events:
             conn.execute(insert(EVENTS), [
                 {"table_id": op.table_id, "version": op.event.version, "kind": op.event.kind,
@@ -340,16 +296,7 @@ class Repository:
         now = utcnow()
         if fast is not None and table_values:  # the update of every action: one executemany
             moves = [t for t, v in table_values.items() if v.keys() == _MOVE_COLUMNS]
-            if moves and fast.multi_row:
-                stamp = fast.at(now)
-                for chunk in _chunks(moves, ROWS_PER_STATEMENT):
-                    params = [stamp]
-                    for table_id in chunk:
-                        v = table_values.pop(table_id)
-                        params += (table_id, v["version"], v["status"], v["clock_seat"],
-                                   v["clock_deadline"])
-                    conn.exec_driver_sql(fast.update_moves(len(chunk)), tuple(params))
-            elif moves:
+            if moves:
                 stamp = fast.at(now)
                 rows_of_moves = []
                 for table_id in moves:
