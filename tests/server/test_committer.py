@@ -167,11 +167,12 @@ class InstantRepository(TimedRepository):
             self.transactions.append(list(ops))
 
 
-def test_commits_are_spaced_and_a_lone_write_commits_at_once(
+def test_commits_are_spaced_under_load_and_a_lone_write_commits_at_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a spacing of 300 ms, writes that come within 300 ms of a transaction's start wait
-    for the next one and share it; a write after a quiet spell is committed at once (the
-    database thread sleeps only for the spaced one)."""
+    """With a spacing of 300 ms: after a transaction of several writes, writes that come
+    within 300 ms of its start wait for the next one and share it; after a transaction of one
+    write (one table's moves one after another), or after a quiet spell, a write commits at
+    once (the database thread sleeps only for the spaced one)."""
     sleeps: list[float] = []
     sleep = time.sleep
 
@@ -182,28 +183,31 @@ def test_commits_are_spaced_and_a_lone_write_commits_at_once(
 
     monkeypatch.setattr(time, "sleep", noted_sleep)
 
+    def write(committer: GroupCommitter, name: str) -> asyncio.Future[None]:
+        return asyncio.ensure_future(committer.commit([UpdateTable(name, {"version": 1})]))
+
     async def run() -> InstantRepository:
         repo = InstantRepository()
         committer = GroupCommitter(repo, spacing_ms=300)  # type: ignore[arg-type]
         committer.start()
-        await committer.commit([UpdateTable("lone", {"version": 1})])
-        later = [asyncio.ensure_future(committer.commit([UpdateTable(f"t{i}", {"version": 1})]))
-                 for i in range(3)]
+        for n in range(3):  # one table's moves, one after another: none waits
+            await write(committer, f"one{n}")
+        burst = [write(committer, f"t{i}") for i in range(3)]  # one transaction of three
+        await asyncio.gather(*burst)
         await asyncio.sleep(0.01)
-        later += [asyncio.ensure_future(committer.commit([UpdateTable(f"u{i}", {"version": 1})]))
-                  for i in range(3)]
-        await asyncio.gather(*later)
+        await asyncio.gather(*(write(committer, f"u{i}") for i in range(3)))  # spaced
         await asyncio.sleep(0.4)  # a quiet spell, longer than the spacing
-        await committer.commit([UpdateTable("after", {"version": 1})])
+        await write(committer, "after")
         await committer.close()
         return repo
 
     repo = asyncio.run(run())
     tables = [sorted(op.table_id for op in t if isinstance(op, UpdateTable))
               for t in repo.transactions]
-    assert tables == [["lone"], ["t0", "t1", "t2", "u0", "u1", "u2"], ["after"]]
+    assert tables == [["one0"], ["one1"], ["one2"], ["t0", "t1", "t2"], ["u0", "u1", "u2"],
+                      ["after"]]
     assert len(sleeps) == 1 and 0 < sleeps[0] <= 0.3, sleeps  # only the spaced one waited
-    assert repo.started[1] - repo.started[0] >= 0.29  # (clocks read a moment apart)
+    assert repo.started[4] - repo.started[3] >= 0.29  # (clocks read a moment apart)
 
 
 

@@ -8,6 +8,13 @@ the event loop: the loop only hands writes over (once per loop pass, so the writ
 one pass share a transaction) and is told each batch's outcome (stats, callbacks and waiters
 are all handled on the loop).
 
+Under load, commits are also *spaced* (``spacing_ms``, the setting ``commit_spacing_ms``):
+while the last transaction carried more than one write, the next starts no sooner than the
+spacing after it, so one transaction (one sync of the disk, one wake-up of the loop) carries
+the writes of those milliseconds. At 1,000 live tables 10 ms made about 100 commits a second
+of 10 writes instead of 570 of 1.8, and the server's CPU per action fell by a third
+(docs/server-load.md). A lone write, or one table's writes one after another, never wait.
+
 A batch whose transaction fails is written again at once as one transaction with a savepoint
 for each write (:meth:`ginrummy.storage.Repository.write_each`): the write that failed is
 rolled back alone and its waiter told (:class:`CommitFailed`, its cause the error), every
@@ -95,9 +102,10 @@ class GroupCommitter:
         self.repository = repository
         self.interval = interval_ms / 1000
         self.spacing = spacing_ms / 1000
-        """The least time between the starts of two transactions: writes that come sooner
-        wait for the next one (under load, fewer and larger commits; an idle server commits
-        a lone write at once)."""
+        """While the server is busy (its last transaction carried more than one write), the
+        least time between the starts of two transactions: the writes of that time share the
+        next one (fewer and larger commits). A write after a quiet spell, or the writes of
+        one table one after another, commit at once."""
         self.max_batch = max_batch
         self.stats = CommitStats()
         self.on_batch: Callable[[int, float], None] | None = None
@@ -179,6 +187,7 @@ class GroupCommitter:
         carry: list[Pending] = []
         stop = False
         started = -self.spacing
+        busy = False  # the last transaction carried more than one write
         while not stop:
             if not carry:
                 first = self._queue.get()
@@ -187,13 +196,13 @@ class GroupCommitter:
                 carry = first
                 if self.interval > 0 and not self._closing:
                     time.sleep(self.interval)
-            if not self._closing:
+            if busy and not self._closing:
                 wait = started + self.spacing - time.monotonic()
                 if wait > 0:
                     time.sleep(wait)
             batch, carry, stop = self._take(carry)
             if batch:
-                started = time.monotonic()
+                started, busy = time.monotonic(), len(batch) > 1
                 outcome = self._write(batch)
                 loop.call_soon_threadsafe(self._settle, outcome)
 
