@@ -16,8 +16,10 @@ cookie) opens the replay of the match (``/replay/ID``), as the account would fro
 history, and clicks *Ask the coach*. The time is taken inside the page: from the click's
 event to the first animation frame after the advice is on the page: the costliest
 mistake's reason (``.coach-reason``) and its replay link (``a.coach-step-link``), beside the
-accuracy (a match without a mistake: the accuracy alone, counted as ``no_mistake``). The page
-also records whether the progress bar (``#coach-progress``) showed while it waited and
+accuracy (a match without a mistake: the accuracy alone, counted as ``no_mistake``);
+``render_seconds`` is the part from the end of the ``200`` answer to that frame. The page
+also records whether the progress bar (``#coach-progress``) showed while it waited (and
+filled: a ``value``, the decisions done, from a ``202``'s ``progress``) and
 whether the summary says the match was capped (``#coach-capped``).
 
 The first match of a run is the server's first coach request: its worker process is spawned
@@ -60,14 +62,17 @@ ADVICE = "#coach-costliest li.coach-costly"
 
 WATCH_JS = """() => {
     const t = window.__coachTimes = {asked: null, shown: null, painted: null,
-                                     progress: false, capped: false, mistake: false};
+                                     progress: false, filled: false, capped: false,
+                                     mistake: false};
     document.addEventListener('click', (event) => {
         if (event.target.closest && event.target.closest('#coach-ask') && t.asked === null)
             t.asked = performance.now();
     }, true);
     const check = () => {
         if (t.shown !== null) return;
-        if (document.getElementById('coach-progress')) t.progress = true;
+        const bar = document.getElementById('coach-progress');
+        if (bar) t.progress = true;
+        if (bar && bar.hasAttribute('value')) t.filled = true;
         if (!document.getElementById('coach-accuracy')) return;
         const advice = document.querySelector('ADVICE');
         const ready = advice
@@ -79,8 +84,19 @@ WATCH_JS = """() => {
         t.capped = Boolean(document.getElementById('coach-capped'));
         requestAnimationFrame(() => { t.painted = performance.now(); });
     };
-    new MutationObserver(check).observe(document.body, {childList: true, subtree: true});
+    new MutationObserver(check).observe(document.body, {childList: true, subtree: true,
+                                                        attributes: true});
 }""".replace("ADVICE", ADVICE)
+
+
+TIMES_JS = """() => {
+    const t = window.__coachTimes;
+    const asks = performance.getEntriesByType('resource')
+        .filter((e) => e.name.endsWith('/coach') && e.startTime >= t.asked);
+    const last = asks[asks.length - 1];
+    return {...t, first_ask: asks.length ? asks[0].startTime : null,
+            answered: last ? last.responseEnd : null};
+}"""
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -134,9 +150,13 @@ def coach_one(browser: Any, base: str, state: Any, match_id: str) -> dict[str, A
         page.wait_for_function("() => window.__coachTimes.painted !== null",
                                timeout=TIMEOUT_MS)
         outside = time.perf_counter() - started
-        times = page.evaluate("() => window.__coachTimes")
+        times = page.evaluate(TIMES_JS)
+        answered = times["answered"]
         return {"match_id": match_id, "seconds": (times["painted"] - times["asked"]) / 1000,
+                "render_seconds": None if answered is None
+                else (times["painted"] - answered) / 1000,
                 "outside_seconds": outside, "progress_bar": times["progress"],
+                "progress_filled": times["filled"],
                 "capped": times["capped"], "mistake": times["mistake"],
                 "requests": len(requests), "answers_202": requests.count(202)}
     finally:
@@ -176,6 +196,8 @@ def summarise(per_match: list[dict[str, Any]]) -> dict[str, Any]:
             "capped": sum(m["capped"] for m in per_match),
             "no_mistake": sum(not m["mistake"] for m in per_match),
             "progress_bar": sum(m["progress_bar"] for m in per_match),
+            "progress_filled": sum(m["progress_filled"] for m in per_match),
+            "render_max_s": round(max(m["render_seconds"] or 0 for m in per_match), 3),
             "requests_mean": round(sum(m["requests"] for m in per_match) / len(per_match), 2),
             "per_match": [{k: round(v, 3) if isinstance(v, float) else v
                            for k, v in m.items()} for m in per_match]}
@@ -197,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     for i, run in enumerate(runs, 1):
         print(f"  run {i}: {run['matches']} matches, p50 {run['p50_s']} s, p95 {run['p95_s']} "
               f"s, max {run['max_s']} s (first, the worker's start: {run['first_s']} s), "
-              f"{run['capped']} capped, progress bar in {run['progress_bar']}, "
-              f"{run['requests_mean']} requests a match, {run['no_mistake']} without a "
+              f"{run['capped']} capped, progress bar in {run['progress_bar']} (filling in "
+              f"{run['progress_filled']}), "
+              f"{run['requests_mean']} requests a match (the answer to the frame shown: at most "
+              f"{run['render_max_s']} s), {run['no_mistake']} without a "
               f"mistake")
     return 0
 
