@@ -93,6 +93,9 @@ QUOTA_RETRY_SECONDS = 10
 
 _SLOT = 3
 """A worker's progress slot in the shared array: its job number, decisions done, to do."""
+PROGRESS_LOCK_SECONDS = 0.01
+"""The longest the server waits for the progress array's lock (a worker holds it for the
+time of writing three numbers), else the answer goes without ``progress``."""
 _progress: Any = None
 """In a worker process: the shared progress array (:func:`_worker_start`)."""
 _slot: int | None = None
@@ -166,8 +169,14 @@ class CoachService:
         job = self.job_numbers.get(key)
         if job is None or self._progress is None:
             return None
-        with self._progress.get_lock():
-            values = list(self._progress)
+        lock = self._progress.get_lock()
+        # never wait on the event loop: a worker killed while writing would hold it for good
+        if not lock.acquire(timeout=PROGRESS_LOCK_SECONDS):
+            return None
+        try:
+            values = list(self._progress.get_obj())
+        finally:
+            lock.release()
         for i in range(0, len(values), _SLOT):
             number, done, total = values[i:i + _SLOT]
             if number == job and total > 0:
