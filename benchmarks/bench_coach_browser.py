@@ -29,6 +29,9 @@ Headless Debian Chromium (``/usr/bin/chromium``, ``--chromium`` to change it) wi
 browser tests' arguments (``--no-sandbox --disable-gpu --disable-background-networking``).
 
     .venv/bin/python benchmarks/bench_coach_browser.py [--matches 20] [--runs 1] [--json]
+
+``--ask-cost N`` measures instead what each ask costs the server while the coach works (the
+client asks every ``RETRY_MS``): its process's CPU time for N asks answered ``202``.
 """
 
 from __future__ import annotations
@@ -46,13 +49,23 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "web"))
 sys.path.insert(0, str(ROOT / "tests" / "server"))
 
-from player_helpers import events_of, store, table_with  # noqa: E402 - after the path set-up
+from player_helpers import (  # noqa: E402 - after the path set-up
+    add_account,
+    events_of,
+    log_in,
+    migrated,
+    passing_table,
+    store,
+    table_with,
+)
 from web_support import CHROMIUM_ARGS, running_server  # noqa: E402
 
 from ginrummy.bots import make_bot  # noqa: E402
 from ginrummy.gameloop import play_match  # noqa: E402
 from ginrummy.rules import Ruleset  # noqa: E402
+from ginrummy.server.play.settlement import Ending  # noqa: E402
 from ginrummy.server.players.names import name_key  # noqa: E402
+from ginrummy.server.players.sessions import SESSION_COOKIE  # noqa: E402
 from ginrummy.storage import open_engine, players  # noqa: E402
 from ginrummy.storage.accounts import AccountStore  # noqa: E402
 
@@ -111,6 +124,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=1, help="runs, each with a fresh server")
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--ask-cost", type=int, default=0, metavar="N",
+                        help="instead: the server's CPU for each of N asks (3 rounds) that "
+                        "answer 202 while a long match is coached")
     return parser.parse_args(argv)
 
 
@@ -203,8 +219,44 @@ def summarise(per_match: list[dict[str, Any]]) -> dict[str, Any]:
                            for k, v in m.items()} for m in per_match]}
 
 
+def ask_cost(asks: int) -> list[float]:
+    """The server process's CPU milliseconds for one ask answered ``202`` (the worker's
+    apart): a stuck match of 2,330 decisions keeps the coach busy while ``asks`` asks of
+    its account are timed, 3 rounds."""
+    import httpx
+    import psutil
+    with tempfile.TemporaryDirectory() as tmp, running_server(Path(tmp)) as server:
+        assert server.process is not None
+        engine = migrated(f"sqlite:///{server.db_path}")
+        ann = add_account(engine, "Ann")
+        store(engine, passing_table("long", [ann, None], 2330, ["Ann", "Guest"]),
+              Ending.STUCK)
+        cookie = {"cookie": f"{SESSION_COOKIE}={log_in(engine, ann)}"}
+        engine.dispose()
+        process = psutil.Process(server.process.pid)
+        with httpx.Client(base_url=server.base, timeout=30, trust_env=False) as client:
+            (match_id,) = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
+            path = f"/api/matches/{match_id}/coach"
+            assert client.get(path, headers=cookie).status_code == 202
+            time.sleep(1)  # the worker started
+            rounds = []
+            for _ in range(3):
+                before = process.cpu_times()
+                codes = [client.get(path, headers=cookie).status_code for _ in range(asks)]
+                after = process.cpu_times()
+                assert codes == [202] * asks, codes
+                spent = after.user + after.system - before.user - before.system
+                rounds.append(round(spent / asks * 1000, 3))
+    return rounds
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.ask_cost:
+        rounds = ask_cost(args.ask_cost)
+        print(json.dumps({"ask_cpu_ms": rounds}) if args.json else
+              f"server CPU a 202 ask: {', '.join(f'{r} ms' for r in rounds)}")
+        return 0
     started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     load_before = os.getloadavg()
     runs = [one_run(args.matches, args.chromium) for _ in range(args.runs)]
