@@ -13,14 +13,16 @@ run coaches the same matches and the worker-side figures compare.
 
 For each match a fresh browser profile (a new context holding only the account's session
 cookie) opens the replay of the match (``/replay/ID``), as the account would from its
-history, and clicks *Ask the coach*. The time is taken inside the page: from the click's
-event to the first animation frame after the advice is on the page: the costliest
-mistake's reason (``.coach-reason``) and its replay link (``a.coach-step-link``), beside the
-accuracy (a match without a mistake: the accuracy alone, counted as ``no_mistake``);
-``render_seconds`` is the part from the end of the ``200`` answer to that frame. The page
-also records whether the progress bar (``#coach-progress``) showed while it waited (and
-filled: a ``value``, the decisions done, from a ``202``'s ``progress``) and
-whether the summary says the match was capped (``#coach-capped``).
+history (``--view table``: the end of the match at its table, ``/?table=ID``, where the
+seated account sees the coach under the rematch box), and clicks *Ask the coach*. The
+time is taken inside the page: from the click's event to the first animation frame after
+the advice is on the page: the costliest mistake's reason (``.coach-reason``) and its
+replay link (``a.coach-step-link``), beside the accuracy (a match without a mistake: the
+accuracy alone, counted as ``no_mistake``); ``render_seconds`` is the part from the end of
+the ``200`` answer to that frame. The page also records whether the progress bar
+(``#coach-progress``) showed while it waited (and filled: a ``value``, the decisions done,
+from a ``202``'s ``progress``) and whether the summary says the match was capped
+(``#coach-capped``).
 
 The first match of a run is the server's first coach request: its worker process is spawned
 then (``coach_api.CoachService.pool``); ``first_s`` gives it apart.
@@ -123,6 +125,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--matches", type=int, default=20, help="matches a run (default 20)")
     parser.add_argument("--runs", type=int, default=1, help="runs, each with a fresh server")
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser")
+    parser.add_argument("--view", choices=["replay", "table"], default="replay",
+                        help="where the player asks: the match's replay (default) or the "
+                        "end of the match at its table")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     parser.add_argument("--ask-cost", type=int, default=0, metavar="N",
                         help="instead: the server's CPU for each of N asks (3 rounds) that "
@@ -148,8 +153,10 @@ def stored_matches(db: Path, account_id: int, matches: int) -> list[str]:
         engine.dispose()
 
 
-def coach_one(browser: Any, base: str, state: Any, match_id: str) -> dict[str, Any]:
-    """Open the match's replay in a fresh profile, ask the coach, and time the advice."""
+def coach_one(browser: Any, base: str, state: Any, match_id: str, table_id: str,
+              view: str) -> dict[str, Any]:
+    """Open the match's replay (or its table's end) in a fresh profile, ask the coach, and
+    time the advice."""
     context = browser.new_context(base_url=base, storage_state=state,
                                   viewport={"width": 1280, "height": 900})
     context.add_init_script("localStorage.setItem('ginrummy.loggedIn', 'true');")
@@ -158,8 +165,12 @@ def coach_one(browser: Any, base: str, state: Any, match_id: str) -> dict[str, A
         requests: list[int] = []
         page.on("response", lambda r: requests.append(r.status) if r.url.endswith("/coach")
                 else None)
-        page.goto(f"/replay/{match_id}")
-        page.wait_for_selector("#replay-page[data-steps] #coach-ask")
+        if view == "table":
+            page.goto(f"/?table={table_id}")
+            page.wait_for_selector("#rematch-box #coach-ask")
+        else:
+            page.goto(f"/replay/{match_id}")
+            page.wait_for_selector("#replay-page[data-steps] #coach-ask")
         page.evaluate(WATCH_JS)
         started = time.perf_counter()
         page.click("#coach-ask")
@@ -179,7 +190,7 @@ def coach_one(browser: Any, base: str, state: Any, match_id: str) -> dict[str, A
         context.close()
 
 
-def one_run(matches: int, chromium: str) -> dict[str, Any]:
+def one_run(matches: int, chromium: str, view: str) -> dict[str, Any]:
     """A fresh server, the matches stored, each coached in the browser once."""
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as tmp, running_server(Path(tmp)) as server, \
@@ -198,7 +209,8 @@ def one_run(matches: int, chromium: str) -> dict[str, Any]:
             engine.dispose()
             assert found is not None
             ids = stored_matches(server.db_path, found.id, matches)
-            per_match = [coach_one(browser, server.base, state, i) for i in ids]
+            per_match = [coach_one(browser, server.base, state, match_id, f"cb{seed}", view)
+                         for seed, match_id in enumerate(ids)]
         finally:
             browser.close()
     return summarise(per_match)
@@ -259,15 +271,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     load_before = os.getloadavg()
-    runs = [one_run(args.matches, args.chromium) for _ in range(args.runs)]
+    runs = [one_run(args.matches, args.chromium, args.view) for _ in range(args.runs)]
     out = {"started": started, "load_before": [round(x, 2) for x in load_before],
            "load_after": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(),
-           "chromium": args.chromium, "runs": runs}
+           "chromium": args.chromium, "view": args.view, "runs": runs}
     if args.json:
         print(json.dumps(out, indent=1))
         return 0
     print(f"{started}, load average {out['load_before'][0]} -> {out['load_after'][0]}, "
-          f"{out['cpus']} CPUs")
+          f"{out['cpus']} CPUs, the {args.view} view")
     for i, run in enumerate(runs, 1):
         print(f"  run {i}: {run['matches']} matches, p50 {run['p50_s']} s, p95 {run['p95_s']} "
               f"s, max {run['max_s']} s (first, the worker's start: {run['first_s']} s), "
