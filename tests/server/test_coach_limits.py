@@ -10,6 +10,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -123,6 +124,35 @@ def test_the_route_says_its_cap(server: LiveServer) -> None:
     body = answer.json()["coach"]
     assert body["max_decisions"] == 4 and body["not_analysed"] == made - 4
     assert len(body["verdicts"]) == 4
+
+
+def test_the_progress_never_waits_for_a_worker_that_holds_its_lock() -> None:
+    """A worker killed while writing its progress would hold the shared array's lock for
+    good: the server (on its event loop) gives up at once and answers without progress."""
+    coach = CoachService()
+    try:
+        coach.pool()
+        coach.job_numbers["match:x"] = 1
+        lock = coach._progress.get_lock()
+        held, done = threading.Event(), threading.Event()
+
+        def hold() -> None:  # another owner, as a worker process is
+            with lock:
+                held.set()
+                done.wait(10)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert held.wait(10)
+        start = time.perf_counter()
+        assert coach.progress("match:x") is None
+        assert time.perf_counter() - start < 0.5
+        done.set()
+        holder.join(10)
+        coach._progress[0:3] = [1, 4, 9]
+        assert coach.progress("match:x") == {"done": 4, "total": 9}
+    finally:
+        coach.close()
 
 
 # ----------------------------------------------------------------------------- SIGTERM

@@ -83,6 +83,32 @@ def test_the_account_sees_its_own_verdicts(server: LiveServer) -> None:
     assert missing.status_code == 404 and bad.status_code == 404
 
 
+def test_a_running_job_tells_its_progress(server: LiveServer) -> None:
+    """The 202 answers carry the decisions done and to do once the worker has started (the
+    browser's progress bar fills with them), never going back, and ask again soon."""
+    engine = migrated(server.settings.db)
+    ann = add_account(engine, "Ann")
+    store(engine, example_table("tc6", [ann, "expert"], ["Ann", "Expert"]))
+    _coach(server, budget=150.0)
+    seen: list[tuple[int, int]] = []
+    with server.http() as client:
+        (match_id,) = [m["id"] for m in client.get("/api/players/Ann").json()["recent"]]
+        path = f"/api/matches/{match_id}/coach"
+        session = log_in(engine, ann)
+        deadline = time.monotonic() + WAIT_SECONDS
+        while (answer := client.get(path, headers=_headers(session))).status_code == 202:
+            assert answer.json()["retry_ms"] <= 250
+            progress = answer.json().get("progress")
+            if progress is not None:
+                seen.append((progress["done"], progress["total"]))
+            assert time.monotonic() < deadline, "the coach did not finish"
+            time.sleep(0.02)
+    verdicts = answer.json()["coach"]["verdicts"]
+    assert seen, "no 202 told the progress"
+    assert seen == sorted(seen) and {total for _done, total in seen} == {len(verdicts)}
+    assert all(0 <= done <= total for done, total in seen)
+
+
 @pytest.mark.slow
 def test_the_server_answers_while_the_coach_works(server: LiveServer) -> None:
     """A slow coach (100 ms a decision, in a worker process) does not hold the event loop:

@@ -22,9 +22,18 @@ if browser_missing():
 # the server tests' helpers store a finished match the way the server does
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
-from player_helpers import bot_table, example_table, store  # type: ignore[import-not-found]
+from player_helpers import (  # type: ignore[import-not-found]
+    bot_table,
+    events_of,
+    example_table,
+    store,
+    table_with,
+)
 from playwright.sync_api import Browser
 
+from ginrummy.bots import make_bot
+from ginrummy.gameloop import play_match
+from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.players.names import name_key
 from ginrummy.storage import migrate, open_engine, players
@@ -189,5 +198,58 @@ def test_a_costly_move_has_a_reason_its_moment_and_a_link_to_its_replay_step(
     assert page.inner_text("#coach-step-verdict .coach-reason").startswith("Why: ")
     page.goto(f"/replay/{match_id}?step={step + 1}")  # the link opens that step directly
     page.wait_for_selector(f'#replay-page[data-step="{step}"]')
+    assert page.errors == []  # type: ignore[attr-defined]
+    context.close()
+
+
+PROGRESS_WATCH_JS = """() => {
+    const seen = window.__coachProgress = [];
+    new MutationObserver(() => {
+        const bar = document.getElementById('coach-progress');
+        if (bar) seen.push([bar.hasAttribute('value') ? bar.value : null, bar.max]);
+    }).observe(document.body, {childList: true, subtree: true, attributes: true});
+}"""
+
+
+def test_a_long_match_shows_the_progress_then_says_it_was_capped(
+        prepared: tuple[ServerProcess, Path], browser: Browser) -> None:
+    """Issue 29, point 3: while the coach works the panel shows a progress bar, which fills
+    with the decisions the worker has done; a long match (bench_coach_browser.py's seed 2:
+    intermediate against simple, classic to 100, capped by the match's work) says so above
+    the summary, and the advice comes with its reason and its replay link."""
+    server, db = prepared
+    context, page = new_page(browser, server.base)
+    signup = context.request.post("/api/account/signup", headers={"Origin": server.base},
+                                  data={"name": "Cal", "password": PASSWORD})
+    assert signup.status == 201, signup.text()
+    context.add_init_script("localStorage.setItem('ginrummy.loggedIn', 'true');")
+    engine = open_engine(f"sqlite:///{db}")
+    cal = AccountStore(engine).by_key(name_key("Cal"))
+    assert cal is not None
+    rules = Ruleset.preset("classic")
+    match = play_match(rules, [make_bot("intermediate", 2), make_bot("simple", 2)], seed=2)
+    store(engine, table_with("cw4", rules, "classic", [cal.id, "simple"], events_of(match),
+                             ["Cal", "Simple"]))
+    (match_id,) = [m.id for m in players.account_matches(engine, cal.id)]
+    engine.dispose()
+    page.goto(f"/replay/{match_id}")
+    page.wait_for_selector("#replay-page[data-steps]")
+    page.evaluate(PROGRESS_WATCH_JS)
+    page.click("#coach-ask")
+    page.wait_for_selector("#coach-accuracy", timeout=COACH_TIMEOUT_MS)
+    seen = page.evaluate("() => window.__coachProgress")
+    assert seen, "no progress bar while the coach worked"
+    filled = [(value, total) for value, total in seen if value is not None]
+    assert filled and all(0 <= value <= total for value, total in filled), seen
+    assert filled == sorted(filled)  # it only fills
+    assert page.locator("#coach-progress").count() == 0  # gone with the answer
+    capped = page.inner_text("#coach-capped")
+    found = re.fullmatch(r"A long match: of its (\d+) decisions the coach looked at (\d+), "
+                         r"with less time for each\.", capped)
+    assert found is not None, capped
+    assert int(found.group(2)) <= int(found.group(1)) == filled[-1][1]
+    first = page.locator("#coach-costliest li.coach-costly").first
+    assert first.locator(".coach-reason").inner_text().startswith("Why: ")
+    assert first.locator("a.coach-step-link").count() == 1
     assert page.errors == []  # type: ignore[attr-defined]
     context.close()

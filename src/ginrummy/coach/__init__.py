@@ -392,8 +392,9 @@ def coach_record(record: GameRecord, seat: int, budget_ms: float = DEFAULT_COACH
 
 def coach_record_json(document: dict[str, Any], seat: int, budget_ms: float,
                       seed: int = 0, match_work_ms: float | None = MATCH_WORK_MS,
-                      max_decisions: int | None = None) -> dict[str, Any]:
+                      max_decisions: int | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """:func:`coach_record` from and to plain JSON values: what a worker process runs
     (capped at ``MATCH_WORK_MS`` and ``MAX_DECISIONS`` unless told otherwise)."""
-    return coach_record(GameRecord.from_json(document), seat, budget_ms, seed,
+    return coach_record(GameRecord.from_json(document), seat, budget_ms, seed, progress,
                         match_work_ms=match_work_ms, max_decisions=max_decisions).to_dict()

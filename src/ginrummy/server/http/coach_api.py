@@ -13,9 +13,10 @@ matches at once (then ``503 busy``), at most :data:`JOBS_PER_PLAYER` waiting or 
 one account (or a guest's seat) and :data:`JOBS_PER_ADDRESS` for one client address (then
 ``429 too_many_jobs``), at most :data:`MAX_COACHED_DECISIONS` decisions analysed in a match
 (the answer says how many were left out), results cached per match and seat. A request starts
-the job and answers ``202 {"status": "running"}``; asking again gives ``200 {"status":
-"done", "coach": ...}`` once it is done. The workers stop with the server
-(:func:`shutdown`: killed, not left to finish their job).
+the job and answers ``202 {"status": "running", "progress"}`` (the decisions done and to do,
+once the worker has started on it: shared memory written by the worker after each decision);
+asking again gives ``200 {"status": "done", "coach": ...}`` once it is done. The workers
+stop with the server (:func:`shutdown`: killed, not left to finish their job).
 
 The match is over, so the whole record goes to the worker; but each decision is valued
 from the player's view at the time (:mod:`ginrummy.coach`), and the answer holds only the
@@ -79,12 +80,52 @@ cap): a classic match to 100 has about 120; one that two seats made long by pass
 is cut here."""
 CACHE_ENTRIES = 256
 """Reports kept (per match and seat), the least recently asked dropped first."""
-RETRY_MS = 1000
-"""What a ``202`` tells the client to wait before asking again."""
+RETRY_MS = 250
+"""What a ``202`` tells the client to wait before asking again: a match takes one to two
+seconds, and the answer comes at the first ask after the worker is done (1000 ms made the
+browser wait half a second more on average, up to a whole one: benchmarks/
+bench_coach_browser.py); a ``202`` is a dictionary look-up after the asker's checks."""
 SHUTDOWN_WAIT_SECONDS = 3.0
 """How long a worker has to go after SIGTERM at the server's shutdown (then SIGKILL)."""
 QUOTA_RETRY_SECONDS = 10
 """The ``Retry-After`` of a ``429 too_many_jobs``."""
+
+
+_SLOT = 3
+"""A worker's progress slot in the shared array: its job number, decisions done, to do."""
+PROGRESS_LOCK_SECONDS = 0.01
+"""The longest the server waits for the progress array's lock (a worker holds it for the
+time of writing three numbers), else the answer goes without ``progress``."""
+_progress: Any = None
+"""In a worker process: the shared progress array (:func:`_worker_start`)."""
+_slot: int | None = None
+"""In a worker process: its own slot in that array, or ``None`` (more workers than slots)."""
+
+
+def _worker_start(progress: Any, taken: Any) -> None:
+    """A worker's start: take the next free slot of the shared progress array."""
+    global _progress, _slot
+    _progress = progress
+    with taken.get_lock():
+        if taken.value < len(progress) // _SLOT:
+            _slot = taken.value
+            taken.value += 1
+
+
+def _report_progress(job: int, done: int, total: int) -> None:
+    """In a worker: job ``job`` has judged ``done`` of its ``total`` decisions."""
+    if _progress is None or _slot is None:
+        return
+    with _progress.get_lock():
+        _progress[_slot * _SLOT:(_slot + 1) * _SLOT] = [job, done, total]
+
+
+def _coach_job(job: int, document: dict[str, Any], seat: int, budget_ms: float, seed: int,
+               max_decisions: int) -> dict[str, Any]:
+    """What a worker runs: :func:`coach_record_json`, its progress in the shared array."""
+    _report_progress(job, 0, 0)
+    return coach_record_json(document, seat, budget_ms, seed, max_decisions=max_decisions,
+                             progress=functools.partial(_report_progress, job))
 
 
 class CoachService:
@@ -105,15 +146,42 @@ class CoachService:
         """Who asked for each job (its player and its client address), by match key."""
         self.cache: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
         self.failures: dict[tuple[str, int], str] = {}
+        self.job_numbers: dict[str, int] = {}
+        """The number of each running job, by match key (its progress slot names it)."""
+        self._jobs_started = 0
         self._pool: ProcessPoolExecutor | None = None
+        self._progress: Any = None
 
     def pool(self) -> ProcessPoolExecutor:
         """The worker processes, started on first use (``spawn``: no copy of the server's
         threads and sockets)."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers,
-                                             mp_context=multiprocessing.get_context("spawn"))
+            context = multiprocessing.get_context("spawn")
+            self._progress = context.Array("q", _SLOT * self.workers)
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_worker_start,
+                initargs=(self._progress, context.Value("i", 0)))
         return self._pool
+
+    def progress(self, key: str) -> dict[str, int] | None:
+        """``{"done", "total"}`` of the running job of match ``key``, once its worker has
+        started on it (else ``None``)."""
+        job = self.job_numbers.get(key)
+        if job is None or self._progress is None:
+            return None
+        lock = self._progress.get_lock()
+        # never wait on the event loop: a worker killed while writing would hold it for good
+        if not lock.acquire(timeout=PROGRESS_LOCK_SECONDS):
+            return None
+        try:
+            values = list(self._progress.get_obj())
+        finally:
+            lock.release()
+        for i in range(0, len(values), _SLOT):
+            number, done, total = values[i:i + _SLOT]
+            if number == job and total > 0:
+                return {"done": done, "total": total}
+        return None
 
     def close(self, wait: float = 0.0) -> None:
         """Stop the workers: running jobs are abandoned and their processes killed (SIGTERM,
@@ -179,14 +247,17 @@ class CoachService:
         status, report = self.peek(key, seat, asker)
         if status != "start":
             return status, report
-        job = functools.partial(coach_record_json, document, seat, self.budget_ms,
-                                COACH_SEED, max_decisions=self.max_decisions)
+        self._jobs_started += 1
+        number = self._jobs_started
+        job = functools.partial(_coach_job, number, document, seat, self.budget_ms,
+                                COACH_SEED, self.max_decisions)
         try:
             future = self.pool().submit(job)
         except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh
             self.close()
             future = self.pool().submit(job)
         self.jobs[key] = future
+        self.job_numbers[key] = number
         if asker is not None:
             self.askers[key] = asker
         loop = asyncio.get_running_loop()
@@ -198,6 +269,7 @@ class CoachService:
         if self.jobs.get(key) is future:
             del self.jobs[key]
             self.askers.pop(key, None)
+            self.job_numbers.pop(key, None)
         if future.cancelled():
             return
         error = future.exception()
@@ -224,15 +296,17 @@ def service(request: Request) -> CoachService:
 
 
 def _answer(key: str, seat: int, status: str, report: dict[str, Any] | None,
-            match_id: str | None = None) -> Response:
+            match_id: str | None = None, progress: dict[str, int] | None = None) -> Response:
     if status == "done":
         done: dict[str, Any] = {"status": "done", "seat": seat, "coach": report}
         if match_id is not None:
             done["match_id"] = match_id  # the stored match: its replay's steps
         return JSONResponse(done)
     if status == "running":
-        return JSONResponse({"status": "running", "seat": seat, "retry_ms": RETRY_MS},
-                            status_code=202)
+        running: dict[str, Any] = {"status": "running", "seat": seat, "retry_ms": RETRY_MS}
+        if progress is not None:
+            running["progress"] = progress
+        return JSONResponse(running, status_code=202)
     if status == "busy":
         return error_response(503, "busy", "the coach is busy with other matches: ask again "
                               "in a minute")
@@ -268,7 +342,7 @@ async def match_coach(request: Request) -> Response:
         if isinstance(document, Response):
             return document
         status, report = coach.start(key, seat, document, asker)
-    return _answer(key, seat, status, report)
+    return _answer(key, seat, status, report, progress=coach.progress(key))
 
 
 async def _stored_record(request: Request, match: players.StoredMatch
@@ -344,7 +418,7 @@ async def table_coach(request: Request) -> Response:
         by_account = isinstance(player, tuple) and player[0] == "account"
         if stored is not None and (stored.public or by_account):
             match_id = stored.public_id
-    return _answer(key, seat, status, report, match_id)
+    return _answer(key, seat, status, report, match_id, coach.progress(key))
 
 
 ROUTES: list[BaseRoute] = [

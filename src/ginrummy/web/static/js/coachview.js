@@ -13,7 +13,7 @@ import { number, t } from "./i18n.js";
 import { currentAccount } from "./session.js";
 
 const enc = encodeURIComponent;
-const FIRST_WAIT_MS = 400;
+const FIRST_WAIT_MS = 250;
 
 /** The verdicts of one player in one match, fetched once on demand. */
 export { actionLabel };
@@ -65,7 +65,9 @@ export class Coach {
         this.onChange();
       }
       await new Promise((resolve) => setTimeout(resolve, wait));
-      wait = Math.max(wait, (data && data.retry_ms) || 1000);
+      // the server says how long to wait (250 ms: the answer comes at the first ask after
+      // the worker is done); between 100 ms and 5 s whatever it says
+      wait = Math.min(5000, Math.max(100, (data && data.retry_ms) || 1000));
     }
   }
 
