@@ -29,7 +29,8 @@ from player_helpers import (  # type: ignore[import-not-found]
     store,
     table_with,
 )
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, BrowserContext, Page
+from sqlalchemy import Engine
 
 from ginrummy.bots import make_bot
 from ginrummy.gameloop import play_match
@@ -37,7 +38,7 @@ from ginrummy.rules import Ruleset
 from ginrummy.server.core.auth import secret_hash
 from ginrummy.server.players.names import name_key
 from ginrummy.storage import migrate, open_engine, players
-from ginrummy.storage.accounts import AccountStore
+from ginrummy.storage.accounts import AccountStore, StoredAccount
 
 COACH_TIMEOUT_MS = 90_000
 PASSWORD = "correct horse battery"
@@ -152,19 +153,27 @@ def test_the_end_of_a_match_shows_the_seated_guest_every_decision(
     context.close()
 
 
+def signed_up(server: ServerProcess, db: Path, browser: Browser, name: str
+              ) -> tuple[BrowserContext, Page, Engine, StoredAccount]:
+    """A page of a new account ``name`` signed up through the API (logged in), the server's
+    database and the account."""
+    context, page = new_page(browser, server.base)
+    signup = context.request.post("/api/account/signup", headers={"Origin": server.base},
+                                  data={"name": name, "password": PASSWORD})
+    assert signup.status == 201, signup.text()
+    context.add_init_script("localStorage.setItem('ginrummy.loggedIn', 'true');")
+    engine = open_engine(f"sqlite:///{db}")
+    account = AccountStore(engine).by_key(name_key(name))
+    assert account is not None
+    return context, page, engine, account
+
+
 def test_a_costly_move_has_a_reason_its_moment_and_a_link_to_its_replay_step(
         prepared: tuple[ServerProcess, Path], browser: Browser) -> None:
     """Issue 29: each of the account's costliest mistakes says why in words, shows the hand
     and the discard pile then, and links to that step of the replay (which ?step=N opens)."""
     server, db = prepared
-    context, page = new_page(browser, server.base)
-    signup = context.request.post("/api/account/signup", headers={"Origin": server.base},
-                                  data={"name": "Bea", "password": PASSWORD})
-    assert signup.status == 201, signup.text()
-    context.add_init_script("localStorage.setItem('ginrummy.loggedIn', 'true');")
-    engine = open_engine(f"sqlite:///{db}")
-    bea = AccountStore(engine).by_key(name_key("Bea"))
-    assert bea is not None
+    context, page, engine, bea = signed_up(server, db, browser, "Bea")
     # two simple players (seed 2): three of Bea's moves are mistakes at the server's budget
     # (a set draw broken, a card next to one the opponent took, ...); seed 3 has none since
     # the sampled worlds' stock is shuffled
@@ -218,14 +227,7 @@ def test_a_long_match_shows_the_progress_then_says_it_was_capped(
     intermediate against simple, classic to 100, capped by the match's work) says so above
     the summary, and the advice comes with its reason and its replay link."""
     server, db = prepared
-    context, page = new_page(browser, server.base)
-    signup = context.request.post("/api/account/signup", headers={"Origin": server.base},
-                                  data={"name": "Cal", "password": PASSWORD})
-    assert signup.status == 201, signup.text()
-    context.add_init_script("localStorage.setItem('ginrummy.loggedIn', 'true');")
-    engine = open_engine(f"sqlite:///{db}")
-    cal = AccountStore(engine).by_key(name_key("Cal"))
-    assert cal is not None
+    context, page, engine, cal = signed_up(server, db, browser, "Cal")
     rules = Ruleset.preset("classic")
     match = play_match(rules, [make_bot("intermediate", 2), make_bot("simple", 2)], seed=2)
     store(engine, table_with("cw4", rules, "classic", [cal.id, "simple"], events_of(match),
