@@ -634,6 +634,9 @@ def test_a_match_killed_every_few_commits_pays_out_exactly_once(database_url: st
                              "payout": sum(1 for p in payouts if p > 0)})
     print(f"a match on {database_url.split(':')[0]}: {child.commits} commits, "
           f"{child.kills} SIGKILLs, {child.started} starts in {child.start_seconds:.1f} s")
-    assert child.kills >= 3, "the child was never killed"
+    # killed after at most 4 commits each time (the table's deal is live, secrets-shuffled:
+    # a short hand makes few commits, 8 once, so a fixed count of kills is not the measure)
+    assert child.kills >= 1, "the child was never killed"
+    assert child.commits <= 4 * (child.kills + 1), (child.commits, child.kills)
     report = check_database(database_url)
     assert report.ok and report.issued == 3000 and report.in_accounts == 3000
