@@ -149,6 +149,8 @@ async def drive(url: str, producers: int, seconds: float, rate: float,
     repository = Repository(engine)
     ids = [f"b{i:05d}" for i in range(producers)]
     repository.write([InsertTable(a_table(t)) for t in ids])
+    # spacing_ms only when asked: the same script drives older trees (PYTHONPATH), whose
+    # GroupCommitter has no such argument
     committer = (GroupCommitter(repository, spacing_ms=spacing_ms) if spacing_ms
                  else GroupCommitter(repository))
     committer.start()

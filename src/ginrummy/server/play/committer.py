@@ -187,8 +187,8 @@ class GroupCommitter:
     def _commit_until_stopped(self, loop: asyncio.AbstractEventLoop) -> None:
         carry: list[Pending] = []
         stop = False
-        started = -self.spacing
-        busy = False  # the last transaction carried more than one write
+        started = 0.0
+        busy = False  # spacing on, and the last transaction carried more than one write
         while not stop:
             if not carry:
                 first = self._queue.get()
@@ -203,7 +203,9 @@ class GroupCommitter:
                     time.sleep(wait)
             batch, carry, stop = self._take(carry)
             if batch:
-                started, busy = time.monotonic(), len(batch) > 1
+                busy = self.spacing > 0 and len(batch) > 1
+                if busy:
+                    started = time.monotonic()
                 outcome = self._write(batch)
                 loop.call_soon_threadsafe(self._settle, outcome)
 
