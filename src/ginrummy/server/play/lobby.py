@@ -407,6 +407,11 @@ class Lobby:
             if self.node is not None:
                 self.node.released(table_id)
             raise
+        if table_id in self.writers:
+            # a player's client asked for the table while its row was being committed and
+            # loaded it from the database (its id is stored with the match before the table
+            # opens): that writer is the table's only one, a second would fork it
+            return True
         writer = self._writer(table)
         self.writers[table_id] = writer
         await writer.start()
