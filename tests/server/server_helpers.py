@@ -113,8 +113,9 @@ def live_server(tmp_path: Path, **settings: Any) -> Iterator[LiveServer]:
                                   between_hands_seconds=0, log_level="warning")
     # the tests create many tables from 127.0.0.1: the quota is raised (test_quotas sets its own)
     values["tables_per_address"] = 1_000_000
-    # no spacing of the group commits (``serve``'s default too): a test's moves come one after
-    # another, and each would wait up to the spacing for its commit (test_committer tests it)
+    # no spacing of the group commits (``serve`` spaces them by 10 ms while busy): a test's
+    # moves come one after another, and each could wait up to the spacing for its commit
+    # (test_committer tests it; the subprocess servers run with the default)
     values["commit_spacing_ms"] = 0
     values.update(settings)
     port = free_port()

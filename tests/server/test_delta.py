@@ -28,7 +28,13 @@ from ginrummy.cards import CARD_NAMES, format_cards
 from ginrummy.engine import CHANCE, Hand, deal_order
 from ginrummy.match import Match
 from ginrummy.rules import Ruleset
-from ginrummy.server.core.delta import DeltaError, apply_delta, shared_changes, state_delta
+from ginrummy.server.core.delta import (
+    DeltaError,
+    apply_delta,
+    delta_base,
+    shared_changes,
+    state_delta,
+)
 from ginrummy.server.core.jsontext import dumps
 from ginrummy.server.play.table import GameTable, Seat, table_rules
 from ginrummy.server.play.viewcache import ViewCache
@@ -289,7 +295,9 @@ def test_a_delta_names_what_changed_and_the_drawn_card_only_to_the_drawer() -> N
     deltas = broadcast()
     mine, theirs, watcher = (json.loads(deltas[s]) for s in (drawer, 1 - drawer, None))
     for delta in (mine, theirs, watcher):
-        assert delta["type"] == "delta" and delta["version"] == delta["base"] + 1
+        # one action, one version: ``base`` is left out, it is ``version - 1``
+        assert delta["type"] == "delta" and "base" not in delta
+        assert delta_base(delta) == delta["version"] - 1 == table.version - 1
         entry = {"seat": drawer, "action": "stock",
                  "card": None if delta is not mine else format_cards([drawn])}
         changes = delta["view"]
@@ -314,10 +322,20 @@ def test_a_delta_from_another_version_is_refused() -> None:
              "view": None, "legal": []}
     later = {**state, "version": 5, "table": {"version": 5}, "legal": ["stock"]}
     delta = state_delta(state, later)
-    assert delta == {"type": "delta", "base": 4, "version": 5, "legal~": [0, 0, "stock"]}
+    assert delta == {"type": "delta", "version": 5, "legal~": [0, 0, "stock"]}  # base 4
     assert apply_delta(state, delta) == later
+    assert apply_delta(state, {**delta, "base": 4}) == later  # named, the same
     with pytest.raises(DeltaError, match="from version 4 does not apply to version 5"):
         apply_delta(later, delta)
+    # a change that takes no version (a seat connecting) names its base
+    same = {**later, "legal": []}
+    unversioned = state_delta(later, same)
+    assert unversioned == {"type": "delta", "base": 5, "version": 5, "legal~": [0, 1]}
+    assert apply_delta(later, unversioned) == same
+    with pytest.raises(DeltaError, match="from version 5 does not apply to version 4"):
+        apply_delta(state, unversioned)
+    with pytest.raises(DeltaError, match="from version 3 does not apply to version 5"):
+        apply_delta(later, {**delta, "base": 3})
     with pytest.raises(DeltaError, match="view must be an object"):
         apply_delta(state, {**delta, "view": [1]})
 
@@ -355,7 +373,7 @@ def test_changes_go_by_path_splice_lists_and_name_discards_by_the_hand() -> None
            "clock": {"seat": 0, "remaining_ms": 21000}}
     delta = state_delta(old, new)
     assert delta == {
-        "type": "delta", "base": 8, "version": 9,
+        "type": "delta", "version": 9,
         "view": {"phase": "discard", "hand~": [1, 0, "4h"], "seats.0.count": 4,
                  "log~": [0, 0, {"seat": 0, "action": "stock", "card": "4h"}]},
         "legal": {"discards": "hand", "except": ["4h"], "plus": ["knock Kh 4s"]},

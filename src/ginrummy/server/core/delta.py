@@ -12,9 +12,10 @@ A delta holds nothing its recipient's state does not hold: every value in it is 
 that recipient's own new state (the appended log entries name a stock-drawn card only in the
 drawer's delta, as its log does; a spectator's names no hidden card).
 
-Its fields, besides ``type``, ``base`` (the ``version`` of the state it applies to) and
-``version`` (the state's after it; the same when nothing versioned changed, e.g. a seat
-connected), are *changes* keyed by a *path* (:func:`diff`):
+Its fields, besides ``type``, ``base`` (the ``version`` of the state it applies to, left out
+when it is ``version - 1``, the usual case: one action, one version) and ``version`` (the
+state's after it; the same when nothing versioned changed, e.g. a seat connected), are
+*changes* keyed by a *path* (:func:`diff`):
 
 * ``"a.b.c": value`` sets the value at that path (``seats.1.count``: the ``count`` of item 1
   of the list ``seats``);
@@ -67,7 +68,7 @@ def state_delta(old: Json, new: Json, table_changed: bool | None = None,
     recipient."""
     if old.get("seat") != new.get("seat"):
         raise DeltaError("a delta is between two states of the same seat")
-    delta: Json = {"type": "delta", "base": old["version"], "version": new["version"]}
+    delta = delta_head(old["version"], new["version"])
     before_table = old["table"] if old_table is None else old_table
     if table_changed is None:
         table_changed = _without_version(before_table) != _without_version(new["table"])
@@ -80,6 +81,21 @@ def state_delta(old: Json, new: Json, table_changed: bool | None = None,
     return delta
 
 
+def delta_head(base: int, version: int) -> Json:
+    """A delta's ``type``, ``base`` (only when it is not ``version - 1``) and ``version``."""
+    if base == version - 1:
+        return {"type": "delta", "version": version}
+    return {"type": "delta", "base": base, "version": version}
+
+
+def delta_base(delta: Mapping[str, Any]) -> Any:
+    """The ``version`` a delta applies to: its ``base``, else its ``version`` less one."""
+    if "base" in delta:
+        return delta["base"]
+    version = delta.get("version")
+    return version - 1 if isinstance(version, int) else None
+
+
 def body_delta(old: Mapping[str, Any], new: Mapping[str, Any], table: Json | None, view: Json,
                hand: list[str] | None) -> Json:
     """:func:`state_delta` of two states of one seat given as their recipient's fields
@@ -87,7 +103,7 @@ def body_delta(old: Mapping[str, Any], new: Mapping[str, Any], table: Json | Non
     views need not be there) when the caller made the table entry's changes (``table``:
     ``None`` when it did not change) and the view's (``view``, ``{}`` for none); ``hand``
     is the new view's hand (for the short ``legal``)."""
-    delta: Json = {"type": "delta", "base": old["version"], "version": new["version"]}
+    delta = delta_head(old["version"], new["version"])
     if table is not None:
         delta["table"] = table
     if view:
@@ -358,13 +374,15 @@ def long_legal(short: Json, view: Any) -> list[str]:
 
 def apply_delta(state: Json, delta: Json) -> Json:
     """The state after ``delta``: ``state`` (left unchanged) with the delta's changes, keys
-    in the state's order. :class:`DeltaError` when the delta does not apply (another
-    ``base``, or a malformed delta): the client then asks for a full state (``resync``)."""
+    in the state's order. :class:`DeltaError` when the delta does not apply (another base,
+    :func:`delta_base`, or a malformed delta): the client then asks for a full state
+    (``resync``)."""
     if delta.get("type") != "delta":
         raise DeltaError("not a delta")
     version = delta.get("version")
-    if delta.get("base") != state.get("version") or not isinstance(version, int):
-        raise DeltaError(f"a delta from version {delta.get('base')} does not apply to "
+    base = delta_base(delta)
+    if base != state.get("version") or not isinstance(version, int):
+        raise DeltaError(f"a delta from version {base} does not apply to "
                          f"version {state.get('version')}")
     result = {k: v for k, v in state.items() if k != "ack"}
     result["version"] = version

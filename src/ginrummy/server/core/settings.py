@@ -51,12 +51,11 @@ class Settings:
     commit_interval_ms: float = 0.0
     """Extra wait before each group commit to gather more actions (0: commit as soon as the
     previous commit is done)."""
-    commit_spacing_ms: float = 0.0
+    commit_spacing_ms: float = 10.0
     """While the server is busy, the least time between the starts of two group commits:
     the actions of that time share one commit (one sync of the disk); a write that comes
     after a quiet spell commits at once (0: no spacing). 10 cut the CPU per action by a
-    third at 1,000 tables (docs/server-load.md); off by default until two subprocess tests
-    that failed once each with it on are understood."""
+    third at 1,000 tables (docs/server-load.md)."""
     keep_over_hours: float = 24.0
     """Finished tables stay open for a rematch this long (also across restarts)."""
     max_decisions: int = MAX_DECISIONS

@@ -14,7 +14,9 @@ export { DELTA_PROTOCOL, PROTOCOL, chosenProtocol };
  * `state` is left unchanged.
  */
 export function applyDelta(state, delta) {
-  if (!state || delta.base !== state.version || typeof delta.version !== "number") return null;
+  if (!state || typeof delta.version !== "number") return null;
+  const base = "base" in delta ? delta.base : delta.version - 1; // left out when version - 1
+  if (base !== state.version) return null;
   try {
     const next = { ...state, version: delta.version };
     delete next.ack;
