@@ -98,7 +98,8 @@ def test_kick_closes_the_seat_and_the_computer_plays_on(server: LiveServer) -> N
     # neither the seat token nor the account's cookie takes the seat back
     by_token = Client.open(server, table_id, hello=False)
     by_token.send({"type": "hello", "protocol": 2, "token": joined["token"], "invite": None})
-    assert closed_with(by_token) == (4401, "bad token")
+    # told why (a kick or a ban is for good: the page stops reconnecting), not "bad token"
+    assert closed_with(by_token) == (4403, "an administrator removed you from this seat")
     cookie_only = Client.open(server, table_id, None, hello=False,
                               additional_headers=bob.headers)
     cookie_only.send({"type": "hello", "protocol": 2, "token": None, "invite": None})
@@ -235,6 +236,11 @@ def test_ban_ends_sessions_and_closes_sockets_at_once(server: LiveServer) -> Non
     assert get(server, "/api/admin/tables", bob).status_code == 401
     seat = server.lobby.get(table_id).table.seats[joined["seat"]]
     assert seat.token_hash == REVOKED_TOKEN and seat.away  # the computer plays it
+    # the page coming back with its seat token (its socket was down during the ban) is told
+    # why, as the open sockets were: a final close, not "bad token" (flake 13)
+    by_token = Client.open(server, table_id, hello=False)
+    by_token.send({"type": "hello", "protocol": 2, "token": joined["token"], "invite": None})
+    assert closed_with(by_token) == (4403, "this account was banned")
     standing = get(server, "/api/admin/accounts/bobby", admin)
     assert standing.status_code == 200, standing.text
     assert standing.json()["banned_at"] is not None and standing.json()["role"] == "player"

@@ -19,7 +19,7 @@ from typing import NamedTuple, Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ginrummy.server.core.auth import invite_ok, seat_for_token
+from ginrummy.server.core.auth import invite_ok, seat_for_token, secret_hash
 from ginrummy.server.core.limits import address_key
 from ginrummy.server.core.protocol import (
     PROTOCOLS,
@@ -206,7 +206,11 @@ def _seat_connection(conn: Connection, writer: TableWriter, hello: Hello,
     if token:
         seat = seat_for_token(table.seats, token)
         if seat is None:
-            conn.close(Close.BAD_TOKEN, "bad token")
+            revoked = writer.revoked.get(secret_hash(token)) if writer.revoked else None
+            if revoked is not None:  # an administrator took the seat: say so, for good
+                conn.close(Close.FORBIDDEN, revoked)
+            else:
+                conn.close(Close.BAD_TOKEN, "bad token")
             raise _Closed
         conn.seat, conn.name = seat.seat, seat.name or f"seat {seat.seat}"
         if seat.account_id is not None:

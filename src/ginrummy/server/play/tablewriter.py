@@ -96,6 +96,11 @@ class TableWriter:
         """Accounts an administrator removed from the table before its deal: they may not
         sit down again (after the deal a kicked seat stays the account's, played by the
         computer)."""
+        self.revoked: dict[str, str] = {}
+        """The stored hashes of seat tokens an administrator revoked here (a kick, a ban),
+        each with its reason: a client that comes back with one is told why it may not sit
+        (4403 and the reason) rather than ``bad token``. Kept in memory only: after a restart
+        or a takeover such a token gets ``bad token``."""
 
     @property
     def closed(self) -> bool:
@@ -542,6 +547,8 @@ class TableWriter:
                 await self.commits.committer.commit(
                     [UpdateSeat(table.id, seat_no, {"token_hash": REVOKED_TOKEN,
                                                     "rematch": False}), *extra])
+                if seat.token_hash is not None:
+                    self.revoked[seat.token_hash] = reason
                 seat.token_hash, seat.rematch, seat.away = REVOKED_TOKEN, False, True
             self.timers.release(seat_no)
             for conn in list(self.connections):
