@@ -138,6 +138,10 @@ def test_kick_before_the_deal_empties_the_seat(server: LiveServer) -> None:
     assert closed_with(ann)[0] == 4403
     entry = watcher.wait(lambda m: m["type"] == "state"
                          and m["table"]["seats"][0]["kind"] == "empty")
+    # her page coming back with the old seat token is told why (4403), not "bad token"
+    again = Client.open(server, created["table_id"], hello=False)
+    again.send({"type": "hello", "protocol": 2, "token": created["token"], "invite": None})
+    assert closed_with(again) == (4403, "an administrator removed you from this seat")
     assert entry["table"]["status"] == "waiting"
     assert server.stored_table(created["table_id"]).seats[0].kind == "empty"
     watcher.close()

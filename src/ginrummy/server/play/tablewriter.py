@@ -541,6 +541,8 @@ class TableWriter:
                                                      *self.hooks.leave(table, seat), *extra])
                 if seat.account_id is not None:
                     self.barred.add(seat.account_id)
+                if seat.token_hash is not None:
+                    self.revoked[seat.token_hash] = reason
                 seat.kind, seat.name, seat.token_hash, seat.account_id = (SeatKind.EMPTY, None,
                                                                           None, None)
             else:
