@@ -33,6 +33,15 @@ def bot_table() -> GameTable:
     return table
 
 
+
+def decisions_of_the_last_hand(stored: Any) -> list[Any]:
+    """The stored decisions (actions not by chance) since the table's last deal: the cap is
+    per hand, and a live deal may let the first hand end, by a knock, before the cap (CI4 of
+    2026-12-07: the computer knocked at its second decision, and the next hand was stopped)."""
+    last_deal = max(e.version for e in stored.events if e.kind == "deal")
+    return [e for e in stored.events
+            if e.kind == "action" and e.source != "chance" and e.version > last_deal]
+
 def test_the_computer_refuses_a_decision_past_the_cap() -> None:
     async def run() -> int:
         table = bot_table()
@@ -73,7 +82,7 @@ def test_a_table_past_the_cap_is_stopped_and_says_why(make_server: Any) -> None:
     assert stuck["table"]["status"] == "stuck" and stuck["legal"] == []
     stored = server.stored_table(table_id)
     assert stored.status == "stuck" and stored.version == stuck["version"]
-    played = [e for e in stored.events if e.kind == "action" and e.source != "chance"]
+    played = decisions_of_the_last_hand(stored)
     assert len(played) == cap  # the cap's decisions, whoever made them, and no more
     # nobody plays on: an action is refused, and the table is out of the lobby's list
     ann.send({"type": "action", "id": "late", "version": stuck["version"], "action": "stock"})
@@ -138,7 +147,7 @@ def test_people_get_the_same_cap_and_their_table_stops_too(make_server: Any) -> 
     assert offered == []
     stored = server.stored_table(table_id)
     assert stored.status == "stuck"
-    played = [e for e in stored.events if e.kind == "action" and e.source != "chance"]
+    played = decisions_of_the_last_hand(stored)
     assert len(played) == cap and all(e.source == "human" for e in played)
     # the person to move is refused, as everyone
     person = (ann, bob)[stuck["view"]["to_move"]]
