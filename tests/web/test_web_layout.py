@@ -32,21 +32,19 @@ from web_support import (
     LANGUAGES,
     PHONE,
     SETTLED_JS,
-    SNAPSHOT_JS,
     WAIT_JS,
     ServerProcess,
     browser_missing,
-    card_value,
     catalogue,
     create_table,
     device_page,
+    discard_step,
     outside,
     play_game,
     play_turn,
     play_until,
     running_server,
     wait_for_await,
-    wait_until_still,
 )
 
 if browser_missing():
@@ -124,23 +122,6 @@ def measure(page: Page, step: str) -> dict[str, Any]:
     assert m["pageWidth"] <= m["width"], f"{step}: the page is {m['pageWidth']} px wide"
     assert 1 <= m["rows"] <= 2, f"{step}: the hand is in {m['rows']} rows"
     return m
-
-
-def discard_step(page: Page, *, before_ending: bool = False) -> bool:
-    """A discard turn (no draw, pass, knock or layoff offered; with ``before_ending``, a
-    knock or gin offered too, not taken): choose the highest deadwood card with a tap, so
-    that the action bar shows its discard button. False otherwise."""
-    wait_until_still(page)
-    snapshot = page.evaluate(SNAPSHOT_JS)
-    ends = {"action-knock", "action-gin"} if before_ending else set()
-    if set(snapshot["ids"]) - ends:
-        return False
-    codes = snapshot["deadwood"] or snapshot["playable"]
-    chosen = max(codes, key=card_value)
-    # tapped on its corner, the part of an overlapped card that shows
-    page.locator(f'#my-hand .card[data-card="{chosen}"]').click(position={"x": 6, "y": 12})
-    page.wait_for_selector("#action-discard")
-    return True
 
 
 def play_hand_measuring(page: Page, label: str) -> tuple[list[dict[str, Any]], str]:

@@ -33,17 +33,15 @@ from web_support import (
     LOCALES,
     PHONE,
     SETTLED_JS,
-    SNAPSHOT_JS,
     WAIT_JS,
     ServerProcess,
     browser_missing,
-    card_value,
     device_page,
+    discard_step,
     outside,
     play_turn,
     wait_for_await,
     wait_for_first_state,
-    wait_until_still,
 )
 
 from layoff_deal import seed_database
@@ -170,20 +168,6 @@ def phone_step(page: Page, step: str, alone: bool = True) -> dict[str, Any]:
     return m
 
 
-def choose_discard(page: Page, *, before_ending: bool = False) -> bool:
-    """On a plain discard turn (nothing but discards offered; with ``before_ending``, a knock
-    or gin offered too, not taken), choose the highest deadwood card with a tap so that its
-    Discard button shows; False on any other step."""
-    wait_until_still(page)
-    snapshot = page.evaluate(SNAPSHOT_JS)
-    if set(snapshot["ids"]) - ({"action-knock", "action-gin"} if before_ending else set()):
-        return False
-    chosen = max(snapshot["deadwood"] or snapshot["playable"], key=card_value)
-    page.locator(f'#my-hand .card[data-card="{chosen}"]').click(position={"x": 6, "y": 12})
-    page.wait_for_selector("#action-discard")
-    return True
-
-
 def play_hand(page: Page, measure: Any, label: str, *, discard_first: bool = False
               ) -> tuple[list[dict[str, Any]], str]:
     """Play one hand through the page, measuring each of its steps (a discard once its card
@@ -197,7 +181,7 @@ def play_hand(page: Page, measure: Any, label: str, *, discard_first: bool = Fal
             return measured, state
         step = f"{label}, step {len(measured) + 1}"
         discarded = any("button #action-discard" in m["named"] for m in measured)
-        if choose_discard(page, before_ending=discard_first and not discarded):
+        if discard_step(page, before_ending=discard_first and not discarded):
             measured.append(measure(page, step))
             before = int(page.get_attribute("#table-page", "data-version") or -1)
             page.click("#action-discard")

@@ -384,6 +384,23 @@ def wait_until_still(page: Page) -> None:
     page.wait_for_function(SETTLED_JS, polling="raf")
 
 
+def discard_step(page: Page, *, before_ending: bool = False) -> bool:
+    """A discard turn (no draw, pass, knock or layoff offered; with ``before_ending``, a
+    knock or gin offered too, not taken): choose the highest deadwood card with a tap, so
+    that the action bar shows its discard button. False otherwise."""
+    wait_until_still(page)
+    snapshot = page.evaluate(SNAPSHOT_JS)
+    ends = {"action-knock", "action-gin"} if before_ending else set()
+    if set(snapshot["ids"]) - ends:
+        return False
+    codes = snapshot["deadwood"] or snapshot["playable"]
+    chosen = max(codes, key=card_value)
+    # tapped on its corner, the part of an overlapped card that shows
+    page.locator(f'#my-hand .card[data-card="{chosen}"]').click(position={"x": 6, "y": 12})
+    page.wait_for_selector("#action-discard")
+    return True
+
+
 def play_turn(page: Page) -> str:
     """Make one move through the page, as a careful beginner would; returns what it did.
 

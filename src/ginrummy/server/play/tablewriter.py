@@ -533,6 +533,7 @@ class TableWriter:
             if seat.kind != SeatKind.HUMAN or seat.token_hash == REVOKED_TOKEN:
                 raise LookupError("not_seated")
             emptied = table.match is None
+            revoked = seat.token_hash  # told why, once the change is stored (self.revoked)
             if emptied:
                 values: dict[str, object] = {"kind": SeatKind.EMPTY, "name": None,
                                              "token_hash": None, "account_id": None,
@@ -541,17 +542,15 @@ class TableWriter:
                                                      *self.hooks.leave(table, seat), *extra])
                 if seat.account_id is not None:
                     self.barred.add(seat.account_id)
-                if seat.token_hash is not None:
-                    self.revoked[seat.token_hash] = reason
                 seat.kind, seat.name, seat.token_hash, seat.account_id = (SeatKind.EMPTY, None,
                                                                           None, None)
             else:
                 await self.commits.committer.commit(
                     [UpdateSeat(table.id, seat_no, {"token_hash": REVOKED_TOKEN,
                                                     "rematch": False}), *extra])
-                if seat.token_hash is not None:
-                    self.revoked[seat.token_hash] = reason
                 seat.token_hash, seat.rematch, seat.away = REVOKED_TOKEN, False, True
+            if revoked is not None:
+                self.revoked[revoked] = reason
             self.timers.release(seat_no)
             for conn in list(self.connections):
                 if conn.seat == seat_no:
