@@ -79,6 +79,7 @@ def _example() -> Any:
     return module
 
 
+@pytest.mark.soak  # 3,000 hands of training (volume): scripts/soak, in .ci/run
 def test_a_short_run_of_the_observation_policy_beats_its_untrained_self() -> None:
     """3,000 hands on the fast vector env (half the games against uniform random ids, seed
     1) take the greedy network from about 0 points a hand against random (it starts uniform
