@@ -58,7 +58,6 @@ def pytest_runtest_protocol(item: Any, nextitem: Any) -> Generator[None, None, N
         log.write(f"{own:.3f} {children:.3f} {item.nodeid}\n")
 
 
-
 Line = tuple[float, float, str]
 """A test's own and children's CPU seconds and its node id."""
 

@@ -1,4 +1,5 @@
-"""Shared helpers for the rules tests: explicit decks, playing actions, checking illegal ones.
+"""Shared helpers for the rules tests: explicit decks, playing actions, checking illegal ones;
+and :func:`soak_except`, which leaves a check's repeats to the soak run.
 
 Deck order convention (docs/rules.md R2.3): cards are dealt one at a time, starting with the player
 to the dealer's left and going clockwise, until each player has ``hand_size`` cards; the next
@@ -12,7 +13,8 @@ By default :func:`make_hand` makes the last seat deal, so that seat 0 plays firs
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from typing import Any
 
 import pytest
 
@@ -232,3 +234,15 @@ def simple_positions(rules: Ruleset, seeds: Iterable[int]) -> list[Hand]:
             out.append(hand.copy())
             hand.apply(SimpleBot().choose(view(hand, hand.to_move), hand.legal_actions()))
     return out
+
+
+def soak_except(values: Iterable[Any], keep: Container[Any],
+                ids: Callable[[Any], str] | None = None) -> list[Any]:
+    """``values`` as ``pytest.mark.parametrize`` parameters, every one not in ``keep`` marked
+    ``soak``: the default run (scripts/test) checks the cases kept, the most demanding ones,
+    and the soak run (scripts/soak, also in .ci/run) the same check on the others (other
+    languages, sizes or seeds). A tuple is the parameters of one case."""
+    return [pytest.param(*(value if isinstance(value, tuple) else (value,)),
+                         id=ids(value) if ids else None,
+                         marks=() if value in keep else (pytest.mark.soak,))
+            for value in values]

@@ -40,13 +40,13 @@ def test_each_test_gets_its_own_and_its_childrens_cpu(tmp_path: Path) -> None:
          "-p", "no:cacheprovider", str(tmp_path / "test_sample.py")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
-    lines = {nodeid.split("::")[-1]: (own, children)
-             for own, children, nodeid in cpu_per_test.parse(log.read_text())}
+    parsed = cpu_per_test.parse(log.read_text())
+    lines = {nodeid.split("::")[-1]: (own, children) for own, children, nodeid in parsed}
     assert set(lines) == {"test_busy", "test_child", "test_idle"}
     assert lines["test_busy"][0] >= 0.2 and lines["test_busy"][1] == 0
     assert lines["test_child"][1] >= 0.2
     assert lines["test_idle"][0] < lines["test_busy"][0]
-    text = cpu_per_test.report(cpu_per_test.parse(log.read_text()), top=5)
+    text = cpu_per_test.report(parsed, top=5)
     assert text.startswith("3 tests: ")
     assert "by folder:" in text and "by module:" in text and "test_sample.py::test_busy" in text
 

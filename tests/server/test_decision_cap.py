@@ -33,7 +33,6 @@ def bot_table() -> GameTable:
     return table
 
 
-
 def decisions_of_the_last_hand(stored: Any) -> list[Any]:
     """The stored decisions (actions not by chance) since the table's last deal: the cap is
     per hand, and a live deal may let the first hand end, by a knock, before the cap (CI4 of
@@ -41,6 +40,7 @@ def decisions_of_the_last_hand(stored: Any) -> list[Any]:
     last_deal = max(e.version for e in stored.events if e.kind == "deal")
     return [e for e in stored.events
             if e.kind == "action" and e.source != "chance" and e.version > last_deal]
+
 
 def test_the_computer_refuses_a_decision_past_the_cap() -> None:
     async def run() -> int:

@@ -21,6 +21,7 @@ from ginrummy.solver import (
     deadwood_mask,
     is_meld,
 )
+from helpers import soak_except
 
 pytestmark = pytest.mark.slow  # 100,000 hands against the brute force: several seconds
 
@@ -81,9 +82,7 @@ def _check_arrangement(mask: int, arrangement: object, least: int) -> None:
     assert arrangement.cards == CardSet(mask)
 
 
-@pytest.mark.parametrize("seed", [
-    # two seeds in the default run, the other six (volume) in the soak run (scripts/soak)
-    pytest.param(seed, marks=() if seed < 2 else (pytest.mark.soak,)) for seed in range(8)])
+@pytest.mark.parametrize("seed", soak_except(range(8), keep={0, 1}))  # 2-7: scripts/soak
 def test_R1_4_least_deadwood_and_arrangements_match_oracle(seed: int) -> None:
     rng = random.Random(1000 + seed)
     for _ in range(HANDS_PER_CASE):

@@ -354,6 +354,24 @@ def check_log(page: Page, frames: FrameRecorder, names: dict[int, str]) -> int:
     return len(lines)
 
 
+def play_game_checking_log(page: Page, frames: FrameRecorder, names: dict[int, str]) -> int:
+    """Play the arena game to its end, checking the log (:func:`check_log`) at each of the
+    page's turns and at the end; the most lines it had."""
+    most = 0
+    for _ in range(6):  # void hands are dealt again (R6.1)
+        for _ in range(200):
+            _, state = wait_for_await([page], {"act", "next", "over"}, timeout=30)
+            most = max(most, check_log(page, frames, names))
+            if state != "act":
+                break
+            play_turn(page)
+        if state == "over":
+            return most
+        page.click("#next-hand")
+        wait_for_await([page], {"act", "wait"})
+    raise AssertionError("the arena hand did not end")
+
+
 def test_the_log_tells_every_move_of_a_three_player_hand(
         server: ServerProcess, browser: Browser) -> None:
     """A 3-player arena table with two computers: at each of the player's turns and at the
@@ -368,19 +386,7 @@ def test_the_log_tells_every_move_of_a_three_player_hand(
     most = 0
     seats: set[str] = set()
     for _ in range(4):  # games: a rematch while no log has reached 6 lines (below)
-        for _ in range(6):  # void hands are dealt again (R6.1)
-            for _ in range(200):
-                _, state = wait_for_await([page], {"act", "next", "over"}, timeout=30)
-                most = max(most, check_log(page, frames, names))
-                if state != "act":
-                    break
-                play_turn(page)
-            if state == "over":
-                break
-            page.click("#next-hand")
-            wait_for_await([page], {"act", "wait"})
-        else:
-            raise AssertionError("the arena hand did not end")
+        most = max(most, play_game_checking_log(page, frames, names))
         shown = page.evaluate(LOG_STATE_JS)
         seats |= {line["seat"] for line in shown["lines"]}
         if most >= 6 and {"0", "1", "2"} <= seats:

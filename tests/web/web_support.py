@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,21 +27,9 @@ import pytest
 from ginrummy.server.core.delta import apply_delta
 from ginrummy.web import LANGUAGES as LANGUAGES
 from ginrummy.web import STATIC_DIR
+from helpers import soak_except as soak_except
 
 HEADLESS_SHELL = Path("/usr/bin/chromium-headless-shell")
-
-
-def soak_except(values: Iterable[Any], keep: Container[Any],
-                ids: Callable[[Any], str] | None = None) -> list[Any]:
-    """``values`` as ``pytest.mark.parametrize`` parameters, every one not in ``keep`` marked
-    ``soak``: the default run (scripts/test) checks the case kept, the most demanding one,
-    and the soak run (scripts/soak, also in .ci/run) the same check in the other languages or
-    sizes. This keeps the default run under ten minutes on the 2-core test machine."""
-    return [pytest.param(*(value if isinstance(value, tuple) else (value,)),
-                         id=ids(value) if ids else None,
-                         marks=() if value in keep else (pytest.mark.soak,))
-            for value in values]
-
 
 
 def _chromium() -> Path:
